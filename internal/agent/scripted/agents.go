@@ -1,0 +1,184 @@
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// maxTestSize bounds a proposed test file.
+const maxTestSize = 1 << 20
+
+var (
+	_ orchestrate.Coder  = (*Coder)(nil)
+	_ orchestrate.Tester = (*Tester)(nil)
+)
+
+// Message is one line of a scripted agent's history, kept so that checkpoints and
+// rollbacks act on something real and can be inspected in the workshop.
+type Message struct {
+	Role string `json:"role"` // user | agent
+	Text string `json:"text"`
+}
+
+// state is what a checkpoint holds.
+type state struct {
+	History   []Message `json:"history"`
+	Workspace string    `json:"workspace,omitempty"`
+}
+
+// base is the history and checkpoint machinery both roles share.
+type base struct {
+	name    string
+	w       *gitstate.Workshop
+	cpRef   string
+	current state
+}
+
+func (b *base) Name() string { return b.name }
+
+func (b *base) Tell(_ context.Context, message string) error {
+	b.current.History = append(b.current.History, Message{Role: "user", Text: message})
+	return nil
+}
+
+// Save commits the agent's state on its checkpoint ref and returns the commit.
+func (b *base) Save(context.Context) (orchestrate.Checkpoint, error) {
+	data, err := json.MarshalIndent(b.current, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode state of %s: %w", b.name, err)
+	}
+	tree, err := b.w.WriteFiles([]gitstate.File{{Path: "state.json", Content: data}})
+	if err != nil {
+		return "", fmt.Errorf("save %s: %w", b.name, err)
+	}
+	commit, err := b.w.Commit(b.cpRef, tree, "checkpoint of "+b.name)
+	if err != nil {
+		return "", fmt.Errorf("save %s: %w", b.name, err)
+	}
+	return orchestrate.Checkpoint(commit), nil
+}
+
+func (b *base) load(cp orchestrate.Checkpoint) (state, error) {
+	files, err := b.w.Files(string(cp))
+	if err != nil || len(files) != 1 || files[0].Path != "state.json" {
+		return state{}, fmt.Errorf("checkpoint %s of %s is unreadable: %v", cp, b.name, err)
+	}
+	var s state
+	if err := json.Unmarshal(files[0].Content, &s); err != nil {
+		return state{}, fmt.Errorf("checkpoint %s of %s: %w", cp, b.name, err)
+	}
+	return s, nil
+}
+
+// Coder answers its k-th solve with its version k (the last one repeats).
+type Coder struct {
+	base
+	script Script
+	ref    string
+}
+
+// NewCoder returns a scripted coder whose workspace lives on refs/dixit/<run>/coders/<name>.
+func NewCoder(w *gitstate.Workshop, run string, s Script) *Coder {
+	return &Coder{
+		base:   base{name: s.Name, w: w, cpRef: "refs/dixit/" + run + "/checkpoints/" + s.Name},
+		script: s,
+		ref:    "refs/dixit/" + run + "/coders/" + s.Name,
+	}
+}
+
+func (c *Coder) Solve(_ context.Context, turn orchestrate.Turn) (string, error) {
+	k := min(turn.Draw, len(c.script.Versions))
+	tree, err := c.w.ImportDir(c.script.Versions[k-1])
+	if err != nil {
+		return "", fmt.Errorf("coder %s version %d: %w", c.name, k, err)
+	}
+	commit, err := c.w.Commit(c.ref, tree, fmt.Sprintf("%s: solve %d (scripted version %d)", c.name, turn.Draw, k))
+	if err != nil {
+		return "", err
+	}
+	c.current.History = append(c.current.History,
+		Message{Role: "user", Text: turn.Message},
+		Message{Role: "agent", Text: fmt.Sprintf("[scripted version %d]", k)})
+	c.current.Workspace = commit
+	return commit, nil
+}
+
+func (c *Coder) Workspace(context.Context) (string, error) { return c.current.Workspace, nil }
+
+// Restore brings back the history and moves the workspace ref back to the saved commit.
+func (c *Coder) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
+	s, err := c.load(cp)
+	if err != nil {
+		return err
+	}
+	head, _, err := c.w.Ref(c.ref)
+	if err != nil {
+		return err
+	}
+	if s.Workspace != "" && head != s.Workspace {
+		if err := c.w.SetRef(c.ref, head, s.Workspace); err != nil {
+			return fmt.Errorf("restore workspace of %s: %w", c.name, err)
+		}
+	}
+	c.current = s
+	return nil
+}
+
+// Tester answers its k-th request with its proposal k, and with nothing after the last.
+type Tester struct {
+	base
+	script Script
+	ref    string
+}
+
+// NewTester returns a scripted tester whose proposals go to refs/dixit/<run>/testers/<name>.
+func NewTester(w *gitstate.Workshop, run string, s Script) *Tester {
+	return &Tester{
+		base:   base{name: s.Name, w: w, cpRef: "refs/dixit/" + run + "/checkpoints/" + s.Name},
+		script: s,
+		ref:    "refs/dixit/" + run + "/testers/" + s.Name,
+	}
+}
+
+func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
+	t.current.History = append(t.current.History, Message{Role: "user", Text: turn.Message})
+	if turn.Draw > len(t.script.Versions) {
+		t.current.History = append(t.current.History, Message{Role: "agent", Text: "[no more proposals]"})
+		return orchestrate.Proposal{None: true}, nil
+	}
+	file := t.script.Versions[turn.Draw-1]
+	info, err := os.Stat(file)
+	if err != nil {
+		return orchestrate.Proposal{}, fmt.Errorf("tester %s proposal %d: %w", t.name, turn.Draw, err)
+	}
+	if info.Size() > maxTestSize {
+		return orchestrate.Proposal{}, fmt.Errorf("tester %s proposal %d: %s is larger than %d bytes", t.name, turn.Draw, file, maxTestSize)
+	}
+	content, err := os.ReadFile(file)
+	if err != nil {
+		return orchestrate.Proposal{}, fmt.Errorf("tester %s proposal %d: %w", t.name, turn.Draw, err)
+	}
+	tree, err := t.w.WriteFiles([]gitstate.File{{Path: "test", Content: content}})
+	if err != nil {
+		return orchestrate.Proposal{}, err
+	}
+	if _, err := t.w.Commit(t.ref, tree, fmt.Sprintf("%s: proposal %d", t.name, turn.Draw)); err != nil {
+		return orchestrate.Proposal{}, err
+	}
+	t.current.History = append(t.current.History, Message{Role: "agent", Text: fmt.Sprintf("[scripted proposal %d]", turn.Draw)})
+	return orchestrate.Proposal{Content: content}, nil
+}
+
+func (t *Tester) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
+	s, err := t.load(cp)
+	if err != nil {
+		return err
+	}
+	t.current = s
+	return nil
+}

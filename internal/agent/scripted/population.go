@@ -1,0 +1,146 @@
+// Package scripted is the agent backend for tests and the demo: hand-written coders and
+// testers read from a population directory stand in for an LLM.
+//
+// A population directory holds:
+//
+//	spec.md               the spec, as an issue body would state it
+//	dixit.yml             run settings (same schema as .github/dixit.yml)
+//	base/                 the repository at the base revision
+//	coders/<name>/<k>/    the coder's complete tree after its k-th solve (k = 1, 2, …)
+//	testers/<name>/<k>/   the tester's k-th proposal: one test file
+package scripted
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/config"
+)
+
+// Population is a validated population directory.
+type Population struct {
+	Dir      string
+	Spec     string
+	Settings config.Settings
+	Coders   []Script // each version is a directory: the coder's whole tree
+	Testers  []Script // each version is a file: one proposed test
+}
+
+// Script is one scripted agent: its name and its answers in order.
+type Script struct {
+	Name     string
+	Versions []string
+}
+
+var agentName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// maxSpec bounds the spec: an issue body is at most 65,536 characters on GitHub.
+const maxSpec = 256 << 10
+
+// Load reads and checks a population directory; every problem names the path at fault.
+func Load(dir string) (*Population, error) {
+	p := &Population{Dir: dir}
+	spec, err := os.ReadFile(filepath.Join(dir, "spec.md"))
+	if err != nil {
+		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	if strings.TrimSpace(string(spec)) == "" || len(spec) > maxSpec {
+		return nil, fmt.Errorf("population %s: spec.md must hold a spec of at most %d bytes", dir, maxSpec)
+	}
+	p.Spec = string(spec)
+	if p.Settings, err = config.Load(filepath.Join(dir, "dixit.yml")); err != nil {
+		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "base")); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("population %s: base/ must be a directory holding the repository at the base revision", dir)
+	}
+	if p.Coders, err = loadScripts(filepath.Join(dir, "coders"), true); err != nil {
+		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil {
+		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	if len(p.Coders) != p.Settings.Coders {
+		return nil, fmt.Errorf("population %s: dixit.yml says coders: %d, but coders/ holds %d", dir, p.Settings.Coders, len(p.Coders))
+	}
+	if len(p.Testers) != p.Settings.Testers {
+		return nil, fmt.Errorf("population %s: dixit.yml says testers: %d, but testers/ holds %d", dir, p.Settings.Testers, len(p.Testers))
+	}
+	for _, c := range p.Coders {
+		for _, t := range p.Testers {
+			if c.Name == t.Name {
+				return nil, fmt.Errorf("population %s: %q is both a coder and a tester", dir, c.Name)
+			}
+		}
+	}
+	return p, nil
+}
+
+// loadScripts reads <root>/<name>/<k>/ for every agent. Coders' versions are trees;
+// testers' are directories with exactly one regular file, which becomes the version.
+func loadScripts(root string, trees bool) ([]Script, error) {
+	rel := filepath.Base(root) + "/"
+	agents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	var out []Script
+	for _, a := range agents {
+		if !a.IsDir() {
+			return nil, fmt.Errorf("%s%s: expected a directory per agent", rel, a.Name())
+		}
+		if !agentName.MatchString(a.Name()) {
+			return nil, fmt.Errorf("%s%s: agent names are lower-case letters, digits and _ (at most 32)", rel, a.Name())
+		}
+		s := Script{Name: a.Name()}
+		entries, err := os.ReadDir(filepath.Join(root, a.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("%s%s: %w", rel, a.Name(), err)
+		}
+		ks := make([]int, 0, len(entries))
+		for _, e := range entries {
+			k, err := strconv.Atoi(e.Name())
+			if err != nil || k < 1 || !e.IsDir() || strconv.Itoa(k) != e.Name() {
+				return nil, fmt.Errorf("%s%s/%s: expected directories named 1, 2, 3, …", rel, a.Name(), e.Name())
+			}
+			ks = append(ks, k)
+		}
+		sort.Ints(ks)
+		for i, k := range ks {
+			if k != i+1 {
+				return nil, fmt.Errorf("%s%s: version %d is missing", rel, a.Name(), i+1)
+			}
+			dir := filepath.Join(root, a.Name(), strconv.Itoa(k))
+			if trees {
+				s.Versions = append(s.Versions, dir)
+				continue
+			}
+			file, err := onlyFile(dir)
+			if err != nil {
+				return nil, fmt.Errorf("%s%s/%d: %w", rel, a.Name(), k, err)
+			}
+			s.Versions = append(s.Versions, file)
+		}
+		if trees && len(s.Versions) == 0 {
+			return nil, fmt.Errorf("%s%s: a coder needs at least version 1", rel, a.Name())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func onlyFile(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(entries) != 1 || !entries[0].Type().IsRegular() {
+		return "", fmt.Errorf("a proposal is exactly one regular file (found %d entries)", len(entries))
+	}
+	return filepath.Join(dir, entries[0].Name()), nil
+}

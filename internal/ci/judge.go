@@ -1,0 +1,90 @@
+// Package ci is the judge: it runs one test against one coder's tree in a sandbox and
+// reports a verdict. Nothing else in Dixit decides whether code works.
+package ci
+
+import (
+	"context"
+	"time"
+)
+
+// Contract says how a test plugs into a coder's tree and how it is built and run.
+// Commands run with /bin/sh -c inside the sandbox, with the tree as working directory.
+type Contract struct {
+	// Path is where the test file goes in the tree; "{id}" is replaced by the test id.
+	Path string `yaml:"path" json:"path"`
+	// Exclude lists glob patterns of coder files left out of the judge's copy (the coder's
+	// private tests, for example). A pattern without "/" matches a base name anywhere.
+	Exclude []string `yaml:"exclude,omitempty" json:"exclude,omitempty"`
+	// Build, when set, runs once per (tree, test) before the runs; a non-zero exit is a
+	// build failure and the test counts as failing for that coder.
+	Build string `yaml:"build,omitempty" json:"build,omitempty"`
+	// Run runs the test once; exit status 0 means pass.
+	Run string `yaml:"run" json:"run"`
+	// Timeout bounds one run; BuildTimeout bounds the build.
+	Timeout      time.Duration `yaml:"timeout" json:"timeout"`
+	BuildTimeout time.Duration `yaml:"build_timeout,omitempty" json:"build_timeout,omitempty"`
+	// Toolchain names the host toolchain exposed read-only inside the sandbox:
+	// "go", "python", "node" or "" (only the base system).
+	Toolchain string `yaml:"toolchain,omitempty" json:"toolchain,omitempty"`
+	// Env adds variables to the sandbox's otherwise scrubbed environment.
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+}
+
+// Tree is a coder's source tree as the judge sees it.
+type Tree interface {
+	// Hash identifies the tree's content (a git tree hash); equal hashes, equal trees.
+	Hash() string
+	// WriteTo writes the tree's files under dir, which exists and is empty.
+	WriteTo(dir string) error
+}
+
+// Test is one test file as a tester proposed it.
+type Test struct {
+	ID      string // substituted into Contract.Path; unique within a run
+	Content []byte // the file's bytes
+}
+
+// Job asks for one test to be run against one tree.
+type Job struct {
+	Coder string // name, for logs and reports only
+	Tree  Tree
+	Test  Test
+}
+
+// Outcome is what became of a job.
+type Outcome string
+
+const (
+	Pass        Outcome = "pass"
+	Fail        Outcome = "fail"         // a run exited non-zero
+	Timeout     Outcome = "timeout"      // a run exceeded the contract's timeout
+	BuildFailed Outcome = "build_failed" // the tree plus the test did not build
+	OverLimit   Outcome = "over_limit"   // a run exceeded an output or resource limit
+)
+
+// Verdict is the judge's answer for one job. Only Pass counts as passing.
+type Verdict struct {
+	Outcome Outcome `json:"outcome"`
+	Runs    int     `json:"runs"`             // runs executed (early stop at the first failure)
+	Output  string  `json:"output,omitempty"` // tail of the failing run's (or build's) output, capped
+	Seconds float64 `json:"seconds"`          // wall time spent on this job, build included
+	Cached  bool    `json:"cached,omitempty"` // answered from the verdict cache
+}
+
+// Passed reports whether the verdict counts as a pass.
+func (v Verdict) Passed() bool { return v.Outcome == Pass }
+
+// Judge runs jobs and returns one verdict per job, in order. A returned error means the
+// judge itself failed (the sandbox broke, the disk is full): it is never a test failure,
+// and no verdict from a failed call may be used.
+type Judge interface {
+	Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, error)
+}
+
+// Stats counts the judge's work for reports.
+type Stats struct {
+	Executions int     `json:"executions"` // jobs actually executed (builds)
+	Runs       int     `json:"runs"`       // test runs executed
+	CacheHits  int     `json:"cache_hits"`
+	Seconds    float64 `json:"seconds"` // wall time inside Run calls
+}

@@ -1,0 +1,193 @@
+// Package config reads dixit.yml, the run settings of a repository or a population. It is
+// strict: an unknown key or a bad value is an error that names the key.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+)
+
+// Settings are the protocol constants and the test contract of a run.
+type Settings struct {
+	Coders           int         `json:"coders"`
+	Testers          int         `json:"testers"`
+	Reruns           int         `json:"reruns"`
+	IdealThreshold   float64     `json:"ideal_threshold"`
+	MaxTesterRetries int         `json:"max_tester_retries"`
+	MaxCoderRetries  int         `json:"max_coder_retries"`
+	MaxRounds        int         `json:"max_rounds"`
+	Test             ci.Contract `json:"test"`
+}
+
+// Defaults are the seeds' constants; the test contract defaults to the Go preset.
+func Defaults() Settings {
+	contract, _ := ci.Preset("go")
+	return Settings{
+		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
+		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract,
+	}
+}
+
+// file mirrors dixit.yml; pointers tell "absent" from "zero".
+type file struct {
+	Coders           *int     `yaml:"coders"`
+	Testers          *int     `yaml:"testers"`
+	Reruns           *int     `yaml:"reruns"`
+	IdealThreshold   *float64 `yaml:"ideal_threshold"`
+	MaxTesterRetries *int     `yaml:"max_tester_retries"`
+	MaxCoderRetries  *int     `yaml:"max_coder_retries"`
+	MaxRounds        *int     `yaml:"max_rounds"`
+	Test             *struct {
+		Preset       *string           `yaml:"preset"`
+		Path         *string           `yaml:"path"`
+		Exclude      []string          `yaml:"exclude"`
+		Build        *string           `yaml:"build"`
+		Run          *string           `yaml:"run"`
+		Timeout      *time.Duration    `yaml:"timeout"`
+		BuildTimeout *time.Duration    `yaml:"build_timeout"`
+		Toolchain    *string           `yaml:"toolchain"`
+		Env          map[string]string `yaml:"env"`
+	} `yaml:"test"`
+}
+
+// maxFileSize bounds what we read: a config is a few hundred bytes.
+const maxFileSize = 64 << 10
+
+// Load reads and validates a dixit.yml file.
+func Load(name string) (Settings, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return Settings{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Settings{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+var unknownField = regexp.MustCompile(`field (\S+) not found in type`)
+
+// Parse validates dixit.yml content and fills in defaults for absent keys.
+func Parse(data []byte) (Settings, error) {
+	if len(data) > maxFileSize {
+		return Settings{}, fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return Settings{}, fmt.Errorf("invalid YAML: %s", unknownField.ReplaceAllString(err.Error(), "unknown key $1"))
+	}
+	s := Defaults()
+	setInt(&s.Coders, f.Coders)
+	setInt(&s.Testers, f.Testers)
+	setInt(&s.Reruns, f.Reruns)
+	setInt(&s.MaxTesterRetries, f.MaxTesterRetries)
+	setInt(&s.MaxCoderRetries, f.MaxCoderRetries)
+	setInt(&s.MaxRounds, f.MaxRounds)
+	if f.IdealThreshold != nil {
+		s.IdealThreshold = *f.IdealThreshold
+	}
+	if t := f.Test; t != nil {
+		if t.Preset != nil {
+			p, ok := ci.Preset(*t.Preset)
+			if !ok {
+				return Settings{}, fmt.Errorf("test.preset: unknown preset %q (known: go, python, node)", *t.Preset)
+			}
+			s.Test = p
+		} else if t.Path != nil || t.Run != nil {
+			s.Test = ci.Contract{Timeout: s.Test.Timeout, BuildTimeout: s.Test.BuildTimeout}
+		}
+		setStr(&s.Test.Path, t.Path)
+		setStr(&s.Test.Build, t.Build)
+		setStr(&s.Test.Run, t.Run)
+		setStr(&s.Test.Toolchain, t.Toolchain)
+		if t.Exclude != nil {
+			s.Test.Exclude = t.Exclude
+		}
+		if t.Timeout != nil {
+			s.Test.Timeout = *t.Timeout
+		}
+		if t.BuildTimeout != nil {
+			s.Test.BuildTimeout = *t.BuildTimeout
+		}
+		if t.Env != nil {
+			s.Test.Env = t.Env
+		}
+	}
+	return s, s.Validate()
+}
+
+// Validate checks every value and names the first bad key.
+func (s Settings) Validate() error {
+	checks := []struct {
+		key string
+		ok  bool
+		why string
+	}{
+		{"coders", s.Coders >= 3 && s.Coders <= 25, fmt.Sprintf("must be between 3 and 25 (got %d)", s.Coders)},
+		{"testers", s.Testers >= 1 && s.Testers <= 25, fmt.Sprintf("must be between 1 and 25 (got %d)", s.Testers)},
+		{"reruns", s.Reruns >= 1 && s.Reruns <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.Reruns)},
+		{"ideal_threshold", s.IdealThreshold > 0.5 && s.IdealThreshold < 1, fmt.Sprintf("must be above 0.5 and below 1 (got %g)", s.IdealThreshold)},
+		{"max_tester_retries", s.MaxTesterRetries >= 1 && s.MaxTesterRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxTesterRetries)},
+		{"max_coder_retries", s.MaxCoderRetries >= 1 && s.MaxCoderRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxCoderRetries)},
+		{"max_rounds", s.MaxRounds >= 1 && s.MaxRounds <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.MaxRounds)},
+		{"test.path", safeRelPath(s.Test.Path), fmt.Sprintf("must be a relative path inside the repository (got %q)", s.Test.Path)},
+		{"test.run", strings.TrimSpace(s.Test.Run) != "", "must be set: the command that runs one test"},
+		{"test.timeout", s.Test.Timeout >= time.Second && s.Test.Timeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.Timeout)},
+		{"test.build_timeout", s.Test.BuildTimeout == 0 || s.Test.BuildTimeout >= time.Second && s.Test.BuildTimeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.BuildTimeout)},
+		{"test.toolchain", map[string]bool{"": true, "go": true, "python": true, "node": true}[s.Test.Toolchain], fmt.Sprintf("must be go, python, node or empty (got %q)", s.Test.Toolchain)},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return fmt.Errorf("%s: %s", c.key, c.why)
+		}
+	}
+	for _, p := range s.Test.Exclude {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("test.exclude: bad pattern %q: %w", p, err)
+		}
+	}
+	for k := range s.Test.Env {
+		if !envName.MatchString(k) {
+			return fmt.Errorf("test.env: bad variable name %q", k)
+		}
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func safeRelPath(p string) bool {
+	q := strings.ReplaceAll(p, "{id}", "x")
+	return q != "" && !path.IsAbs(q) && path.Clean(q) == q && !strings.HasPrefix(q, "../") && q != ".." && !strings.Contains(q, "\\")
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setStr(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
+}

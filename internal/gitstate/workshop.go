@@ -1,0 +1,174 @@
+package gitstate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+)
+
+// Workshop is a bare repository holding a run's hidden state. It is safe for concurrent use.
+type Workshop struct {
+	mu   sync.Mutex
+	repo *git.Repository
+	path string
+}
+
+// ErrRefMoved reports a compare-and-swap ref update that lost a race.
+var ErrRefMoved = errors.New("ref moved concurrently")
+
+// signature is fixed so that equal content always gives equal commit hashes: a replayed
+// run recreates the very commits it made the first time.
+var signature = object.Signature{Name: "dixit", Email: "dixit@localhost", When: time.Unix(0, 0).UTC()}
+
+// Open opens the bare workshop repository at path, creating it if it does not exist.
+func Open(path string) (*Workshop, error) {
+	repo, err := git.PlainOpen(path)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("create workshop %s: %w", path, err)
+		}
+		repo, err = git.PlainInit(path, true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open workshop %s: %w", path, err)
+	}
+	return &Workshop{repo: repo, path: path}, nil
+}
+
+// Path returns the repository's directory.
+func (w *Workshop) Path() string { return w.path }
+
+// Ref returns the commit a ref points at; ok is false when the ref does not exist.
+func (w *Workshop) Ref(name string) (commit string, ok bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ref, err := w.repo.Storer.Reference(plumbing.ReferenceName(name))
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	return ref.Hash().String(), true, nil
+}
+
+// SetRef moves a ref to commit if it still points at old ("" means the ref must not exist).
+// Rollbacks use it: an agent's ref moves back to an earlier checkpoint commit.
+func (w *Workshop) SetRef(name, old, commit string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.setRef(name, old, commit)
+}
+
+func (w *Workshop) setRef(name, old, commit string) error {
+	next := plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(commit))
+	var prev *plumbing.Reference
+	if old != "" {
+		prev = plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(old))
+	} else if _, err := w.repo.Storer.Reference(next.Name()); err == nil {
+		return fmt.Errorf("create ref %s: %w", name, ErrRefMoved)
+	}
+	if err := w.repo.Storer.CheckAndSetReference(next, prev); err != nil {
+		if errors.Is(err, storage.ErrReferenceHasChanged) || errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return fmt.Errorf("update ref %s: %w", name, ErrRefMoved)
+		}
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	return nil
+}
+
+// Commit records tree as a new commit on ref, whose parent is the ref's current commit,
+// and moves the ref to it. It returns the new commit's hash.
+func (w *Workshop) Commit(ref, tree, message string) (string, error) {
+	head, _, err := w.Ref(ref)
+	if err != nil {
+		return "", err
+	}
+	return w.commitOn(ref, head, tree, message)
+}
+
+// commitOn commits tree on top of parent ("" for none) and moves ref from parent to it.
+func (w *Workshop) commitOn(ref, parent, tree, message string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var parents []plumbing.Hash
+	if parent != "" {
+		parents = append(parents, plumbing.NewHash(parent))
+	}
+	c := &object.Commit{
+		Author: signature, Committer: signature, Message: message,
+		TreeHash: plumbing.NewHash(tree), ParentHashes: parents,
+	}
+	obj := w.repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return "", fmt.Errorf("encode commit on %s: %w", ref, err)
+	}
+	h, err := w.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return "", fmt.Errorf("store commit on %s: %w", ref, err)
+	}
+	if err := w.setRef(ref, parent, h.String()); err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// TreeOf returns the tree hash of a commit.
+func (w *Workshop) TreeOf(commit string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return "", fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	return c.TreeHash.String(), nil
+}
+
+// Message returns a commit's message.
+func (w *Workshop) Message(commit string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return "", fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	return c.Message, nil
+}
+
+func (w *Workshop) writeBlob(data []byte) (plumbing.Hash, error) {
+	obj := w.repo.Storer.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(data)))
+	wr, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := wr.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := wr.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return w.repo.Storer.SetEncodedObject(obj)
+}
+
+func (w *Workshop) readBlob(h plumbing.Hash) ([]byte, error) {
+	b, err := w.repo.BlobObject(h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}

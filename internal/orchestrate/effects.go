@@ -1,0 +1,205 @@
+package orchestrate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+)
+
+// solve asks a coder for a solution: a journalled effect.
+func (r *Run) solve(ctx context.Context, coder *coderSlot, message string) error {
+	coder.draws++
+	want := record{Effect: "solve", Agent: coder.Name(), Draw: coder.draws}
+	rec, replayed, err := r.effect(want, func() (record, error) {
+		commit, err := coder.Solve(ctx, Turn{Message: message, Draw: coder.draws})
+		if err != nil {
+			return record{}, fmt.Errorf("coder %s solve %d: %w", coder.Name(), coder.draws, err)
+		}
+		cp, err := coder.Save(ctx)
+		if err != nil {
+			return record{}, fmt.Errorf("save coder %s: %w", coder.Name(), err)
+		}
+		return record{Commit: commit, Checkpoint: cp}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if replayed {
+		if err := coder.Restore(ctx, rec.Checkpoint); err != nil {
+			return fmt.Errorf("replay coder %s solve %d: %w", coder.Name(), coder.draws, err)
+		}
+	}
+	coder.solves++
+	coder.commit = rec.Commit
+	r.emit(ctx, Event{Kind: EvSolve, Agent: coder.Name(), Detail: fmt.Sprintf("solve %d", coder.draws)})
+	return nil
+}
+
+// propose asks a tester for a test: a journalled effect. ok is false when it has none.
+func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (Candidate, bool, error) {
+	tester.draws++
+	want := record{Effect: "propose", Agent: tester.Name(), Draw: tester.draws}
+	rec, replayed, err := r.effect(want, func() (record, error) {
+		p, err := tester.Propose(ctx, Turn{Message: message, Draw: tester.draws})
+		if err != nil {
+			return record{}, fmt.Errorf("tester %s proposal %d: %w", tester.Name(), tester.draws, err)
+		}
+		cp, err := tester.Save(ctx)
+		if err != nil {
+			return record{}, fmt.Errorf("save tester %s: %w", tester.Name(), err)
+		}
+		return record{Proposal: &p, Checkpoint: cp}, nil
+	})
+	if err != nil {
+		return Candidate{}, false, err
+	}
+	if replayed {
+		if err := tester.Restore(ctx, rec.Checkpoint); err != nil {
+			return Candidate{}, false, fmt.Errorf("replay tester %s proposal %d: %w", tester.Name(), tester.draws, err)
+		}
+	}
+	if rec.Proposal == nil || rec.Proposal.None {
+		r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Detail: "nothing more to propose"})
+		return Candidate{}, false, nil
+	}
+	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Content: rec.Proposal.Content}
+	r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Test: c.ID})
+	return c, true, nil
+}
+
+// classify runs a candidate against every coder and applies the Dixit rule.
+func (r *Run) classify(ctx context.Context, test Candidate) (Class, Vetted, error) {
+	jobs := make([]ci.Job, 0, len(r.coders))
+	for _, coder := range r.coders {
+		tree, err := r.store.Tree(ctx, coder.commit)
+		if err != nil {
+			return "", Vetted{}, fmt.Errorf("tree of coder %s: %w", coder.Name(), err)
+		}
+		jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()})
+	}
+	verdicts, err := r.runJudge(ctx, jobs)
+	if err != nil {
+		return "", Vetted{}, err
+	}
+	v := Vetted{Candidate: test, Round: r.round}
+	cells := make([]Cell, len(jobs))
+	for i, verdict := range verdicts {
+		cells[i] = Cell{Coder: jobs[i].Coder, Test: test.ID, Outcome: string(verdict.Outcome), Runs: verdict.Runs}
+		if verdict.Passed() {
+			v.PassedBy = append(v.PassedBy, jobs[i].Coder)
+		} else {
+			v.FailedBy = append(v.FailedBy, jobs[i].Coder)
+		}
+	}
+	class := r.dixitRule(len(v.PassedBy), len(jobs))
+	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells})
+	return class, v, nil
+}
+
+// dixitRule: everyone passes → TOO_WEAK; fewer than the threshold → TOO_HARD; else IDEAL.
+func (r *Run) dixitRule(passed, coders int) Class {
+	switch {
+	case passed == coders:
+		return TooWeak
+	case float64(passed) < r.cfg.IdealThreshold*float64(coders)-1e-9:
+		return TooHard
+	default:
+		return Ideal
+	}
+}
+
+// runSuite runs every vetted test against one coder and returns its pass vector.
+func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
+	tree, err := r.store.Tree(ctx, coder.commit)
+	if err != nil {
+		return nil, fmt.Errorf("tree of coder %s: %w", coder.Name(), err)
+	}
+	jobs := make([]ci.Job, len(r.suite))
+	for i, test := range r.suite {
+		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()}
+	}
+	verdicts, err := r.runJudge(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	vector := make([]bool, len(verdicts))
+	cells := make([]Cell, len(verdicts))
+	passed := 0
+	for i, v := range verdicts {
+		vector[i] = v.Passed()
+		cells[i] = Cell{Coder: coder.Name(), Test: r.suite[i].ID, Outcome: string(v.Outcome), Runs: v.Runs}
+		if v.Passed() {
+			passed++
+		}
+	}
+	r.emit(ctx, Event{Kind: EvSuite, Agent: coder.Name(), Passed: passed, Cells: cells, Detail: accWA(vector)})
+	return vector, nil
+}
+
+// runJudge asks the judge for verdicts: a journalled effect.
+func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error) {
+	want := record{Effect: "judge", Agent: jobs[0].Coder, Key: jobsKey(r.cfg.Reruns, jobs)}
+	rec, _, err := r.effect(want, func() (record, error) {
+		verdicts, err := r.judge.Run(ctx, r.cfg.Reruns, jobs)
+		if err != nil {
+			return record{}, fmt.Errorf("judge: %w", err)
+		}
+		if len(verdicts) != len(jobs) {
+			return record{}, fmt.Errorf("judge: %d verdicts for %d jobs", len(verdicts), len(jobs))
+		}
+		return record{Verdicts: verdicts}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rec.Verdicts) != len(jobs) {
+		return nil, fmt.Errorf("journal entry %d: %d verdicts for %d jobs", rec.Seq, len(rec.Verdicts), len(jobs))
+	}
+	return rec.Verdicts, nil
+}
+
+// save takes a checkpoint. It is not journalled: it costs nothing and a replay redoes it.
+func (r *Run) save(ctx context.Context, agent Agent) (Checkpoint, error) {
+	cp, err := agent.Save(ctx)
+	if err != nil {
+		return "", fmt.Errorf("save %s: %w", agent.Name(), err)
+	}
+	return cp, nil
+}
+
+// rollback restores an agent to a checkpoint; a coder's workspace follows.
+func (r *Run) rollback(ctx context.Context, agent Agent, cp Checkpoint, where string) error {
+	if err := agent.Restore(ctx, cp); err != nil {
+		return fmt.Errorf("roll back %s: %w", agent.Name(), err)
+	}
+	if coder, ok := agent.(*coderSlot); ok {
+		commit, err := coder.Workspace(ctx)
+		if err != nil {
+			return fmt.Errorf("workspace of %s: %w", coder.Name(), err)
+		}
+		coder.commit = commit
+	}
+	r.emit(ctx, Event{Kind: EvRollback, Agent: agent.Name(), Detail: "back to " + where})
+	return nil
+}
+
+func (r *Run) thank(ctx context.Context, agent Agent, message string) error {
+	if err := agent.Tell(ctx, message); err != nil {
+		return fmt.Errorf("thank %s: %w", agent.Name(), err)
+	}
+	r.emit(ctx, Event{Kind: EvThank, Agent: agent.Name()})
+	return nil
+}
+
+func accWA(vector []bool) string {
+	marks := make([]string, len(vector))
+	for i, ok := range vector {
+		marks[i] = "WA"
+		if ok {
+			marks[i] = "ACC"
+		}
+	}
+	return strings.Join(marks, " ")
+}

@@ -1,0 +1,54 @@
+package orchestrate
+
+import "context"
+
+// Event kinds, in the words of the protocol.
+const (
+	EvSolve     = "solve"     // a coder produced a solution
+	EvPropose   = "propose"   // a tester proposed a test (or had none)
+	EvClassify  = "classify"  // a candidate was run against every coder
+	EvSuite     = "suite"     // a coder was run against the vetted suite
+	EvVet       = "vet"       // a test entered the vetted suite
+	EvThank     = "thank"     // an agent was thanked
+	EvRollback  = "rollback"  // an agent was rolled back to a checkpoint
+	EvHibernate = "hibernate" // a tester went to sleep with two stacked tests
+	EvRevive    = "revive"    // a hibernated tester woke up
+	EvRound     = "round"     // a round began
+	EvEscalate  = "escalate"  // the run stopped for a human
+)
+
+// Cell is one verdict in a classification or a suite run.
+type Cell struct {
+	Coder   string `json:"coder"`
+	Test    string `json:"test"`
+	Outcome string `json:"outcome"`
+	Runs    int    `json:"runs"`
+}
+
+// Event is one step of the protocol. Replayed events are identical to the ones the first
+// run produced; only the Replayed flag tells them apart.
+type Event struct {
+	Seq      int     `json:"seq"`
+	Round    int     `json:"round"`
+	Kind     string  `json:"kind"`
+	Agent    string  `json:"agent,omitempty"`
+	Test     string  `json:"test,omitempty"`
+	Class    Class   `json:"class,omitempty"`
+	Passed   int     `json:"passed,omitempty"`
+	Cells    []Cell  `json:"cells,omitempty"`
+	Suite    int     `json:"suite"` // vetted tests at the time
+	Detail   string  `json:"detail,omitempty"`
+	Outcome  Outcome `json:"outcome,omitempty"`
+	Replayed bool    `json:"-"`
+}
+
+func (r *Run) emit(ctx context.Context, ev Event) {
+	ev.Seq = len(r.events) + 1
+	ev.Round = r.round
+	ev.Suite = len(r.suite)
+	ev.Replayed = r.replaying()
+	r.events = append(r.events, ev)
+	if r.reporter != nil {
+		r.reporter.Event(ctx, ev)
+	}
+}

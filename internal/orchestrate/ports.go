@@ -1,0 +1,66 @@
+package orchestrate
+
+import (
+	"context"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+)
+
+// Turn is one request to an agent.
+type Turn struct {
+	// Message is what the orchestrator says; it never mentions other agents or a game.
+	Message string
+	// Draw counts this agent's requests so far, this one included, rolled-back ones too:
+	// after a rollback an agent must produce a fresh sample, not the same words.
+	Draw int
+}
+
+// Checkpoint names a saved agent state (its history and its workspace).
+type Checkpoint string
+
+// Agent is what coders and testers have in common: a history that can be told things,
+// saved and restored. Restore must not undo anything outside the agent.
+type Agent interface {
+	Name() string
+	// Tell appends a message to the agent's history without asking for a reply.
+	Tell(ctx context.Context, message string) error
+	Save(ctx context.Context) (Checkpoint, error)
+	Restore(ctx context.Context, cp Checkpoint) error
+}
+
+// Coder writes an implementation of the spec in its own workspace.
+type Coder interface {
+	Agent
+	// Solve asks for a (new) solution and returns the commit of the coder's workspace.
+	Solve(ctx context.Context, turn Turn) (commit string, err error)
+	// Workspace returns the commit of the workspace as it is now (after a Restore, too).
+	Workspace(ctx context.Context) (commit string, err error)
+}
+
+// Proposal is a tester's answer: one test file, or nothing when it has no more to offer.
+type Proposal struct {
+	Content []byte
+	None    bool
+}
+
+// Tester proposes tests for the spec, one at a time.
+type Tester interface {
+	Agent
+	Propose(ctx context.Context, turn Turn) (Proposal, error)
+}
+
+// Store turns workspace commits into trees the judge can run.
+type Store interface {
+	Tree(ctx context.Context, commit string) (ci.Tree, error)
+}
+
+// Journal is the durable, append-only record of a run's effects.
+type Journal interface {
+	Entries() ([][]byte, error)
+	Append(record []byte) error
+}
+
+// Reporter is told every protocol event, replayed ones included, in order.
+type Reporter interface {
+	Event(ctx context.Context, ev Event)
+}

@@ -1,0 +1,24 @@
+package orchestrate
+
+import "context"
+
+// escalate ends the run and hands the reason to a human.
+func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Result, error) {
+	r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
+	res := &Result{
+		Outcome: outcome, Reason: reason, Rounds: r.round,
+		Vetted: append([]Vetted(nil), r.suite...), Events: r.events,
+		Replayed: len(r.recorded) - r.live, Live: r.live,
+	}
+	for _, c := range r.coders {
+		res.Coders = append(res.Coders, CoderState{Name: c.Name(), Solves: c.solves, Commit: c.commit})
+	}
+	for _, t := range r.testers {
+		state := "active"
+		if t.hibernated {
+			state = "hibernated"
+		}
+		res.Testers = append(res.Testers, TesterState{Name: t.Name(), State: state, Proposals: t.draws})
+	}
+	return res, nil
+}

@@ -1,0 +1,132 @@
+package orchestrate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
+)
+
+// Deps are the run's side effects.
+type Deps struct {
+	Coders   []Coder
+	Testers  []Tester
+	Judge    ci.Judge
+	Store    Store
+	Journal  Journal
+	Reporter Reporter // optional
+	// AfterAppend, when set, is called after each journal append; an error stops the run.
+	AfterAppend func(seq int) error
+}
+
+// Run is one execution of the Dixit protocol.
+type Run struct {
+	cfg      config.Settings
+	coders   []*coderSlot
+	testers  []*testerSlot
+	judge    ci.Judge
+	store    Store
+	reporter Reporter
+	journalState
+
+	suite  []Vetted
+	round  int
+	events []Event
+}
+
+type coderSlot struct {
+	Coder
+	draws  int
+	solves int
+	commit string
+}
+
+type testerSlot struct {
+	Tester
+	draws      int
+	hibernated bool
+	// While hibernated: the two too-hard tests and the checkpoints taken before each.
+	stacked                  [2]Candidate
+	beforeTest1, beforeTest2 Checkpoint
+}
+
+// New checks the population against the settings and loads the journal.
+func New(cfg config.Settings, deps Deps) (*Run, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	if len(deps.Coders) != cfg.Coders || len(deps.Testers) != cfg.Testers {
+		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
+			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
+	}
+	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter}
+	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
+	seen := map[string]bool{}
+	for _, c := range deps.Coders {
+		r.coders = append(r.coders, &coderSlot{Coder: c})
+		seen[c.Name()] = true
+	}
+	for _, t := range deps.Testers {
+		r.testers = append(r.testers, &testerSlot{Tester: t})
+		seen[t.Name()] = true
+	}
+	if len(seen) != len(deps.Coders)+len(deps.Testers) {
+		return nil, fmt.Errorf("agent names must be unique across coders and testers")
+	}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Execute runs the protocol to its escalation (DESIGN.md §1, "Main loop").
+func (r *Run) Execute(ctx context.Context) (*Result, error) {
+	for _, coder := range r.coders {
+		if err := r.solve(ctx, coder, askToSolve); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		r.round++
+		if r.round > r.cfg.MaxRounds {
+			r.round--
+			return r.escalate(ctx, BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached", r.cfg.MaxRounds))
+		}
+		r.emit(ctx, Event{Kind: EvRound})
+		for _, coder := range r.coders {
+			ok, err := r.ensurePasses(ctx, coder)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return r.escalate(ctx, CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", coder.Name(), r.cfg.MaxCoderRetries))
+			}
+		}
+		var fresh []Vetted
+		for _, tester := range r.testers {
+			var got []Vetted
+			var err error
+			if tester.hibernated {
+				got, err = r.attemptRevival(ctx, tester)
+			} else {
+				got, err = r.proposeTest(ctx, tester)
+			}
+			if err != nil {
+				return nil, err
+			}
+			fresh = append(fresh, got...)
+		}
+		if len(fresh) == 0 {
+			if r.allHibernated() {
+				return r.escalate(ctx, AllTestersHibernated, "every tester is hibernated: their last tests were too hard for the coders")
+			}
+			return r.escalate(ctx, TestersExhausted, fmt.Sprintf("no tester found a new test that separates the coders in round %d", r.round))
+		}
+		for _, test := range fresh {
+			test.Number = len(r.suite) + 1
+			r.suite = append(r.suite, test)
+			r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
+		}
+	}
+}

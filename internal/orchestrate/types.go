@@ -1,0 +1,68 @@
+package orchestrate
+
+import "github.com/dixit-bot/dixit/internal/ci"
+
+// Class is a candidate test's classification under the Dixit rule.
+type Class string
+
+const (
+	TooWeak Class = "TOO_WEAK" // every coder passes: it tells the coders nothing new
+	TooHard Class = "TOO_HARD" // fewer than the threshold pass: broken, wrong, or ahead of its time
+	Ideal   Class = "IDEAL"    // most coders pass but not all: it enters the vetted suite
+)
+
+// Outcome is why a run stopped and handed over to a human.
+type Outcome string
+
+const (
+	TestersExhausted     Outcome = "TESTERS_EXHAUSTED"
+	AllTestersHibernated Outcome = "ALL_TESTERS_HIBERNATED"
+	CodersStuck          Outcome = "CODERS_STUCK"
+	BudgetExhausted      Outcome = "BUDGET_EXHAUSTED"
+)
+
+// Candidate is a proposed test.
+type Candidate struct {
+	ID       string `json:"id"`       // <tester>-<draw>: unique in a run
+	Tester   string `json:"tester"`   // who proposed it
+	Proposal int    `json:"proposal"` // the tester's draw that produced it
+	Content  []byte `json:"-"`
+}
+
+func (c Candidate) test() ci.Test { return ci.Test{ID: c.ID, Content: c.Content} }
+
+// Vetted is a test in the suite.
+type Vetted struct {
+	Candidate
+	Number   int      `json:"number"` // its 1-based place in the suite: coders see "test 3"
+	Round    int      `json:"round"`
+	PassedBy []string `json:"passed_by"` // coders that passed it when it was classified
+	FailedBy []string `json:"failed_by"`
+}
+
+// CoderState and TesterState describe the agents at the end of a run.
+type CoderState struct {
+	Name   string `json:"name"`
+	Solves int    `json:"solves"`
+	Commit string `json:"commit"`
+}
+
+type TesterState struct {
+	Name      string `json:"name"`
+	State     string `json:"state"` // active | hibernated
+	Proposals int    `json:"proposals"`
+}
+
+// Result is what a finished run hands to the reporters.
+type Result struct {
+	Outcome Outcome       `json:"outcome"`
+	Reason  string        `json:"reason"`
+	Rounds  int           `json:"rounds"`
+	Vetted  []Vetted      `json:"vetted"`
+	Coders  []CoderState  `json:"coders"`
+	Testers []TesterState `json:"testers"`
+	Events  []Event       `json:"events"`
+	// Replayed and Live count the journalled effects fed from the journal and performed now.
+	Replayed int `json:"replayed"`
+	Live     int `json:"live"`
+}
