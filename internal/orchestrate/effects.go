@@ -71,6 +71,15 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 
 // classify runs a candidate against every coder and applies the Dixit rule.
 func (r *Run) classify(ctx context.Context, test Candidate) (Class, Vetted, error) {
+	return r.classifyAs(ctx, test, "")
+}
+
+// classifyAgain re-classifies a hibernated tester's stacked test.
+func (r *Run) classifyAgain(ctx context.Context, test Candidate) (Class, Vetted, error) {
+	return r.classifyAs(ctx, test, "stacked")
+}
+
+func (r *Run) classifyAs(ctx context.Context, test Candidate, detail string) (Class, Vetted, error) {
 	jobs := make([]ci.Job, 0, len(r.coders))
 	for _, coder := range r.coders {
 		tree, err := r.store.Tree(ctx, coder.commit)
@@ -94,7 +103,7 @@ func (r *Run) classify(ctx context.Context, test Candidate) (Class, Vetted, erro
 		}
 	}
 	class := r.dixitRule(len(v.PassedBy), len(jobs))
-	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells})
+	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells, Detail: detail})
 	return class, v, nil
 }
 
@@ -181,7 +190,7 @@ func (r *Run) rollback(ctx context.Context, agent Agent, cp Checkpoint, where st
 		}
 		coder.commit = commit
 	}
-	r.emit(ctx, Event{Kind: EvRollback, Agent: agent.Name(), Detail: "back to " + where})
+	r.emit(ctx, Event{Kind: EvRollback, Agent: agent.Name(), Detail: where})
 	return nil
 }
 

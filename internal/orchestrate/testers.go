@@ -52,7 +52,7 @@ func (r *Run) proposeTest(ctx context.Context, tester *testerSlot) ([]Vetted, er
 // they are now; a test that is no longer too hard wakes the tester (DESIGN.md §1).
 func (r *Run) attemptRevival(ctx context.Context, tester *testerSlot) ([]Vetted, error) {
 	test1, test2 := tester.stacked[0], tester.stacked[1]
-	class1, vetted1, err := r.classify(ctx, test1)
+	class1, vetted1, err := r.classifyAgain(ctx, test1)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (r *Run) attemptRevival(ctx context.Context, tester *testerSlot) ([]Vetted,
 		}
 		return r.proposeTest(ctx, tester)
 	}
-	class2, vetted2, err := r.classify(ctx, test2)
+	class2, vetted2, err := r.classifyAgain(ctx, test2)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// Summary is summary.json: the machine-readable account of a run.
+type Summary struct {
+	Run         string                    `json:"run"`
+	Population  string                    `json:"population,omitempty"`
+	Agents      string                    `json:"agents"` // scripted | llm
+	Outcome     orchestrate.Outcome       `json:"outcome"`
+	Reason      string                    `json:"reason"`
+	Rounds      int                       `json:"rounds"`
+	Vetted      []VettedTest              `json:"vetted"`
+	Coders      []Coder                   `json:"coders"`
+	Testers     []orchestrate.TesterState `json:"testers"`
+	Events      []orchestrate.Event       `json:"events"`
+	Judge       Judge                     `json:"judge"`
+	Journal     Journal                   `json:"journal"`
+	WallSeconds float64                   `json:"wall_seconds"`
+}
+
+// VettedTest is one test of the vetted suite.
+type VettedTest struct {
+	ID       string   `json:"id"`
+	Number   int      `json:"number"`
+	Tester   string   `json:"tester"`
+	Proposal int      `json:"proposal"`
+	Round    int      `json:"round"`
+	PassedBy []string `json:"passed_by"`
+	FailedBy []string `json:"failed_by"`
+}
+
+// Coder is a coder's final state; Ref is the hidden ref holding its workspace.
+type Coder struct {
+	Name   string `json:"name"`
+	Solves int    `json:"solves"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+}
+
+// Judge is the judge's work in this process (a resumed run counts only what it ran).
+type Judge struct {
+	ci.Stats
+	Sandbox string `json:"sandbox"`
+}
+
+// Journal is how the run's journal was used.
+type Journal struct {
+	Entries  int     `json:"entries"`
+	Replayed int     `json:"replayed"`
+	Live     int     `json:"live"`
+	Seconds  float64 `json:"seconds"` // time spent writing it
+}
+
+// NewSummary assembles the summary of a finished run.
+func NewSummary(run string, res *orchestrate.Result) Summary {
+	s := Summary{
+		Run: run, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds,
+		Testers: res.Testers, Events: res.Events, Vetted: []VettedTest{},
+		Journal: Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
+	}
+	for _, v := range res.Vetted {
+		s.Vetted = append(s.Vetted, VettedTest{ID: v.ID, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
+			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
+	}
+	for _, c := range res.Coders {
+		s.Coders = append(s.Coders, Coder{Name: c.Name, Solves: c.Solves, Commit: c.Commit,
+			Ref: fmt.Sprintf("refs/dixit/%s/coders/%s", run, c.Name)})
+	}
+	return s
+}
+
+// Write saves summary.json and report.md in dir and returns their paths.
+func Write(dir string, s Summary, res *orchestrate.Result) (summaryPath, reportPath string, err error) {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return "", "", fmt.Errorf("encode summary: %w", err)
+	}
+	summaryPath = filepath.Join(dir, "summary.json")
+	reportPath = filepath.Join(dir, "report.md")
+	if err := writeAtomic(summaryPath, append(data, '\n')); err != nil {
+		return "", "", err
+	}
+	if err := writeAtomic(reportPath, []byte(Markdown(s, res))); err != nil {
+		return "", "", err
+	}
+	return summaryPath, reportPath, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
