@@ -1,0 +1,126 @@
+package scripted_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/agent/scripted"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// population writes a minimal valid population: 3 coders (a: 2 versions), 1 tester.
+func population(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	write("spec.md", "Do the thing.\n")
+	write("dixit.yml", "coders: 3\ntesters: 1\n")
+	write("base/go.mod", "module x\n")
+	write("coders/a/1/x.go", "package x // v1\n")
+	write("coders/a/2/x.go", "package x // v2\n")
+	write("coders/b/1/x.go", "package x\n")
+	write("coders/c/1/x.go", "package x\n")
+	write("testers/t/1/x_test.go", "package x // test 1\n")
+	return dir
+}
+
+func TestLoadRejectsMalformedPopulations(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(dir string) error
+		want   string
+	}{
+		{"no spec", func(d string) error { return os.Remove(filepath.Join(d, "spec.md")) }, "spec.md"},
+		{"blank spec", func(d string) error { return os.WriteFile(filepath.Join(d, "spec.md"), []byte(" \n"), 0o644) }, "spec.md must hold a spec"},
+		{"bad settings", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "dixit.yml"), []byte("coders: 3\nflavour: x\n"), 0o644)
+		}, "unknown key flavour"},
+		{"count mismatch", func(d string) error { return os.RemoveAll(filepath.Join(d, "coders", "c")) }, "dixit.yml says coders: 3, but coders/ holds 2"},
+		{"no base", func(d string) error { return os.RemoveAll(filepath.Join(d, "base")) }, "base/ must be a directory"},
+		{"gap in versions", func(d string) error {
+			return os.Rename(filepath.Join(d, "coders", "a", "2"), filepath.Join(d, "coders", "a", "3"))
+		}, "coders/a: version 2 is missing"},
+		{"odd version name", func(d string) error { return os.Mkdir(filepath.Join(d, "coders", "a", "v3"), 0o755) }, "coders/a/v3: expected directories named 1, 2, 3"},
+		{"bad agent name", func(d string) error {
+			return os.Rename(filepath.Join(d, "coders", "c"), filepath.Join(d, "coders", "C-1"))
+		}, "coders/C-1: agent names"},
+		{"two files in a proposal", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "testers", "t", "1", "more_test.go"), nil, 0o644)
+		}, "testers/t/1: a proposal is exactly one regular file (found 2 entries)"},
+		{"same name twice", func(d string) error {
+			return os.Rename(filepath.Join(d, "testers", "t"), filepath.Join(d, "testers", "a"))
+		}, `"a" is both a coder and a tester`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := population(t)
+			require.NoError(t, tc.mutate(dir))
+			_, err := scripted.Load(dir)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestScriptedAgentsDrawInOrderAndRollBack(t *testing.T) {
+	ctx := context.Background()
+	pop, err := scripted.Load(population(t))
+	require.NoError(t, err)
+	ws, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+
+	coder := scripted.NewCoder(ws, "r1", pop.Coders[0])
+	content := func(commit string) string {
+		files, err := ws.Files(commit)
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		return string(files[0].Content)
+	}
+	c1, err := coder.Solve(ctx, orchestrate.Turn{Message: "go", Draw: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "package x // v1\n", content(c1))
+	cp, err := coder.Save(ctx)
+	require.NoError(t, err)
+	c2, err := coder.Solve(ctx, orchestrate.Turn{Message: "again", Draw: 2})
+	require.NoError(t, err)
+	assert.Equal(t, "package x // v2\n", content(c2))
+	c3, err := coder.Solve(ctx, orchestrate.Turn{Message: "again", Draw: 3})
+	require.NoError(t, err)
+	assert.Equal(t, "package x // v2\n", content(c3), "the last version repeats")
+
+	require.NoError(t, coder.Restore(ctx, cp))
+	head, _, err := ws.Ref("refs/dixit/r1/coders/a")
+	require.NoError(t, err)
+	assert.Equal(t, c1, head, "a rollback moves the hidden ref back")
+	ws1, err := coder.Workspace(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, c1, ws1)
+
+	// A fresh agent (a restarted process) restores the same state from the workshop.
+	again := scripted.NewCoder(ws, "r1", pop.Coders[0])
+	require.NoError(t, again.Restore(ctx, cp))
+	ws2, err := again.Workspace(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, c1, ws2)
+
+	tester := scripted.NewTester(ws, "r1", pop.Testers[0])
+	p, err := tester.Propose(ctx, orchestrate.Turn{Message: "a test please", Draw: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "package x // test 1\n", string(p.Content))
+	p, err = tester.Propose(ctx, orchestrate.Turn{Message: "another", Draw: 2})
+	require.NoError(t, err)
+	assert.True(t, p.None, "after its last proposal a scripted tester has nothing")
+	_, ok, err := ws.Ref("refs/dixit/r1/testers/t")
+	require.NoError(t, err)
+	assert.True(t, ok, "proposals are kept on the tester's hidden ref")
+}

@@ -1,0 +1,97 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/config"
+)
+
+func TestParseFillsDefaultsAndPresets(t *testing.T) {
+	s, err := config.Parse([]byte("coders: 7\ntest:\n  preset: go\n  timeout: 45s\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 7, s.Coders)
+	assert.Equal(t, 3, s.Testers)
+	assert.Equal(t, 20, s.Reruns)
+	assert.InDelta(t, 0.6, s.IdealThreshold, 1e-9)
+	assert.Equal(t, 45*time.Second, s.Test.Timeout)
+	assert.Equal(t, "dixit_{id}_test.go", s.Test.Path)
+	assert.Equal(t, "go", s.Test.Toolchain)
+
+	empty, err := config.Parse(nil)
+	require.NoError(t, err, "an empty file means every default")
+	assert.Equal(t, config.Defaults(), empty)
+}
+
+func TestParseCustomContract(t *testing.T) {
+	s, err := config.Parse([]byte(`
+test:
+  path: tests/test_dixit_{id}.py
+  run: python3 -m pytest -q tests/test_dixit_{id}.py
+  timeout: 10s
+  env:
+    PYTHONHASHSEED: "0"
+`))
+	require.NoError(t, err)
+	assert.Equal(t, "tests/test_dixit_{id}.py", s.Test.Path)
+	assert.Empty(t, s.Test.Build, "a custom contract does not inherit the Go build")
+	assert.Equal(t, "0", s.Test.Env["PYTHONHASHSEED"])
+}
+
+func TestBadSettingsNameTheKey(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"unknown key", "coders: 5\nreruns_count: 3\n", `unknown key reruns_count`},
+		{"unknown nested key", "test:\n  preset: go\n  timeuot: 3s\n", `unknown key timeuot`},
+		{"too few coders", "coders: 2\n", "coders: must be between 3 and 25 (got 2)"},
+		{"no testers", "testers: 0\n", "testers: must be between 1 and 25"},
+		{"zero reruns", "reruns: 0\n", "reruns: must be between 1 and 1000"},
+		{"threshold at a half", "ideal_threshold: 0.5\n", "ideal_threshold: must be above 0.5 and below 1"},
+		{"threshold of one", "ideal_threshold: 1\n", "ideal_threshold: must be above 0.5"},
+		{"wrong type", "coders: many\n", "cannot unmarshal"},
+		{"bad duration", "test:\n  timeout: soon\n", "cannot unmarshal"},
+		{"zero timeout", "test:\n  timeout: 0s\n", "test.timeout: must be between 1s and 1h"},
+		{"unknown preset", "test:\n  preset: cobol\n", `test.preset: unknown preset "cobol"`},
+		{"escaping path", "test:\n  path: ../x_{id}_test.go\n  run: true\n", "test.path: must be a relative path inside the repository"},
+		{"absolute path", "test:\n  path: /etc/x\n  run: true\n", "test.path"},
+		{"missing run", "test:\n  path: x_test.go\n", "test.run: must be set"},
+		{"bad env name", "test:\n  preset: go\n  env:\n    \"A=B\": x\n", `test.env: bad variable name "A=B"`},
+		{"bad exclude", "test:\n  preset: go\n  exclude: [\"[\"]\n", "test.exclude: bad pattern"},
+		{"not a mapping", "- 1\n- 2\n", "invalid YAML"},
+		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
+		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Parse([]byte(tc.yaml))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestLoadNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "dixit.yml")
+	require.NoError(t, os.WriteFile(p, []byte("coders: 1\n"), 0o644))
+	_, err := config.Load(p)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), p+": coders:")
+
+	_, err = config.Load(filepath.Join(dir, "missing.yml"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	big := make([]byte, 70<<10)
+	for i := range big {
+		big[i] = '#'
+	}
+	require.NoError(t, os.WriteFile(p, big, 0o644))
+	_, err = config.Load(p)
+	assert.ErrorContains(t, err, "larger than")
+}
