@@ -26,6 +26,7 @@ import (
 type Options struct {
 	Population string // population directory
 	StateDir   string // where runs, caches and the workshop live
+	BuildCache string // toolchain build cache; StateDir/cache/build when empty
 	RunID      string // "" derives one from the population's content
 	Fresh      bool   // discard an earlier run with the same id
 	Sandbox    ci.Sandbox
@@ -55,6 +56,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.BuildCache == "" {
+		opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
+	}
 	if opts.RunID == "" {
 		if opts.RunID, err = runID(opts.Population); err != nil {
 			return nil, err
@@ -79,7 +83,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	local, err := ci.NewLocal(ci.LocalOptions{
 		Contract: pop.Settings.Test,
 		WorkDir:  filepath.Join(opts.StateDir, "tmp"),
-		CacheDir: filepath.Join(opts.StateDir, "cache", "build"),
+		CacheDir: opts.BuildCache,
 		Parallel: opts.Parallel,
 		Sandbox:  opts.Sandbox,
 		Logger:   opts.Logger,

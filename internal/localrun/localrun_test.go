@@ -1,0 +1,128 @@
+package localrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+const demo = "../../examples/semver"
+
+// sharedState keeps the verdict cache across the tests of this process, so the demo's
+// tests are judged once per `go test`; buildCache keeps Go's compile cache across
+// processes (it only holds compiled packages, never verdicts).
+var (
+	sharedState string
+	buildCache  = filepath.Join(os.TempDir(), "dixit-test-gocache")
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dixit-localrun-")
+	if err != nil {
+		panic(err)
+	}
+	sharedState = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runDemo(t *testing.T, runID string, afterAppend func(int) error) (*localrun.Outcome, error) {
+	t.Helper()
+	return localrun.Run(context.Background(), localrun.Options{
+		Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: runID, AfterAppend: afterAppend,
+	})
+}
+
+// TestDemoShowsTheWholeProtocol checks what the README promises the demo shows.
+func TestDemoShowsTheWholeProtocol(t *testing.T) {
+	out, err := runDemo(t, fmt.Sprintf("whole-%d", os.Getpid()), nil)
+	require.NoError(t, err)
+	res := out.Result
+	assert.Equal(t, orchestrate.TestersExhausted, res.Outcome)
+
+	seen := map[string]bool{}
+	for _, ev := range res.Events {
+		seen[ev.Kind] = true
+		if ev.Kind == orchestrate.EvClassify {
+			seen[string(ev.Class)] = true
+		}
+		if ev.Kind == orchestrate.EvRollback {
+			seen["rollback "+ev.Agent] = true
+		}
+	}
+	for _, want := range []string{"IDEAL", "TOO_WEAK", "TOO_HARD", "hibernate", "revive", "rollback ivy", "rollback basil", "escalate"} {
+		assert.True(t, seen[want], "the demo shows %s", want)
+	}
+	var vetted []string
+	for _, v := range res.Vetted {
+		vetted = append(vetted, fmt.Sprintf("%s r%d %s", v.ID, v.Round, strings.Join(v.FailedBy, ",")))
+	}
+	assert.Equal(t, []string{"ivy-3 r1 basil", "ivy-4 r2 cedar,dune", "kai-1 r3 basil"}, vetted)
+
+	var sum report.Summary
+	data, err := os.ReadFile(out.JSON)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	assert.Equal(t, "TESTERS_EXHAUSTED", string(sum.Outcome))
+	assert.Len(t, sum.Vetted, 3)
+	assert.Equal(t, "refs/dixit/"+sum.Run+"/coders/basil", sum.Coders[1].Ref)
+	assert.Equal(t, 5, sum.Coders[1].Solves)
+	assert.Equal(t, []string{"active", "hibernated", "active"}, []string{sum.Testers[0].State, sum.Testers[1].State, sum.Testers[2].State})
+	md, err := os.ReadFile(out.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "**Outcome: TESTERS_EXHAUSTED**")
+	assert.Contains(t, string(md), "no LLM was called")
+}
+
+// TestDemoResumesAfterAnInterruptionAtEveryEffect cuts the demo after each journalled
+// effect, starts it again, and checks it ends exactly as an uninterrupted run, paying only
+// for the effects that were not yet journalled.
+func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
+	whole, err := runDemo(t, fmt.Sprintf("whole-%d", os.Getpid()), nil)
+	require.NoError(t, err)
+	effects := whole.Result.Replayed + whole.Result.Live
+	require.Greater(t, effects, 50)
+
+	for cut := 1; cut < effects; cut++ {
+		id := fmt.Sprintf("cut-%d-%d", os.Getpid(), cut)
+		_, err := runDemo(t, id, func(seq int) error {
+			if seq == cut {
+				return orchestrate.ErrInterrupted
+			}
+			return nil
+		})
+		require.ErrorIs(t, err, orchestrate.ErrInterrupted, "cut %d", cut)
+
+		resumed, err := runDemo(t, id, nil)
+		require.NoError(t, err, "cut %d", cut)
+		r := resumed.Result
+		assert.Equal(t, cut, r.Replayed, "cut %d: every journalled effect is replayed", cut)
+		assert.Equal(t, effects-cut, r.Live, "cut %d: only the rest is performed", cut)
+		assert.Equal(t, whole.Result.Outcome, r.Outcome, "cut %d", cut)
+		assert.Equal(t, whole.Result.Vetted, r.Vetted, "cut %d", cut)
+		assert.Equal(t, whole.Result.Coders, r.Coders, "cut %d: same workspaces, commit for commit", cut)
+		assert.Equal(t, whole.Result.Testers, r.Testers, "cut %d", cut)
+		assert.Equal(t, unflagged(whole.Result.Events), unflagged(r.Events), "cut %d", cut)
+		require.NoError(t, os.RemoveAll(resumed.RunDir))
+	}
+}
+
+func unflagged(events []orchestrate.Event) []orchestrate.Event {
+	out := append([]orchestrate.Event(nil), events...)
+	for i := range out {
+		out[i].Replayed = false
+	}
+	return out
+}
