@@ -95,8 +95,39 @@ func (w *Workshop) Commit(ref, tree, message string) (string, error) {
 	return w.commitOn(ref, head, tree, message)
 }
 
+// CommitAfter records tree as a commit whose parent is parent ("" for none) and moves ref
+// to it from wherever it was. The commit depends only on its content and parent, so an
+// agent that redoes work after a crash makes the very commit it made before.
+func (w *Workshop) CommitAfter(ref, parent, tree, message string) (string, error) {
+	head, _, err := w.Ref(ref)
+	if err != nil {
+		return "", err
+	}
+	commit, err := w.commit(ref, parent, tree, message)
+	if err != nil {
+		return "", err
+	}
+	if head == commit {
+		return commit, nil
+	}
+	return commit, w.SetRef(ref, head, commit)
+}
+
 // commitOn commits tree on top of parent ("" for none) and moves ref from parent to it.
 func (w *Workshop) commitOn(ref, parent, tree, message string) (string, error) {
+	commit, err := w.commit(ref, parent, tree, message)
+	if err != nil {
+		return "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.setRef(ref, parent, commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+func (w *Workshop) commit(ref, parent, tree, message string) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var parents []plumbing.Hash
@@ -114,9 +145,6 @@ func (w *Workshop) commitOn(ref, parent, tree, message string) (string, error) {
 	h, err := w.repo.Storer.SetEncodedObject(obj)
 	if err != nil {
 		return "", fmt.Errorf("store commit on %s: %w", ref, err)
-	}
-	if err := w.setRef(ref, parent, h.String()); err != nil {
-		return "", err
 	}
 	return h.String(), nil
 }

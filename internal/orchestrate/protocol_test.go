@@ -214,9 +214,9 @@ func TestRevivalBranches(t *testing.T) {
 		history []string // t1's history at the end
 	}{
 		{
-			name:  "test 1 is IDEAL now: wake at checkpoint B, thank, keep test 1",
-			a:     c("c1@1", "c3@2", "c4@2"),
-			story: []string{"classify t1-1 IDEAL 3/5", "revive t1 t1-1", "rollback t1", "thank t1"},
+			name:    "test 1 is IDEAL now: wake at checkpoint B, thank, keep test 1",
+			a:       c("c1@1", "c3@2", "c4@2"),
+			story:   []string{"classify t1-1 IDEAL 3/5", "revive t1 t1-1", "rollback t1", "thank t1"},
 			history: []string{"user: Please propose one more test.", "tester: A", "user: Thank you, that test is useful."},
 		},
 		{
@@ -229,10 +229,10 @@ func TestRevivalBranches(t *testing.T) {
 				"user: Thank you, that test is useful."},
 		},
 		{
-			name:  "test 1 is TOO_WEAK now and so is the next: back to checkpoint A and propose_test",
-			a:     c("c1@1", "c2@1", "c3@2", "c4@2", "c5@2"),
-			more:  []string{"W", "N"},
-			story: []string{"classify t1-1 TOO_WEAK 5/5", "revive t1 t1-1", "rollback t1", "classify t1-3 TOO_WEAK 5/5", "rollback t1", "classify t1-4 IDEAL 4/5", "thank t1"},
+			name:    "test 1 is TOO_WEAK now and so is the next: back to checkpoint A and propose_test",
+			a:       c("c1@1", "c2@1", "c3@2", "c4@2", "c5@2"),
+			more:    []string{"W", "N"},
+			story:   []string{"classify t1-1 TOO_WEAK 5/5", "revive t1 t1-1", "rollback t1", "classify t1-3 TOO_WEAK 5/5", "rollback t1", "classify t1-4 IDEAL 4/5", "thank t1"},
 			history: []string{"user: Please propose one more test.", "tester: N", "user: Thank you, that test is useful."},
 		},
 		{
@@ -250,10 +250,10 @@ func TestRevivalBranches(t *testing.T) {
 				"user: Thank you, that test is useful."},
 		},
 		{
-			name:  "test 1 still TOO_HARD, test 2 TOO_WEAK now: back to checkpoint A and propose_test",
-			b:     c("c1@1", "c2@1", "c3@2", "c4@2", "c5@2"),
-			more:  []string{"N"},
-			story: []string{"classify t1-1 TOO_HARD 0/5", "classify t1-2 TOO_WEAK 5/5", "revive t1 t1-2", "rollback t1", "classify t1-3 IDEAL 4/5", "thank t1"},
+			name:    "test 1 still TOO_HARD, test 2 TOO_WEAK now: back to checkpoint A and propose_test",
+			b:       c("c1@1", "c2@1", "c3@2", "c4@2", "c5@2"),
+			more:    []string{"N"},
+			story:   []string{"classify t1-1 TOO_HARD 0/5", "classify t1-2 TOO_WEAK 5/5", "revive t1 t1-2", "rollback t1", "classify t1-3 IDEAL 4/5", "thank t1"},
 			history: []string{"user: Please propose one more test.", "tester: N", "user: Thank you, that test is useful."},
 		},
 	}

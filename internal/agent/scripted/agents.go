@@ -97,7 +97,7 @@ func (c *Coder) Solve(_ context.Context, turn orchestrate.Turn) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("coder %s version %d: %w", c.name, k, err)
 	}
-	commit, err := c.w.Commit(c.ref, tree, fmt.Sprintf("%s: solve %d (scripted version %d)", c.name, turn.Draw, k))
+	commit, err := c.w.CommitAfter(c.ref, c.current.Workspace, tree, fmt.Sprintf("%s: solve %d (scripted version %d)", c.name, turn.Draw, k))
 	if err != nil {
 		return "", err
 	}
