@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,4 +113,32 @@ func TestJournalAppendsSurviveReopen(t *testing.T) {
 	// The first journal's view is now stale: its next append must not fork the history.
 	require.NoError(t, j2.Append([]byte(`{"n":3}`)))
 	assert.ErrorIs(t, j.Append([]byte(`{"n":"x"}`)), ErrJournalMoved)
+}
+
+func TestRefLocksAndNames(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	tree, err := w.WriteFiles([]File{{Path: "a", Content: []byte("a")}})
+	require.NoError(t, err)
+	ref := "refs/dixit/r/coders/a"
+	c1, err := w.Commit(ref, tree, "one")
+	require.NoError(t, err)
+
+	lock := filepath.Join(w.Path(), "refs", "dixit", "r", "coders", "a.lock")
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	_, err = w.Commit(ref, tree, "two")
+	assert.ErrorIs(t, err, ErrRefMoved, "a live writer's lock is respected")
+
+	old := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(lock, old, old))
+	c2, err := w.Commit(ref, tree, "two")
+	require.NoError(t, err, "a lock left by a killed process is taken over")
+	head, _, err := w.Ref(ref)
+	require.NoError(t, err)
+	assert.Equal(t, c2, head)
+	assert.NotEqual(t, c1, c2)
+
+	for _, bad := range []string{"refs/dixit/a b", "refs/../x", "heads/main", "refs/x.lock"} {
+		assert.ErrorContains(t, w.SetRef(bad, "", c1), "not a valid ref name", bad)
+	}
 }

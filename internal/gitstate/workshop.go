@@ -4,14 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
 )
 
 // Workshop is a bare repository holding a run's hidden state. It is safe for concurrent use.
@@ -68,21 +71,66 @@ func (w *Workshop) SetRef(name, old, commit string) error {
 	return w.setRef(name, old, commit)
 }
 
+// setRef updates a loose ref the way git itself does: take <ref>.lock exclusively, check
+// the current value, write the lock file and rename it over the ref. A crash at any point
+// leaves the old value or the new one, never an empty ref.
 func (w *Workshop) setRef(name, old, commit string) error {
-	next := plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(commit))
-	var prev *plumbing.Reference
-	if old != "" {
-		prev = plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(old))
-	} else if _, err := w.repo.Storer.Reference(next.Name()); err == nil {
-		return fmt.Errorf("create ref %s: %w", name, ErrRefMoved)
+	if !validRef.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+		return fmt.Errorf("update ref %q: not a valid ref name", name)
 	}
-	if err := w.repo.Storer.CheckAndSetReference(next, prev); err != nil {
-		if errors.Is(err, storage.ErrReferenceHasChanged) || errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return fmt.Errorf("update ref %s: %w", name, ErrRefMoved)
-		}
+	path := filepath.Join(w.path, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) && staleLock(lock) {
+		// A lock lives for microseconds; one this old was left by a killed process.
+		os.Remove(lock)
+		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("update ref %s: %w (locked by another writer)", name, ErrRefMoved)
+	}
+	if err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	current := ""
+	ref, err := w.repo.Storer.Reference(plumbing.ReferenceName(name))
+	switch {
+	case err == nil:
+		current = ref.Hash().String()
+	case !errors.Is(err, plumbing.ErrReferenceNotFound):
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if current != old {
+		return fmt.Errorf("update ref %s: %w", name, ErrRefMoved)
+	}
+	if _, err := f.WriteString(commit + "\n"); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	if err := os.Rename(lock, path); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	done = true
 	return nil
+}
+
+var validRef = regexp.MustCompile(`^refs/[A-Za-z0-9._/-]+$`)
+
+func staleLock(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && time.Since(info.ModTime()) > 10*time.Second
 }
 
 // Commit records tree as a new commit on ref, whose parent is the ref's current commit,

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"time"
 
@@ -145,6 +146,8 @@ func (t *timedJournal) Append(record []byte) error {
 	return t.Journal.Append(record)
 }
 
+var unsafeInRef = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
 // runID names a run after its population and a digest of the population's content, so
 // the same command on the same population resumes the same run.
 func runID(dir string) (string, error) {
@@ -172,6 +175,10 @@ func runID(dir string) (string, error) {
 		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(data))
 		h.Write(data)
 	}
-	name := filepath.Base(filepath.Clean(dir))
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("population %s: %w", dir, err)
+	}
+	name := unsafeInRef.ReplaceAllString(filepath.Base(abs), "-")
 	return name + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
 }
