@@ -61,6 +61,7 @@ func runPopulation(ctx context.Context, cmd string, args []string, stdout, stder
 	fs.SetOutput(stderr)
 	population := fs.String("population", "", "population directory (spec.md, dixit.yml, base/, coders/, testers/)")
 	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
+	buildCache := fs.String("build-cache", "", "toolchain build cache for the judge (default: STATE/cache/build)")
 	fresh := fs.Bool("fresh", false, "discard an earlier run of the same population and start over")
 	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
 	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
@@ -86,7 +87,7 @@ func runPopulation(ctx context.Context, cmd string, args []string, stdout, stder
 	fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", cmd, *population)
 	fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
 	out, err := localrun.Run(ctx, localrun.Options{
-		Population: *population, StateDir: *state, Fresh: *fresh,
+		Population: *population, StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
 		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout, Logger: logger,
 	})
 	if err != nil {

@@ -248,3 +248,19 @@ func (w *Workshop) readBlob(h plumbing.Hash) ([]byte, error) {
 	defer r.Close()
 	return io.ReadAll(r)
 }
+
+// ClearLocks removes every ref lock file. Call it only while holding the run's lease: then
+// no other writer exists, and any lock was left by a process that died mid-update.
+func (w *Workshop) ClearLocks() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return filepath.WalkDir(filepath.Join(w.path, "refs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lock") {
+			return err
+		}
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("clear stale lock %s: %w", p, err)
+		}
+		return nil
+	})
+}

@@ -4,6 +4,7 @@ package localrun
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -66,13 +67,21 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 	}
 	runDir := filepath.Join(opts.StateDir, "runs", opts.RunID)
+	release, err := acquireLease(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
+	}
+	defer release()
 	if opts.Fresh {
-		if err := os.RemoveAll(runDir); err != nil {
+		if err := discard(runDir); err != nil {
 			return nil, fmt.Errorf("discard run %s: %w", opts.RunID, err)
 		}
 	}
 	ws, err := gitstate.Open(filepath.Join(runDir, "workshop.git"))
 	if err != nil {
+		return nil, err
+	}
+	if err := ws.ClearLocks(); err != nil {
 		return nil, err
 	}
 	journal, err := ws.Journal("refs/dixit/" + opts.RunID + "/journal")
@@ -127,6 +136,22 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// discard removes a run directory. It first renames it out of the way, atomically, so
+// that a process killed halfway leaves either the whole run or none of it.
+func discard(runDir string) error {
+	trash := fmt.Sprintf("%s.discarded-%d", runDir, time.Now().UnixNano())
+	if err := os.Rename(runDir, trash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	leftovers, _ := filepath.Glob(runDir + ".discarded-*")
+	for _, dir := range leftovers {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // store serves coder trees from the workshop.

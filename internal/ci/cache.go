@@ -1,0 +1,193 @@
+package ci
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Cached answers jobs it has seen from a verdict cache and passes the others to an inner
+// judge in one batch. The key covers the tree, the test's content, the contract and the
+// rerun count; verdicts are kept in memory and, when dir is set, as JSON files there.
+type Cached struct {
+	inner       Judge
+	fingerprint string
+	dir         string
+	log         *slog.Logger
+
+	mu    sync.Mutex
+	mem   map[string]Verdict
+	stats Stats
+}
+
+var _ Judge = (*Cached)(nil)
+
+// NewCached wraps inner, whose jobs all follow contract. dir may be empty (memory only).
+func NewCached(inner Judge, contract Contract, dir string, logger *slog.Logger) (*Cached, error) {
+	fp, err := json.Marshal(contract) // map keys are sorted, so this is stable
+	if err != nil {
+		return nil, fmt.Errorf("contract fingerprint: %w", err)
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("verdict cache dir: %w", err)
+		}
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Cached{inner: inner, fingerprint: string(fp), dir: dir, log: logger, mem: map[string]Verdict{}}, nil
+}
+
+// Stats counts this wrapper's work: executions and runs are those it asked of the inner
+// judge.
+func (c *Cached) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+// Run answers from the cache where it can; duplicate jobs in one call execute once.
+func (c *Cached) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, error) {
+	start := time.Now()
+	if reruns < 1 {
+		reruns = 1
+	}
+	out := make([]Verdict, len(jobs))
+	from := make([]int, len(jobs)) // index into misses, or -1 when answered
+	var misses []Job
+	var keys []string
+	first := map[string]int{}
+	hits := 0
+	for i, j := range jobs {
+		if j.Tree == nil {
+			return nil, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
+		}
+		k := c.key(j, reruns)
+		if v, ok := c.lookup(k); ok {
+			v.Cached = true
+			out[i], from[i] = v, -1
+			hits++
+			continue
+		}
+		if m, ok := first[k]; ok {
+			from[i] = m
+			hits++
+			continue
+		}
+		first[k], from[i] = len(misses), len(misses)
+		misses = append(misses, j)
+		keys = append(keys, k)
+	}
+	runs := 0
+	if len(misses) > 0 {
+		vs, err := c.inner.Run(ctx, reruns, misses)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) != len(misses) {
+			return nil, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(misses))
+		}
+		for m, v := range vs {
+			c.store(keys[m], v)
+			runs += v.Runs
+		}
+		seen := make([]bool, len(misses))
+		for i := range jobs {
+			if m := from[i]; m >= 0 {
+				out[i] = vs[m]
+				out[i].Cached = seen[m] // a duplicate within the call did not execute
+				seen[m] = true
+			}
+		}
+	}
+	c.mu.Lock()
+	c.stats.Executions += len(misses)
+	c.stats.Runs += runs
+	c.stats.CacheHits += hits
+	c.stats.Seconds += time.Since(start).Seconds()
+	c.mu.Unlock()
+	return out, nil
+}
+
+func (c *Cached) key(j Job, reruns int) string {
+	content := sha256.Sum256(j.Test.Content)
+	h := sha256.New()
+	for _, part := range []string{"dixit-verdict-v1", j.Tree.Hash(), hex.EncodeToString(content[:]),
+		c.fingerprint, strconv.Itoa(reruns)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *Cached) lookup(key string) (Verdict, bool) {
+	c.mu.Lock()
+	v, ok := c.mem[key]
+	c.mu.Unlock()
+	if ok || c.dir == "" {
+		return v, ok
+	}
+	data, err := os.ReadFile(filepath.Join(c.dir, key+".json"))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Warn("ci: verdict cache read failed", "key", key, "err", err)
+		}
+		return Verdict{}, false
+	}
+	if err := json.Unmarshal(data, &v); err != nil || v.Outcome == "" {
+		c.log.Warn("ci: verdict cache entry unreadable, ignoring it", "key", key, "err", err)
+		return Verdict{}, false
+	}
+	c.mu.Lock()
+	c.mem[key] = v
+	c.mu.Unlock()
+	return v, true
+}
+
+// store keeps a verdict; a disk failure only costs a future re-execution, so it is
+// logged rather than failing the call.
+func (c *Cached) store(key string, v Verdict) {
+	v.Cached = false
+	c.mu.Lock()
+	c.mem[key] = v
+	c.mu.Unlock()
+	if c.dir == "" {
+		return
+	}
+	if err := writeAtomic(filepath.Join(c.dir, key+".json"), v); err != nil {
+		c.log.Warn("ci: verdict cache write failed", "key", key, "err", err)
+	}
+}
+
+// writeAtomic writes JSON through a temporary file and a rename, so readers never see
+// half a verdict.
+func writeAtomic(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

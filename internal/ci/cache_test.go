@@ -1,0 +1,167 @@
+package ci
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countingJudge answers every job with a fixed verdict and counts what it was asked.
+type countingJudge struct {
+	calls, jobs int
+	err         error
+}
+
+func (c *countingJudge) Run(_ context.Context, reruns int, jobs []Job) ([]Verdict, error) {
+	c.calls++
+	c.jobs += len(jobs)
+	if c.err != nil {
+		return nil, c.err
+	}
+	out := make([]Verdict, len(jobs))
+	for i := range jobs {
+		out[i] = Verdict{Outcome: Fail, Runs: 1, Output: "from " + jobs[i].Coder, Seconds: 0.5}
+	}
+	return out, nil
+}
+
+func cacheJobs(content string) []Job {
+	return []Job{
+		{Coder: "a", Tree: mapTree{"f": "a"}, Test: Test{ID: "1", Content: []byte(content)}},
+		{Coder: "b", Tree: mapTree{"f": "b"}, Test: Test{ID: "1", Content: []byte(content)}},
+	}
+}
+
+func TestCached(t *testing.T) {
+	contract := shellContract()
+	cases := []struct {
+		name string
+		// second runs after a first call of cacheJobs("t") with reruns 20; it returns the
+		// verdicts and how many jobs the inner judge executed for them.
+		second     func(t *testing.T, dir string, inner *countingJudge, c *Cached) ([]Verdict, int)
+		wantCached []bool
+	}{
+		{name: "second call hits memory", wantCached: []bool{true, true},
+			second: func(t *testing.T, _ string, inner *countingJudge, c *Cached) ([]Verdict, int) {
+				return run(t, c, 20, cacheJobs("t")), inner.jobs - 2
+			}},
+		{name: "disk cache survives a new instance", wantCached: []bool{true, true},
+			second: func(t *testing.T, dir string, _ *countingJudge, _ *Cached) ([]Verdict, int) {
+				inner := &countingJudge{}
+				c, err := NewCached(inner, contract, dir, quietLogger())
+				require.NoError(t, err)
+				return run(t, c, 20, cacheJobs("t")), inner.jobs
+			}},
+		{name: "other test content misses", wantCached: []bool{false, false},
+			second: func(t *testing.T, _ string, inner *countingJudge, c *Cached) ([]Verdict, int) {
+				return run(t, c, 20, cacheJobs("u")), inner.jobs - 2
+			}},
+		{name: "other rerun count misses", wantCached: []bool{false, false},
+			second: func(t *testing.T, _ string, inner *countingJudge, c *Cached) ([]Verdict, int) {
+				return run(t, c, 5, cacheJobs("t")), inner.jobs - 2
+			}},
+		{name: "other contract misses", wantCached: []bool{false, false},
+			second: func(t *testing.T, dir string, _ *countingJudge, _ *Cached) ([]Verdict, int) {
+				inner := &countingJudge{}
+				other := shellContract()
+				other.Timeout = time.Minute
+				c, err := NewCached(inner, other, dir, quietLogger())
+				require.NoError(t, err)
+				return run(t, c, 20, cacheJobs("t")), inner.jobs
+			}},
+		{name: "corrupt entry is a miss", wantCached: []bool{false, false},
+			second: func(t *testing.T, dir string, _ *countingJudge, _ *Cached) ([]Verdict, int) {
+				files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+				require.Len(t, files, 2)
+				for _, f := range files {
+					require.NoError(t, os.WriteFile(f, []byte("{not json"), 0o644))
+				}
+				inner := &countingJudge{}
+				c, err := NewCached(inner, contract, dir, quietLogger())
+				require.NoError(t, err)
+				return run(t, c, 20, cacheJobs("t")), inner.jobs
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			inner := &countingJudge{}
+			c, err := NewCached(inner, contract, dir, quietLogger())
+			require.NoError(t, err)
+			first := run(t, c, 20, cacheJobs("t"))
+			assert.False(t, first[0].Cached || first[1].Cached)
+			vs, executed := tc.second(t, dir, inner, c)
+			wantExecuted := 0
+			for i, v := range vs {
+				assert.Equal(t, tc.wantCached[i], v.Cached)
+				assert.Equal(t, first[i].Outcome, v.Outcome)
+				assert.Equal(t, first[i].Output, v.Output, "verdicts stay with their jobs")
+				if !tc.wantCached[i] {
+					wantExecuted++
+				}
+			}
+			assert.Equal(t, wantExecuted, executed)
+		})
+	}
+}
+
+func run(t *testing.T, j Judge, reruns int, jobs []Job) []Verdict {
+	t.Helper()
+	vs, err := j.Run(context.Background(), reruns, jobs)
+	require.NoError(t, err)
+	require.Len(t, vs, len(jobs))
+	return vs
+}
+
+func TestCachedDuplicatesAndStats(t *testing.T) {
+	inner := &countingJudge{}
+	c, err := NewCached(inner, shellContract(), "", nil)
+	require.NoError(t, err)
+	jobs := append(cacheJobs("t"), cacheJobs("t")...) // each job twice in one call
+	vs := run(t, c, 3, jobs)
+	assert.Equal(t, 2, inner.jobs, "duplicates execute once")
+	assert.Equal(t, []bool{false, false, true, true}, []bool{vs[0].Cached, vs[1].Cached, vs[2].Cached, vs[3].Cached})
+	run(t, c, 3, cacheJobs("t"))
+	s := c.Stats()
+	assert.Equal(t, 2, s.Executions)
+	assert.Equal(t, 2, s.Runs)
+	assert.Equal(t, 4, s.CacheHits)
+	assert.Positive(t, s.Seconds)
+}
+
+func TestCachedInnerErrorCachesNothing(t *testing.T) {
+	inner := &countingJudge{err: errors.New("sandbox broke")}
+	dir := t.TempDir()
+	c, err := NewCached(inner, shellContract(), dir, nil)
+	require.NoError(t, err)
+	vs, err := c.Run(context.Background(), 1, cacheJobs("t"))
+	require.ErrorContains(t, err, "sandbox broke")
+	assert.Nil(t, vs)
+	files, _ := os.ReadDir(dir)
+	assert.Empty(t, files)
+	inner.err = nil
+	vs = run(t, c, 1, cacheJobs("t"))
+	assert.False(t, vs[0].Cached)
+	assert.Equal(t, 2, inner.calls, "the second call executed again")
+}
+
+// TestCachedOverLocal checks the composition the orchestrator uses.
+func TestCachedOverLocal(t *testing.T) {
+	l := newShellJudge(t, nil)
+	c, err := NewCached(l, shellContract(), t.TempDir(), nil)
+	require.NoError(t, err)
+	jobs := []Job{shellJob("p", "exit 0\n"), shellJob("f", "echo no; exit 1\n")}
+	first := run(t, c, 3, jobs)
+	second := run(t, c, 3, jobs)
+	assert.Equal(t, []Outcome{Pass, Fail}, []Outcome{first[0].Outcome, first[1].Outcome})
+	assert.Equal(t, []Outcome{Pass, Fail}, []Outcome{second[0].Outcome, second[1].Outcome})
+	assert.True(t, second[0].Cached && second[1].Cached)
+	assert.Equal(t, 2, l.Stats().Executions, "the local judge ran each job once")
+	assert.Equal(t, 4, l.Stats().Runs)
+}

@@ -1,0 +1,53 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// execute builds a prepared job once, then runs it up to reruns times in one sandbox,
+// stopping at the first run that does not pass.
+func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id string) (Verdict, error) {
+	c := l.contract
+	if c.Build != "" {
+		inv := invocation{dir: dir, slot: sl, build: true, script: expand(c.Build, id), runs: 1, timeout: c.BuildTimeout}
+		res, err := l.sb.execute(ctx, inv)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("build: %w", err)
+		}
+		if !res.passed(1) {
+			_, note := l.outcome(res, c.BuildTimeout, true)
+			return Verdict{Outcome: BuildFailed, Output: clip(res.output, "build: "+note, MaxOutput)}, nil
+		}
+	}
+	inv := invocation{dir: dir, slot: sl, script: expand(c.Run, id), runs: reruns, timeout: c.Timeout}
+	res, err := l.sb.execute(ctx, inv)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("runs: %w", err)
+	}
+	v := Verdict{Outcome: Pass, Runs: res.starts}
+	if !res.passed(reruns) {
+		o, note := l.outcome(res, c.Timeout, false)
+		v.Outcome = o
+		v.Output = clip(res.output, fmt.Sprintf("run %d of %d: %s", res.starts, reruns, note), MaxOutput)
+	}
+	return v, nil
+}
+
+// outcome classifies a build or runs that did not pass, and explains why.
+func (l *Local) outcome(res result, timeout time.Duration, build bool) (Outcome, string) {
+	switch {
+	case res.timedOut:
+		return Timeout, fmt.Sprintf("timed out after %s", timeout)
+	case res.flooded:
+		return OverLimit, fmt.Sprintf("output exceeded %d bytes", l.sb.limits.Output)
+	}
+	if note := limitNote(res.exit, res.cpu, l.sb.phaseLimits(build)); note != "" {
+		return OverLimit, note
+	}
+	if res.exit == 0 { // every finished run passed, yet not all ran: the sandbox broke off
+		return Fail, fmt.Sprintf("the sandbox stopped after %d runs (exit %d)", res.ends, res.sandboxExit)
+	}
+	return Fail, fmt.Sprintf("exit status %d", res.exit)
+}

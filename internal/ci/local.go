@@ -1,0 +1,193 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Local is the judge on this machine: each job gets a fresh copy of the coder's tree,
+// is built once and run up to reruns times in a sandbox.
+type Local struct {
+	contract Contract
+	work     string // this judge's own scratch directory, removed by Close
+	sb       *sandbox
+	slots    chan slot // free lanes; bounds concurrency across Run calls
+	log      *slog.Logger
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+var _ Judge = (*Local)(nil)
+
+// NewLocal prepares a local judge and proves its sandbox can run a command.
+func NewLocal(opts LocalOptions) (*Local, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	root := opts.WorkDir
+	if root == "" {
+		root = os.TempDir()
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
+	work, err := os.MkdirTemp(root, "dixit-ci-")
+	if err != nil {
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
+	// Lanes' uids must reach their job directories in the fallback mode.
+	if err := os.Chmod(work, 0o711); err != nil {
+		os.RemoveAll(work)
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
+	l := &Local{contract: opts.Contract, work: work, log: opts.Logger, slots: make(chan slot, opts.Parallel)}
+	if l.sb, err = newSandbox(opts, work); err != nil {
+		os.RemoveAll(work)
+		return nil, err
+	}
+	for i := 0; i < opts.Parallel; i++ {
+		sl := slot{index: i, uid: os.Getuid(), gid: os.Getgid()}
+		if l.sb.root {
+			sl.uid, sl.gid = opts.UIDBase+i, opts.UIDBase
+		}
+		l.slots <- sl
+	}
+	return l, nil
+}
+
+// Close removes the judge's scratch directory (not CacheDir when one was given).
+func (l *Local) Close() error {
+	return removeAll(l.work)
+}
+
+// Stats returns the judge's counters so far.
+func (l *Local) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stats
+}
+
+// Run runs the jobs, Parallel at a time, and returns their verdicts in job order.
+func (l *Local) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, error) {
+	start := time.Now()
+	defer func() {
+		l.mu.Lock()
+		l.stats.Seconds += time.Since(start).Seconds()
+		l.mu.Unlock()
+	}()
+	if reruns < 1 {
+		reruns = 1
+	}
+	paths := make([]string, len(jobs))
+	for i, j := range jobs {
+		if j.Tree == nil {
+			return nil, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
+		}
+		p, err := testPath(l.contract, j.Test.ID)
+		if err != nil {
+			return nil, fmt.Errorf("job %d (%s): %w", i, j.Coder, err)
+		}
+		paths[i] = p
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	verdicts := make([]Verdict, len(jobs))
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+launch:
+	for i := range jobs {
+		var sl slot
+		select {
+		case sl = <-l.slots:
+		case <-ctx.Done():
+			break launch
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { l.slots <- sl }()
+			v, err := l.runJob(ctx, sl, reruns, jobs[i], paths[i])
+			if err != nil {
+				errOnce.Do(func() {
+					firstErr = fmt.Errorf("job %d (%s, test %s): %w", i, jobs[i].Coder, jobs[i].Test.ID, err)
+					cancel()
+				})
+				return
+			}
+			verdicts[i] = v
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return verdicts, nil
+}
+
+// runJob runs one job in a fresh directory.
+func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel string) (Verdict, error) {
+	start := time.Now()
+	dir, err := os.MkdirTemp(l.work, "job-")
+	if err != nil {
+		return Verdict{}, fmt.Errorf("job dir: %w", err)
+	}
+	defer func() {
+		if err := removeAll(dir); err != nil {
+			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
+		}
+	}()
+	if err := l.prepare(dir, job, rel, sl); err != nil {
+		return Verdict{}, err
+	}
+	v, err := l.execute(ctx, dir, sl, reruns, job.Test.ID)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v.Seconds = time.Since(start).Seconds()
+	l.mu.Lock()
+	l.stats.Executions++
+	l.stats.Runs += v.Runs
+	l.mu.Unlock()
+	l.log.Debug("ci: verdict", "coder", job.Coder, "test", job.Test.ID, "outcome", v.Outcome,
+		"runs", v.Runs, "seconds", v.Seconds)
+	return v, nil
+}
+
+// prepare lays out a job directory: the tree minus exclusions plus the test in src/,
+// and the fallback mode's tmp/ and home/, all owned by the lane.
+func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
+	src := filepath.Join(dir, "src")
+	for _, d := range []string{"src", "tmp", "home"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			return fmt.Errorf("job dir: %w", err)
+		}
+	}
+	if err := job.Tree.WriteTo(src); err != nil {
+		return fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
+	}
+	if err := exclude(src, l.contract.Exclude); err != nil {
+		return fmt.Errorf("exclude files: %w", err)
+	}
+	if err := placeTest(src, rel, job.Test.Content); err != nil {
+		return fmt.Errorf("write test %s: %w", rel, err)
+	}
+	if l.sb.root {
+		if err := chownTree(dir, sl.uid, sl.gid); err != nil {
+			return fmt.Errorf("give job dir to uid %d: %w", sl.uid, err)
+		}
+	}
+	return nil
+}

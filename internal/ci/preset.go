@@ -1,0 +1,40 @@
+package ci
+
+import "time"
+
+// Preset returns a working contract for a known ecosystem: "go", "python" or "node".
+func Preset(name string) (Contract, bool) {
+	switch name {
+	case "go":
+		return Contract{
+			Path: "dixit_{id}_test.go",
+			// The coder's own tests are not part of the judge's build: they could fail to
+			// compile, or define a TestMain that decides the outcome.
+			Exclude: []string{"*_test.go"},
+			Build:   "go test -c -o dixit.test .",
+			// -test.paniconexit0 turns an early os.Exit(0) into a failure, as go test does.
+			Run:       "./dixit.test -test.count=1 -test.paniconexit0",
+			Timeout:   60 * time.Second,
+			Toolchain: "go",
+		}, true
+	case "python":
+		return Contract{
+			Path: "test_dixit_{id}.py",
+			// A coder's conftest.py or test files could rewrite outcomes; -c /dev/null
+			// ignores its pytest configuration for the same reason.
+			Exclude:   []string{"test_*.py", "*_test.py", "conftest.py"},
+			Run:       "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
+			Timeout:   60 * time.Second,
+			Toolchain: "python",
+		}, true
+	case "node":
+		return Contract{
+			Path:      "dixit_{id}.test.js",
+			Exclude:   []string{"*.test.js", "*.test.mjs", "*.spec.js"},
+			Run:       "node --test dixit_{id}.test.js",
+			Timeout:   60 * time.Second,
+			Toolchain: "node",
+		}, true
+	}
+	return Contract{}, false
+}

@@ -1,0 +1,85 @@
+package ci
+
+import (
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPresetNames(t *testing.T) {
+	for _, name := range []string{"go", "python", "node"} {
+		c, ok := Preset(name)
+		require.True(t, ok, name)
+		assert.Contains(t, c.Path, "{id}")
+		assert.Equal(t, name, c.Toolchain)
+		assert.Equal(t, 60*time.Second, c.Timeout)
+		_, err := LocalOptions{Contract: c}.withDefaults()
+		assert.NoError(t, err, name)
+	}
+	_, ok := Preset("cobol")
+	assert.False(t, ok)
+}
+
+// presetJudge is a Local for a preset, or a skip when the host lacks its toolchain.
+func presetJudge(t *testing.T, name string, probe ...string) *Local {
+	t.Helper()
+	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
+		t.Skipf("%s preset not tested: %v is unavailable here", name, probe)
+	}
+	c, _ := Preset(name)
+	c.Timeout = 20 * time.Second
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), Logger: quietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func TestPresetPython(t *testing.T) {
+	l := presetJudge(t, "python", "python3", "-c", "import pytest")
+	tree := mapTree{
+		"calc.py":         "def add(a, b):\n    return a + b\n",
+		"conftest.py":     "raise SystemExit('the coder conftest must be excluded')\n",
+		"test_private.py": "def test_private():\n    assert False\n",
+	}
+	runBatch(t, l, 2, []judgeCase{
+		{name: "pass", tree: tree, want: []Outcome{Pass}, runs: 2,
+			test: []byte("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")},
+		{name: "fail", tree: tree, want: []Outcome{Fail}, output: "assert 5 == 6",
+			test: []byte("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 6\n")},
+	})
+}
+
+// TestPythonToolchain checks the interpreter is usable in the sandbox even without
+// pytest, with unittest.
+func TestPythonToolchain(t *testing.T) {
+	if err := exec.Command("python3", "-c", "pass").Run(); err != nil {
+		t.Skip("python3 is unavailable here")
+	}
+	c := Contract{Path: "test_dixit_{id}.py", Run: "python3 -m unittest -q test_dixit_{id}", Timeout: 20 * time.Second, Toolchain: "python"}
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), Logger: quietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	tree := mapTree{"calc.py": "def add(a, b):\n    return a + b\n"}
+	body := "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), %s)\n"
+	runBatch(t, l, 2, []judgeCase{
+		{name: "pass", tree: tree, want: []Outcome{Pass}, runs: 2, test: []byte(fmt.Sprintf(body, "5"))},
+		{name: "fail", tree: tree, want: []Outcome{Fail}, output: "5 != 6", test: []byte(fmt.Sprintf(body, "6"))},
+	})
+}
+
+func TestPresetNode(t *testing.T) {
+	l := presetJudge(t, "node", "node", "-e", "0")
+	tree := mapTree{
+		"calc.js":         "exports.add = (a, b) => a + b;\n",
+		"private.test.js": "throw new Error('the coder test must be excluded');\n",
+	}
+	body := "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('./calc');\n\ntest('add', () => { assert.strictEqual(add(2, 3), %s); });\n"
+	runBatch(t, l, 2, []judgeCase{
+		{name: "pass", tree: tree, want: []Outcome{Pass}, runs: 2, test: []byte(fmt.Sprintf(body, "5"))},
+		{name: "fail", tree: tree, want: []Outcome{Fail}, output: "Expected values to be strictly equal", test: []byte(fmt.Sprintf(body, "6"))},
+	})
+}

@@ -1,0 +1,214 @@
+package ci
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Fixed paths inside the bubblewrap sandbox, identical for every coder.
+const (
+	boxSrc   = "/sandbox/src"
+	boxCache = "/sandbox/cache"
+	boxHome  = "/home/dixit"
+)
+
+// sandbox turns a shell command into a confined process. With bwrap == "" it runs in
+// the reduced fallback mode: rlimits, a new session, a scrubbed env and timeouts.
+type sandbox struct {
+	bwrap, prlimit, setpriv string // tool paths; setpriv only when root
+	root                    bool   // the judge runs as root: jobs get their own uid
+	limits                  Limits
+	buildTimeout            time.Duration
+	tc                      toolchain
+	system                  []string // bwrap arguments exposing the host system read-only
+	mounts                  []string // toolchain paths bound read-only
+	cacheDir                string   // host directory of the toolchain build cache, or ""
+	env                     map[string]string
+}
+
+// slot is one parallel lane; as root, each lane runs as its own host uid so RLIMIT_NPROC
+// (which root ignores) holds a fork bomb to its lane. All lanes share one gid, which owns
+// the build cache.
+type slot struct {
+	index    int
+	uid, gid int
+}
+
+// invocation is one build or run of a job.
+type invocation struct {
+	dir     string // the job directory: src/ holds the tree, tmp/ and home/ serve fallback mode
+	slot    slot
+	build   bool
+	script  string
+	runs    int           // runs of script in this sandbox, stopping at the first failure
+	timeout time.Duration // per run
+}
+
+// command builds the process for an invocation; the caller wires stdio and fds 3 and 4.
+func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
+	env := s.environ(inv)
+	inner := prlimitArgs(s.prlimit, s.phaseLimits(inv.build), s.root || s.bwrap != "")
+	if s.root {
+		inner = append(inner, s.setpriv,
+			fmt.Sprintf("--reuid=%d", inv.slot.uid), fmt.Sprintf("--regid=%d", inv.slot.gid),
+			"--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--")
+	}
+	tmp, home, sweep, umask := "/tmp", boxHome, "1", ""
+	if s.bwrap == "" {
+		tmp, home = filepath.Join(inv.dir, "tmp"), filepath.Join(inv.dir, "home")
+		// Without a pid namespace kill(-1) is only safe under the lane's own uid.
+		if !s.root || inv.slot.uid < 1000 || inv.slot.uid == os.Getuid() {
+			sweep = "0"
+		}
+	}
+	if inv.build {
+		umask = "002" // the build cache is shared by the lanes' common group
+	}
+	inner = append(inner, "/bin/sh", "-c", wrapperScript, "dixit",
+		inv.script, strconv.Itoa(max(inv.runs, 1)), marker, sweep, tmp, home, umask)
+
+	var cmd *exec.Cmd
+	if s.bwrap == "" {
+		cmd = exec.Command(inner[0], inner[1:]...)
+		cmd.Dir = filepath.Join(inv.dir, "src")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	} else {
+		args := append(s.bwrapArgs(inv, env), "--")
+		cmd = exec.Command(s.bwrap, append(args, inner...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	// bwrap's own pid 1 keeps the environment it was started with: scrub it here too.
+	cmd.Env = env
+	return cmd
+}
+
+// phaseLimits are the limits of a run, or of a build: builds run the toolchain on the
+// tree (for Go only the compiler, no user code) and write binaries, so they get more
+// processes, the CPU time their timeout allows, and room for the binary.
+func (s *sandbox) phaseLimits(build bool) Limits {
+	l := s.limits
+	if build {
+		l.Procs *= 4
+		l.CPU = max(l.CPU, s.buildTimeout)
+		l.FileSize = max(l.FileSize, 1<<30)
+	}
+	return l
+}
+
+// environ is the whole environment of the sandboxed command.
+func (s *sandbox) environ(inv invocation) []string {
+	home, tmp, src, cache := boxHome, "/tmp", boxSrc, boxCache
+	if s.bwrap == "" {
+		home, tmp, src = filepath.Join(inv.dir, "home"), filepath.Join(inv.dir, "tmp"), filepath.Join(inv.dir, "src")
+		cache = s.cacheDir
+	}
+	m := map[string]string{
+		"PATH":   strings.Join(append(s.tc.path, "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"), ":"),
+		"HOME":   home,
+		"TMPDIR": tmp,
+		"LANG":   "C.UTF-8",
+		"PWD":    src,
+	}
+	for k, v := range s.tc.env {
+		m[k] = strings.ReplaceAll(v, "/tmp/", tmp+"/")
+	}
+	if inv.build {
+		for k, v := range s.tc.buildEnv {
+			m[k] = v
+		}
+		if s.tc.cacheVar != "" && s.cacheDir != "" {
+			m[s.tc.cacheVar] = cache
+		}
+	}
+	for k, v := range s.env {
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// systemDirs are the host directories every sandbox sees, read-only.
+func systemDirs() []string {
+	return []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"}
+}
+
+// systemArgs binds the host system read-only, recreating merged-/usr symlinks as such.
+func systemArgs() []string {
+	var a []string
+	for _, d := range systemDirs() {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				a = append(a, "--symlink", target, d)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	return a
+}
+
+// bwrapArgs confines the command: nothing of the host but the system, the toolchain
+// (read-only) and the job's tree; no network; its own pids, /tmp and HOME.
+func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
+	a := append([]string{}, s.system...)
+	// bwrap would copy the modes of the host's parent directories (/root is 0700):
+	// create them explicitly so the lane's uid can reach what is bound below.
+	made := map[string]bool{}
+	for _, m := range append([]string{boxSrc, boxHome}, s.mounts...) {
+		for _, d := range ancestors(m) {
+			if !made[d] {
+				made[d] = true
+				a = append(a, "--perms", "0755", "--dir", d)
+			}
+		}
+	}
+	for _, m := range s.mounts {
+		a = append(a, "--ro-bind", m, m)
+	}
+	a = append(a,
+		"--proc", "/proc", "--dev", "/dev",
+		"--perms", "1777", "--tmpfs", "/tmp",
+		"--perms", "1777", "--tmpfs", boxHome,
+		"--bind", filepath.Join(inv.dir, "src"), boxSrc,
+	)
+	if inv.build && s.cacheDir != "" {
+		a = append(a, "--bind", s.cacheDir, boxCache)
+	}
+	a = append(a, "--chdir", boxSrc, "--die-with-parent", "--new-session", "--info-fd", "4")
+	if s.root {
+		// No user namespace: the lane's real uid must own the processes for RLIMIT_NPROC,
+		// and setpriv drops root inside.
+		a = append(a, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try")
+	} else {
+		a = append(a, "--unshare-all")
+	}
+	a = append(a, "--clearenv")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	return a
+}
+
+// ancestors lists the directories above an absolute path, shallowest first.
+func ancestors(p string) []string {
+	var out []string
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		out = append([]string{d}, out...)
+	}
+	return out
+}

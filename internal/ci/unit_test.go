@@ -1,0 +1,144 @@
+package ci
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestClip(t *testing.T) {
+	euro := "€" // three bytes
+	cases := []struct {
+		name string
+		out  []byte
+		note string
+		max  int
+		want string
+	}{
+		{name: "short output is kept", out: []byte("hello"), max: 100, want: "hello"},
+		{name: "note is appended", out: []byte("hello"), note: "exit status 1", max: 100, want: "hello\n[dixit] exit status 1\n"},
+		{name: "tail is kept", out: []byte("0123456789"), max: 4, want: "6789"},
+		{name: "no half character at the cut", out: []byte(strings.Repeat(euro, 4)), max: 7, want: euro + euro},
+		{name: "invalid bytes are replaced", out: []byte{'a', 0xff, 'b'}, max: 100, want: "a\uFFFDb"},
+		{name: "note wins over output", out: []byte("0123456789"), note: "n", max: 12, want: "9\n[dixit] n\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := clip(c.out, c.note, c.max)
+			assert.Equal(t, c.want, got)
+			assert.True(t, utf8.ValidString(got))
+			assert.LessOrEqual(t, len(got), c.max)
+		})
+	}
+}
+
+func TestTail(t *testing.T) {
+	tl := newTail(8)
+	for i := 0; i < 100; i++ {
+		tl.Write([]byte("abc"))
+	}
+	tl.Write([]byte("0123456789xyz"))
+	assert.Equal(t, "56789xyz", string(tl.Bytes()))
+	assert.Equal(t, int64(313), tl.total)
+}
+
+func TestChildTimes(t *testing.T) {
+	assert.Equal(t, 1500*time.Millisecond, childTimes("0m1.25s 0m0.25s"))
+	assert.Equal(t, 61*time.Second, childTimes("1m1.000000s 0m0.000000s"))
+	assert.Zero(t, childTimes(""))
+}
+
+func TestTestPath(t *testing.T) {
+	c := Contract{Path: "tests/dixit_{id}_test.go"}
+	cases := []struct {
+		name, id, want string
+		ok             bool
+	}{
+		{name: "plain", id: "t1", want: "tests/dixit_t1_test.go", ok: true},
+		{name: "dots and dashes", id: "a.b-c_d", want: "tests/dixit_a.b-c_d_test.go", ok: true},
+		{name: "dot dot", id: "..", ok: false},
+		{name: "slash", id: "a/../../b", ok: false},
+		{name: "leading dash", id: "-rf", ok: false},
+		{name: "space", id: "a b", ok: false},
+		{name: "dollar", id: "$(id)", ok: false},
+		{name: "empty", id: "", ok: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := testPath(c, tc.id)
+			if !tc.ok {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestExclude(t *testing.T) {
+	dir := t.TempDir()
+	tree := mapTree{
+		"a_test.go":          "",
+		"pkg/b_test.go":      "",
+		"pkg/b.go":           "",
+		"testdata/x":         "",
+		"docs/notes_test.go": "",
+		"keep.go":            "",
+	}
+	require.NoError(t, tree.WriteTo(dir))
+	require.NoError(t, exclude(dir, []string{"*_test.go", "testdata"}))
+	var left []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			left = append(left, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	assert.ElementsMatch(t, []string{"pkg/b.go", "keep.go"}, left)
+	assert.True(t, excluded("docs/x.md", []string{"docs/*.md"}))
+	assert.False(t, excluded("sub/docs/x.md", []string{"docs/*.md"}), "a pattern with a slash is anchored")
+}
+
+// TestPlaceTestStaysInTree: a coder's symlink where the test goes must not carry the
+// judge's write outside the tree.
+func TestPlaceTestStaysInTree(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, src, outside string)
+	}{
+		{name: "symlinked directory", setup: func(t *testing.T, src, outside string) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(src, "tests")))
+		}},
+		{name: "symlinked file", setup: func(t *testing.T, src, outside string) {
+			require.NoError(t, os.Mkdir(filepath.Join(src, "tests"), 0o755))
+			require.NoError(t, os.Symlink(filepath.Join(outside, "x_test.go"), filepath.Join(src, "tests", "x_test.go")))
+		}},
+		{name: "file where a directory goes", setup: func(t *testing.T, src, _ string) {
+			require.NoError(t, os.WriteFile(filepath.Join(src, "tests"), []byte("file"), 0o644))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src, outside := t.TempDir(), t.TempDir()
+			c.setup(t, src, outside)
+			require.NoError(t, placeTest(src, "tests/x_test.go", []byte("package x\n")))
+			got, err := os.ReadFile(filepath.Join(src, "tests", "x_test.go"))
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(got, []byte("package x\n")))
+			fi, err := os.Lstat(filepath.Join(src, "tests"))
+			require.NoError(t, err)
+			assert.True(t, fi.IsDir())
+			entries, _ := os.ReadDir(outside)
+			assert.Empty(t, entries, "nothing written outside the tree")
+		})
+	}
+}
