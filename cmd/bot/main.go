@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -56,6 +57,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // demoPopulation is the bundled example, relative to the repository root.
 const demoPopulation = "examples/semver"
 
+// findDemo looks for the bundled example in the working directory and its parents, so the
+// demo also works from inside the repository's subdirectories.
+func findDemo() (string, error) {
+	dir := "."
+	for i := 0; i < 16; i++ {
+		candidate := filepath.Join(dir, demoPopulation)
+		if _, err := os.Stat(filepath.Join(candidate, "dixit.yml")); err == nil {
+			return filepath.Clean(candidate), nil
+		}
+		dir = filepath.Join(dir, "..")
+	}
+	return "", fmt.Errorf("the demo reads its example from %s in the repository: run it inside a checkout (or pass --population DIR)", demoPopulation)
+}
+
 func runPopulation(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -70,10 +85,11 @@ func runPopulation(ctx context.Context, cmd string, args []string, stdout, stder
 		return err
 	}
 	if cmd == "demo" && *population == "" {
-		*population = demoPopulation
-		if _, err := os.Stat(*population); err != nil {
-			return fmt.Errorf("the demo reads its example from %s: run it from the repository root (or pass --population DIR)", demoPopulation)
+		found, err := findDemo()
+		if err != nil {
+			return err
 		}
+		*population = found
 	}
 	if *population == "" {
 		return errors.New("run: --population DIR is required (live LLM agents arrive with `bot run --spec`; try `bot demo`)")

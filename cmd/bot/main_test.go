@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
+	bad := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "spec.md"), []byte("x"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "missing command"},
+		{"unknown command", []string{"serve-all"}, `unknown command "serve-all"`},
+		{"run without a population", []string{"run"}, "--population DIR is required"},
+		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "no such file or directory"},
+		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
+		{"bad flag", []string{"demo", "--reruns", "3"}, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), tc.args, &out, &errOut)
+			require.Error(t, err)
+			assert.Contains(t, err.Error()+errOut.String(), tc.want)
+		})
+	}
+}
+
+func TestDemoIsFoundFromASubdirectory(t *testing.T) {
+	got, err := findDemo()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join("..", "..", "examples", "semver"), got)
+}
