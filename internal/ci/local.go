@@ -17,6 +17,7 @@ type Local struct {
 	work     string // this judge's own scratch directory, removed by Close
 	sb       *sandbox
 	slots    chan slot // free lanes; bounds concurrency across Run calls
+	uidLocks []*os.File
 	log      *slog.Logger
 
 	mu    sync.Mutex
@@ -31,13 +32,13 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := opts.WorkDir
-	if root == "" {
-		root = os.TempDir()
-	} else if err := os.MkdirAll(root, 0o755); err != nil {
+	parent := opts.WorkDir
+	if parent == "" {
+		parent = os.TempDir()
+	} else if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("work dir: %w", err)
 	}
-	work, err := os.MkdirTemp(root, "dixit-ci-")
+	work, err := os.MkdirTemp(parent, "dixit-ci-")
 	if err != nil {
 		return nil, fmt.Errorf("work dir: %w", err)
 	}
@@ -47,22 +48,35 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("work dir: %w", err)
 	}
 	l := &Local{contract: opts.Contract, work: work, log: opts.Logger, slots: make(chan slot, opts.Parallel)}
-	if l.sb, err = newSandbox(opts, work); err != nil {
-		os.RemoveAll(work)
+	lanes := make([]slot, opts.Parallel)
+	for i := range lanes {
+		lanes[i] = slot{index: i, uid: os.Getuid(), gid: os.Getgid()}
+	}
+	if os.Geteuid() == 0 {
+		uids, locks, err := claimUIDs(filepath.Join(os.TempDir(), "dixit-ci-uids"), opts.UIDBase, opts.Parallel)
+		if err != nil {
+			os.RemoveAll(work)
+			return nil, err
+		}
+		l.uidLocks = locks
+		for i := range lanes {
+			lanes[i].uid, lanes[i].gid = uids[i], opts.UIDBase // one group for all lanes: it owns the build cache
+		}
+	}
+	if l.sb, err = newSandbox(opts, work, lanes[0]); err != nil {
+		l.Close()
 		return nil, err
 	}
-	for i := 0; i < opts.Parallel; i++ {
-		sl := slot{index: i, uid: os.Getuid(), gid: os.Getgid()}
-		if l.sb.root {
-			sl.uid, sl.gid = opts.UIDBase+i, opts.UIDBase
-		}
+	for _, sl := range lanes {
 		l.slots <- sl
 	}
 	return l, nil
 }
 
-// Close removes the judge's scratch directory (not CacheDir when one was given).
+// Close removes the judge's scratch directory (not CacheDir when one was given) and
+// frees its lane uids.
 func (l *Local) Close() error {
+	releaseUIDs(l.uidLocks)
 	return removeAll(l.work)
 }
 

@@ -24,6 +24,7 @@ type Limits struct {
 	Procs    int           // processes and threads of the sandbox user (RLIMIT_NPROC)
 	FileSize int64         // largest file a process may write (RLIMIT_FSIZE)
 	Output   int64         // combined stdout+stderr of one run above which it is killed
+	// The verdict keeps only the last MaxOutput bytes of the failing run.
 }
 
 // DefaultLimits are generous for unit tests and tight enough to survive hostile ones.
@@ -41,10 +42,13 @@ func DefaultLimits() Limits {
 // LocalOptions configures a Local judge.
 type LocalOptions struct {
 	Contract Contract
-	// WorkDir is the scratch root for job trees; a fresh temporary directory when empty.
+	// WorkDir is where the judge makes its scratch directory for job trees; the system's
+	// temporary directory when empty. Without bubblewrap, as root, the lanes' uids must be
+	// able to traverse it.
 	WorkDir string
-	// CacheDir holds toolchain caches owned by the judge (Go: CacheDir/go-build); a
-	// directory under WorkDir when empty, which then dies with the judge.
+	// CacheDir holds toolchain caches owned by the judge (Go: CacheDir/go-build), written
+	// only by builds. Keep it between judges: a cold Go cache costs ~30 s of compiling the
+	// standard library. Empty means a directory that dies with the judge.
 	CacheDir string
 	// Parallel is how many jobs run at once; runtime.NumCPU() when zero.
 	Parallel int

@@ -7,17 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// tail keeps the last max bytes written to it and counts all of them.
+// tail keeps the last max bytes written to it.
 type tail struct {
-	max   int
-	buf   []byte
-	total int64
+	max int
+	buf []byte
 }
 
 func newTail(max int) *tail { return &tail{max: max} }
 
 func (t *tail) Write(p []byte) (int, error) {
-	t.total += int64(len(p))
 	if len(p) >= t.max {
 		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
 		return len(p), nil

@@ -180,7 +180,7 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 		a = append(a, "--ro-bind", m, m)
 	}
 	a = append(a,
-		"--proc", "/proc", "--dev", "/dev",
+		"--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm",
 		"--perms", "1777", "--tmpfs", "/tmp",
 		"--perms", "1777", "--tmpfs", boxHome,
 		"--bind", filepath.Join(inv.dir, "src"), boxSrc,

@@ -12,7 +12,7 @@ import (
 
 // newSandbox finds the tools, the toolchain and the cache, picks bubblewrap or the
 // fallback mode, and proves the result can build and run.
-func newSandbox(opts LocalOptions, work string) (*sandbox, error) {
+func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tc, err := discoverToolchain(ctx, opts.Contract.Toolchain)
@@ -35,10 +35,6 @@ func newSandbox(opts LocalOptions, work string) (*sandbox, error) {
 		if sb.setpriv, err = exec.LookPath("setpriv"); err != nil {
 			return nil, fmt.Errorf("setpriv (util-linux) is required when running as root: %w", err)
 		}
-	}
-	lane := slot{uid: os.Getuid(), gid: os.Getgid()}
-	if sb.root {
-		lane = slot{uid: opts.UIDBase, gid: opts.UIDBase}
 	}
 	if tc.cacheSub != "" {
 		dir := opts.CacheDir

@@ -46,7 +46,36 @@ func TestTail(t *testing.T) {
 	}
 	tl.Write([]byte("0123456789xyz"))
 	assert.Equal(t, "56789xyz", string(tl.Bytes()))
-	assert.Equal(t, int64(313), tl.total)
+}
+
+func TestRunOutput(t *testing.T) {
+	const m = "\x1eMARK\x1e"
+	cases := []struct {
+		name       string
+		chunks     []string
+		limit      int64
+		last, cur  string
+		overFlowed bool
+	}{
+		{name: "two runs", chunks: []string{"run 1\n" + m + "run 2\n" + m}, limit: 100, last: "run 2\n"},
+		{name: "marker split across reads", chunks: []string{"one" + m[:3], m[3:] + "two" + m[:1], m[1:]}, limit: 100, last: "two"},
+		{name: "killed mid-run", chunks: []string{"ok" + m + "partial"}, limit: 100, last: "ok", cur: "partial"},
+		{name: "limit is per run", chunks: []string{"12345678" + m + "12345678" + m}, limit: 10, last: "12345678"},
+		{name: "over the limit", chunks: []string{"12345" + m + "123456789012"}, limit: 10, last: "12345", cur: "123456789012", overFlowed: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			over := false
+			o := newRunOutput(m, c.limit, func() { over = true })
+			for _, ch := range c.chunks {
+				o.write([]byte(ch))
+			}
+			o.pump(strings.NewReader("")) // EOF flushes what might have been a marker
+			assert.Equal(t, c.last, string(o.last))
+			assert.Equal(t, c.cur, string(o.cur.Bytes()))
+			assert.Equal(t, c.overFlowed, over)
+		})
+	}
 }
 
 func TestChildTimes(t *testing.T) {
@@ -141,4 +170,22 @@ func TestPlaceTestStaysInTree(t *testing.T) {
 			assert.Empty(t, entries, "nothing written outside the tree")
 		})
 	}
+}
+
+func TestClaimUIDs(t *testing.T) {
+	dir := t.TempDir()
+	a, locksA, err := claimUIDs(dir, 62000, 2)
+	require.NoError(t, err)
+	b, locksB, err := claimUIDs(dir, 62000, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{62000, 62001}, a)
+	assert.Equal(t, []int{62002, 62003}, b, "a second judge gets other lanes")
+	releaseUIDs(locksA)
+	c, locksC, err := claimUIDs(dir, 62000, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []int{62000}, c, "released lanes are reused")
+	releaseUIDs(locksB)
+	releaseUIDs(locksC)
+	_, _, err = claimUIDs(dir, 62000, uidSpan+1)
+	assert.Error(t, err)
 }
