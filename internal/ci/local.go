@@ -205,3 +205,11 @@ func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
 	}
 	return nil
 }
+
+// Isolation names the isolation in force, for reports: "bwrap" or "reduced".
+func (l *Local) Isolation() string {
+	if l.sb.bwrap == "" {
+		return "reduced (no bwrap)"
+	}
+	return "bwrap"
+}

@@ -128,7 +128,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 
 	sum := report.NewSummary(opts.RunID, res)
 	sum.Population, sum.Agents = opts.Population, "scripted"
-	sum.Judge = report.Judge{Stats: judge.Stats(), Sandbox: "local"}
+	sum.Judge = report.Judge{Stats: judge.Stats(), Sandbox: local.Isolation()}
 	sum.Journal.Seconds = timed.seconds.Seconds()
 	sum.WallSeconds = time.Since(start).Seconds()
 	out := &Outcome{Result: res, Summary: sum, RunDir: runDir}
