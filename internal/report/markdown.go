@@ -51,8 +51,9 @@ func Markdown(s Summary, res *orchestrate.Result) string {
 	}
 	p("```\n\n## The vetted tests\n\n")
 	for _, v := range res.Vetted {
-		p("<details><summary>test %d: <code>%s</code> by %s, round %d</summary>\n\n```\n%s\n```\n</details>\n\n",
-			v.Number, v.ID, v.Tester, v.Round, strings.TrimRight(strings.ReplaceAll(string(v.Content), "```", "` ` `"), "\n"))
+		f := fence(string(v.Content))
+		p("<details><summary>test %d: <code>%s</code> by %s, round %d</summary>\n\n%s\n%s\n%s\n</details>\n\n",
+			v.Number, v.ID, v.Tester, v.Round, f, strings.TrimRight(string(v.Content), "\n"), f)
 	}
 	return b.String()
 }
@@ -109,4 +110,19 @@ func matrix(s Summary) string {
 	}
 	b.WriteString("\n✅ pass · ❌ fail · `·` not run since the test entered\n")
 	return b.String()
+}
+
+// fence returns a code fence longer than any run of backticks in content, so a test's own
+// text can never close the block early.
+func fence(content string) string {
+	longest, run := 0, 0
+	for _, r := range content {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+func sampleResult() *orchestrate.Result {
+	cells := []orchestrate.Cell{
+		{Coder: "amber", Test: "ivy-3", Outcome: "pass", Runs: 20},
+		{Coder: "basil", Test: "ivy-3", Outcome: "build_failed"},
+		{Coder: "cedar", Test: "ivy-3", Outcome: "pass", Runs: 20},
+	}
+	test := orchestrate.Vetted{
+		Candidate: orchestrate.Candidate{ID: "ivy-3", Tester: "ivy", Proposal: 3, Content: []byte("func TestX(t *testing.T) {}\n```\n")},
+		Number:    1, Round: 1, PassedBy: []string{"amber", "cedar"}, FailedBy: []string{"basil"},
+	}
+	return &orchestrate.Result{
+		Outcome: orchestrate.CodersStuck, Reason: "coder basil still fails part of the vetted suite after 3 retries", Rounds: 2,
+		Vetted: []orchestrate.Vetted{test},
+		Coders: []orchestrate.CoderState{{Name: "amber", Solves: 1, Commit: "c1"}, {Name: "basil", Solves: 4, Commit: "c2"}, {Name: "cedar", Solves: 1, Commit: "c3"}},
+		Testers: []orchestrate.TesterState{{Name: "ivy", State: "active", Proposals: 3}},
+		Events: []orchestrate.Event{
+			{Seq: 1, Round: 1, Kind: orchestrate.EvRound},
+			{Seq: 2, Round: 1, Kind: orchestrate.EvClassify, Agent: "ivy", Test: "ivy-3", Class: orchestrate.Ideal, Passed: 2, Cells: cells},
+			{Seq: 3, Round: 1, Kind: orchestrate.EvVet, Agent: "ivy", Test: "ivy-3", Detail: "test 1"},
+			{Seq: 4, Round: 2, Kind: orchestrate.EvSuite, Agent: "basil", Cells: cells[1:2], Detail: "WA"},
+			{Seq: 5, Round: 2, Kind: orchestrate.EvSuite, Agent: "amber", Cells: cells[0:1], Detail: "ACC"},
+			{Seq: 6, Round: 2, Kind: orchestrate.EvEscalate, Outcome: orchestrate.CodersStuck, Detail: "coder basil still fails"},
+		},
+		Live: 5,
+	}
+}
+
+func TestProgressPrintsLiveEventsAndSummarisesReplayedOnes(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out)
+	res := sampleResult()
+	for i, ev := range res.Events {
+		ev.Replayed = i < 3
+		p.Event(context.Background(), ev)
+	}
+	text := out.String()
+	assert.Contains(t, text, "resumed: 3 events replayed from the journal")
+	assert.NotContains(t, text, "proposes ivy-3", "replayed events are not printed one by one")
+	assert.Contains(t, text, "basil    suite  WA(build failed)")
+	assert.Contains(t, text, "══ escalation CODERS_STUCK")
+}
+
+func TestWriteProducesSummaryAndReport(t *testing.T) {
+	dir := t.TempDir()
+	res := sampleResult()
+	s := NewSummary("demo-1", res)
+	s.Agents, s.Population = "scripted", "examples/x"
+	jsonPath, mdPath, err := Write(dir, s, res)
+	require.NoError(t, err)
+
+	var back map[string]any
+	data, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &back))
+	for _, key := range []string{"outcome", "rounds", "vetted", "coders", "testers", "events", "judge"} {
+		assert.Contains(t, back, key)
+	}
+	vetted := back["vetted"].([]any)[0].(map[string]any)
+	assert.Equal(t, "ivy", vetted["tester"])
+	assert.EqualValues(t, 3, vetted["proposal"])
+	assert.Equal(t, []any{"amber", "cedar"}, vetted["passed_by"])
+	coder := back["coders"].([]any)[1].(map[string]any)
+	assert.Equal(t, "refs/dixit/demo-1/coders/basil", coder["ref"])
+
+	md, err := os.ReadFile(mdPath)
+	require.NoError(t, err)
+	report := string(md)
+	assert.Contains(t, report, "**Outcome: CODERS_STUCK**")
+	assert.Contains(t, report, "scripted population")
+	assert.Contains(t, report, "| basil | ❌ build_failed |", "the matrix shows the last suite run")
+	assert.Contains(t, report, "| cedar | · |", "a coder not run since shows a dot")
+	assert.Contains(t, report, "````\nfunc TestX(t *testing.T) {}\n```\n````\n", "a test's own fence cannot close the report's")
+	_, err = os.Stat(filepath.Join(dir, "summary.json.tmp"))
+	assert.True(t, os.IsNotExist(err), "writes are atomic")
+}
