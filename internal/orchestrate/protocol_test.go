@@ -297,3 +297,18 @@ func round2Turn(story []string, tester string) []string {
 	}
 	return out
 }
+
+func TestRoundBudgetEndsTheRunWithEverythingFound(t *testing.T) {
+	s := scenario{
+		versions:  []int{1, 1, 1, 1, 2},
+		testers:   [][]string{{"split", "split2"}},
+		passes:    map[string][]string{"split": {"c1@1", "c2@1", "c3@1", "c4@1", "c5@2"}, "split2": {"c1@1", "c2@1", "c3@1", "c5@2"}},
+		maxRounds: 2,
+	}
+	p := s.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, p.err)
+	assert.Equal(t, orchestrate.BudgetExhausted, p.res.Outcome)
+	assert.Equal(t, 2, p.res.Rounds)
+	assert.Len(t, p.res.Vetted, 2, "the tests vetted in the last round are kept")
+	assert.Contains(t, p.res.Reason, "max_rounds (2)")
+}

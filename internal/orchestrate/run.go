@@ -89,10 +89,6 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	}
 	for {
 		r.round++
-		if r.round > r.cfg.MaxRounds {
-			r.round--
-			return r.escalate(ctx, BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached", r.cfg.MaxRounds))
-		}
 		r.emit(ctx, Event{Kind: EvRound})
 		for _, coder := range r.coders {
 			ok, err := r.ensurePasses(ctx, coder)
@@ -127,6 +123,9 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 			test.Number = len(r.suite) + 1
 			r.suite = append(r.suite, test)
 			r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
+		}
+		if r.round == r.cfg.MaxRounds {
+			return r.escalate(ctx, BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached while testers still find new tests", r.cfg.MaxRounds))
 		}
 	}
 }
