@@ -26,8 +26,8 @@ func sampleResult() *orchestrate.Result {
 	}
 	return &orchestrate.Result{
 		Outcome: orchestrate.CodersStuck, Reason: "coder basil still fails part of the vetted suite after 3 retries", Rounds: 2,
-		Vetted: []orchestrate.Vetted{test},
-		Coders: []orchestrate.CoderState{{Name: "amber", Solves: 1, Commit: "c1"}, {Name: "basil", Solves: 4, Commit: "c2"}, {Name: "cedar", Solves: 1, Commit: "c3"}},
+		Vetted:  []orchestrate.Vetted{test},
+		Coders:  []orchestrate.CoderState{{Name: "amber", Solves: 1, Commit: "c1"}, {Name: "basil", Solves: 4, Commit: "c2"}, {Name: "cedar", Solves: 1, Commit: "c3"}},
 		Testers: []orchestrate.TesterState{{Name: "ivy", State: "active", Proposals: 3}},
 		Events: []orchestrate.Event{
 			{Seq: 1, Round: 1, Kind: orchestrate.EvRound},
