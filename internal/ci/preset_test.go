@@ -2,6 +2,7 @@ package ci
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -39,6 +40,11 @@ func presetJudge(t *testing.T, name string, probe ...string) *Local {
 }
 
 func TestPresetPython(t *testing.T) {
+	// CI installs Debian's python3-pytest; a python3 earlier on PATH (pyenv, say) may lack it.
+	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
+		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
+		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+	}
 	l := presetJudge(t, "python", "python3", "-c", "import pytest")
 	tree := mapTree{
 		"calc.py":         "def add(a, b):\n    return a + b\n",
