@@ -14,6 +14,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
 	"github.com/dixit-bot/dixit/internal/report"
 )
 
@@ -114,15 +115,7 @@ func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
 		assert.Equal(t, whole.Result.Vetted, r.Vetted, "cut %d", cut)
 		assert.Equal(t, whole.Result.Coders, r.Coders, "cut %d: same workspaces, commit for commit", cut)
 		assert.Equal(t, whole.Result.Testers, r.Testers, "cut %d", cut)
-		assert.Equal(t, unflagged(whole.Result.Events), unflagged(r.Events), "cut %d", cut)
+		assert.Equal(t, orchestratetest.Unflagged(whole.Result.Events), orchestratetest.Unflagged(r.Events), "cut %d", cut)
 		require.NoError(t, os.RemoveAll(resumed.RunDir))
 	}
-}
-
-func unflagged(events []orchestrate.Event) []orchestrate.Event {
-	out := append([]orchestrate.Event(nil), events...)
-	for i := range out {
-		out[i].Replayed = false
-	}
-	return out
 }

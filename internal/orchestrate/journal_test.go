@@ -47,7 +47,7 @@ func TestInterruptedAtEveryEffectResumesToTheSameEnd(t *testing.T) {
 		require.NoError(t, second.err, "cut after effect %d", cut)
 		assert.Equal(t, whole.res.Outcome, second.res.Outcome, "cut %d", cut)
 		assert.Equal(t, whole.res.Vetted, second.res.Vetted, "cut %d", cut)
-		assert.Equal(t, unflagged(whole.res.Events), unflagged(second.res.Events), "cut %d", cut)
+		assert.Equal(t, orchestratetest.Unflagged(whole.res.Events), orchestratetest.Unflagged(second.res.Events), "cut %d", cut)
 		assert.Equal(t, whole.res.Coders, second.res.Coders, "cut %d", cut)
 		assert.Equal(t, whole.res.Testers, second.res.Testers, "cut %d", cut)
 		assert.Equal(t, effects-cut, paid(second.calls), "cut %d: only unfinished effects are paid again", cut)
@@ -106,12 +106,4 @@ func TestAgentsHearNothingOfTheGame(t *testing.T) {
 		assert.NotRegexp(t, forbidden, msg)
 	}
 	assert.Greater(t, n, 10, "the run gave plenty of feedback")
-}
-
-func unflagged(events []orchestrate.Event) []orchestrate.Event {
-	out := append([]orchestrate.Event(nil), events...)
-	for i := range out {
-		out[i].Replayed = false
-	}
-	return out
 }

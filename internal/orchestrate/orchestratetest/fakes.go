@@ -142,3 +142,13 @@ func (j *Journal) Append(r []byte) error {
 	j.Records = append(j.Records, append([]byte(nil), r...))
 	return nil
 }
+
+// Unflagged returns events with their Replayed flag cleared, so a resumed run's events can
+// be compared with an uninterrupted run's.
+func Unflagged(events []orchestrate.Event) []orchestrate.Event {
+	out := append([]orchestrate.Event(nil), events...)
+	for i := range out {
+		out[i].Replayed = false
+	}
+	return out
+}
