@@ -28,6 +28,7 @@ type Settings struct {
 	MaxCoderRetries  int         `json:"max_coder_retries"`
 	MaxRounds        int         `json:"max_rounds"`
 	Test             ci.Contract `json:"test"`
+	Agents           Agents      `json:"agents"` // live LLM agents only
 }
 
 // Defaults are the seeds' constants; the test contract defaults to the Go preset.
@@ -36,6 +37,7 @@ func Defaults() Settings {
 	return Settings{
 		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
 		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract,
+		Agents: defaultAgents(5, 3),
 	}
 }
 
@@ -59,6 +61,7 @@ type file struct {
 		Toolchain    *string           `yaml:"toolchain"`
 		Env          map[string]string `yaml:"env"`
 	} `yaml:"test"`
+	Agents *agentsFile `yaml:"agents"`
 }
 
 // maxFileSize bounds what we read: a config is a few hundred bytes.
@@ -132,10 +135,17 @@ func Parse(data []byte) (Settings, error) {
 			s.Test.Env = t.Env
 		}
 	}
-	return s, s.Validate()
+	if err := s.Validate(); err != nil {
+		return Settings{}, err
+	}
+	if err := applyAgents(&s, f.Agents); err != nil {
+		return Settings{}, err
+	}
+	return s, s.Agents.validate()
 }
 
-// Validate checks every value and names the first bad key.
+// Validate checks the protocol's constants and the test contract and names the first bad
+// key. Parse also checks the agents section, which only live runs use.
 func (s Settings) Validate() error {
 	checks := []struct {
 		key string

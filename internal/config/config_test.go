@@ -95,3 +95,54 @@ func TestLoadNamesTheFile(t *testing.T) {
 	_, err = config.Load(p)
 	assert.ErrorContains(t, err, "larger than")
 }
+
+func TestAgentsDefaultToDiverseCoders(t *testing.T) {
+	s, err := config.Parse([]byte("coders: 5\n"))
+	require.NoError(t, err)
+	require.Len(t, s.Agents.Coders, 5)
+	require.Len(t, s.Agents.Testers, 3)
+	seen := map[string]bool{}
+	temps := map[float32]bool{}
+	for _, c := range s.Agents.Coders {
+		seen[c.Name+c.Persona+c.Direction] = true
+		temps[c.Temperature] = true
+		assert.NotEmpty(t, c.Persona)
+		assert.NotEmpty(t, c.Direction)
+	}
+	assert.Len(t, seen, 5, "every coder differs")
+	assert.Greater(t, len(temps), 3)
+}
+
+func TestAgentsSection(t *testing.T) {
+	s, err := config.Parse([]byte(`
+coders: 3
+testers: 1
+agents:
+  model: llama3.1
+  price: {input: 0.5, output: 1.5}
+  coders:
+    - {name: ann, model: qwen2.5-coder, temperature: 0.1}
+    - {temperature: 0.9, direction: "Use recursion."}
+    - {name: cat}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, "llama3.1", s.Agents.Model)
+	assert.Equal(t, "ann", s.Agents.Coders[0].Name)
+	assert.Equal(t, "qwen2.5-coder", s.Agents.Coders[0].Model)
+	assert.Equal(t, "basil", s.Agents.Coders[1].Name, "an unnamed coder keeps its default name")
+	assert.Equal(t, "Use recursion.", s.Agents.Coders[1].Direction)
+	assert.NotZero(t, s.Agents.Coders[2].Seed)
+
+	for _, tc := range []struct{ yaml, want string }{
+		{"coders: 3\nagents:\n  coders: [{name: a}]\n", "agents.coders: lists 1 agents but coders is 3"},
+		{"coders: 3\nagents:\n  coders: [{name: a}, {name: a}, {name: b}]\n", `"a" is used twice`},
+		{"agents:\n  testers: [{name: X}, {name: y}, {name: z}]\n", "agents.testers[0].name"},
+		{"agents:\n  max_steps: 0\n", "agents.max_steps"},
+		{"agents:\n  modle: x\n", "unknown key modle"},
+		{"agents:\n  testers: [{name: a, temperature: 3}, {name: b}, {name: c}]\n", "temperature: must be between 0 and 2"},
+	} {
+		_, err := config.Parse([]byte(tc.yaml))
+		require.Error(t, err, tc.yaml)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}

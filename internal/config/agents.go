@@ -1,0 +1,160 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Agents configure live LLM agents. Diversity matters to the Dixit rule: coders that share
+// one model, temperature and outlook make correlated mistakes. The settings here vary them
+// without ever telling an agent why.
+type Agents struct {
+	Model    string          `json:"model"`     // default model of every agent
+	MaxSteps int             `json:"max_steps"` // model calls per turn (tool loop) before the turn ends
+	Price    Price           `json:"price"`
+	Coders   []AgentSettings `json:"coders"`
+	Testers  []AgentSettings `json:"testers"`
+}
+
+// AgentSettings are one agent's model and sampling settings. Persona and Direction are
+// folded into its instructions as plain working preferences.
+type AgentSettings struct {
+	Name        string  `json:"name" yaml:"name"`
+	Model       string  `json:"model,omitempty" yaml:"model"`
+	Temperature float32 `json:"temperature" yaml:"temperature"`
+	Seed        int     `json:"seed" yaml:"seed"`
+	Persona     string  `json:"persona,omitempty" yaml:"persona"`
+	Direction   string  `json:"direction,omitempty" yaml:"direction"`
+}
+
+// Price is what a million tokens cost in US dollars, for estimates; zero means unknown.
+type Price struct {
+	Input  float64 `json:"input" yaml:"input"`
+	Output float64 `json:"output" yaml:"output"`
+}
+
+type agentsFile struct {
+	Model    *string          `yaml:"model"`
+	MaxSteps *int             `yaml:"max_steps"`
+	Price    *Price           `yaml:"price"`
+	Coders   []*AgentSettings `yaml:"coders"`
+	Testers  []*AgentSettings `yaml:"testers"`
+}
+
+var (
+	coderNames  = []string{"amber", "basil", "cedar", "dune", "ember", "fern", "gale", "heath", "iris"}
+	testerNames = []string{"ivy", "jun", "kai", "lark", "moss", "nell", "oak"}
+	personas    = []string{
+		"You are a careful engineer who prefers small, obvious code.",
+		"You are a pragmatic engineer who reads the specification twice before writing code.",
+		"You are a meticulous engineer who handles every edge case the specification mentions.",
+		"You are an experienced engineer who likes to model the problem with clear data types.",
+		"You are a thorough engineer who checks each rule of the specification against an example.",
+	}
+	directions = []string{
+		"Start with the most direct implementation and refine it.",
+		"Parse the input into a small structure first, then work on the structure.",
+		"Write your own quick checks for the examples in the specification as you go.",
+		"Go through the specification rule by rule and implement each one in order.",
+		"Prefer the standard library's facilities wherever they fit.",
+	}
+	coderTemperatures = []float32{0.2, 0.5, 0.8, 0.4, 0.7}
+)
+
+// defaultAgents gives n coders and m testers distinct names, seeds, temperatures,
+// personas and directions.
+func defaultAgents(n, m int) Agents {
+	a := Agents{Model: "gpt-4o-mini", MaxSteps: 40}
+	for i := 0; i < n; i++ {
+		a.Coders = append(a.Coders, AgentSettings{
+			Name: pick(coderNames, i, "coder"), Temperature: coderTemperatures[i%len(coderTemperatures)],
+			Seed: 1000 + i, Persona: personas[i%len(personas)], Direction: directions[i%len(directions)],
+		})
+	}
+	for i := 0; i < m; i++ {
+		a.Testers = append(a.Testers, AgentSettings{Name: pick(testerNames, i, "tester"), Temperature: 0.7, Seed: 2000 + i})
+	}
+	return a
+}
+
+func pick(names []string, i int, prefix string) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s%d", prefix, i+1)
+}
+
+// applyAgents merges the file's agents section into the defaults for the final counts.
+func applyAgents(s *Settings, f *agentsFile) error {
+	s.Agents = defaultAgents(s.Coders, s.Testers)
+	if f == nil {
+		return nil
+	}
+	if f.Model != nil {
+		s.Agents.Model = *f.Model
+	}
+	if f.MaxSteps != nil {
+		s.Agents.MaxSteps = *f.MaxSteps
+	}
+	if f.Price != nil {
+		s.Agents.Price = *f.Price
+	}
+	if err := mergeAgents("agents.coders", "coders", s.Agents.Coders, f.Coders); err != nil {
+		return err
+	}
+	return mergeAgents("agents.testers", "testers", s.Agents.Testers, f.Testers)
+}
+
+func mergeAgents(key, countKey string, into []AgentSettings, from []*AgentSettings) error {
+	if from == nil {
+		return nil
+	}
+	if len(from) != len(into) {
+		return fmt.Errorf("%s: lists %d agents but %s is %d", key, len(from), countKey, len(into))
+	}
+	for i, a := range from {
+		if a == nil {
+			return fmt.Errorf("%s[%d]: empty entry", key, i)
+		}
+		d := into[i]
+		if a.Name == "" {
+			a.Name = d.Name
+		}
+		if a.Seed == 0 {
+			a.Seed = d.Seed
+		}
+		into[i] = *a
+	}
+	return nil
+}
+
+var agentNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+func (a Agents) validate() error {
+	if a.Model == "" {
+		return fmt.Errorf("agents.model: must name a model")
+	}
+	if a.MaxSteps < 1 || a.MaxSteps > 500 {
+		return fmt.Errorf("agents.max_steps: must be between 1 and 500 (got %d)", a.MaxSteps)
+	}
+	if a.Price.Input < 0 || a.Price.Output < 0 {
+		return fmt.Errorf("agents.price: must not be negative")
+	}
+	seen := map[string]bool{}
+	for key, list := range map[string][]AgentSettings{"agents.coders": a.Coders, "agents.testers": a.Testers} {
+		for i, s := range list {
+			switch {
+			case !agentNameRE.MatchString(s.Name):
+				return fmt.Errorf("%s[%d].name: lower-case letters, digits and _ (got %q)", key, i, s.Name)
+			case seen[s.Name]:
+				return fmt.Errorf("%s[%d].name: %q is used twice", key, i, s.Name)
+			case s.Temperature < 0 || s.Temperature > 2:
+				return fmt.Errorf("%s[%d].temperature: must be between 0 and 2 (got %g)", key, i, s.Temperature)
+			case len(s.Persona) > 2000 || len(s.Direction) > 2000:
+				return fmt.Errorf("%s[%d]: persona and direction are at most 2000 characters", key, i)
+			}
+			seen[s.Name] = true
+		}
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+// Package llm talks to chat-completion endpoints that speak the OpenAI API (OpenAI, Azure
+// OpenAI, Ollama, vLLM, llama.cpp's server, …). Its types are Dixit's own, so agents,
+// the journal and tests do not depend on a client library's shapes.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Roles of a message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant: tools it asks to call
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool: the call this answers
+}
+
+// ToolCall is the model's request to call a tool; Arguments is the raw JSON it wrote.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool describes a function the model may call; Parameters is a JSON Schema object.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one chat completion.
+type Request struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Tools       []Tool    `json:"tools,omitempty"`
+	Temperature float32   `json:"temperature"`
+	Seed        *int      `json:"seed,omitempty"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+}
+
+// Usage counts tokens as the endpoint reported them.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Response is the model's reply.
+type Response struct {
+	Message      Message `json:"message"`
+	FinishReason string  `json:"finish_reason"` // stop | tool_calls | length | content_filter | cut_off
+	Usage        Usage   `json:"usage"`
+}
+
+// Client sends chat completions. Implementations retry what is worth retrying; an error
+// they return is final for this request.
+type Client interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
+// Errors a caller must tell apart: none of them is worth retrying as is.
+var (
+	// ErrQuota: the account is out of credit or over a hard quota; retrying cannot help.
+	ErrQuota = errors.New("llm: quota or billing limit reached")
+	// ErrContextLength: the conversation no longer fits the model's context window.
+	ErrContextLength = errors.New("llm: conversation exceeds the model's context window")
+	// ErrAuth: the key was refused.
+	ErrAuth = errors.New("llm: the endpoint refused the credentials")
+	// ErrRunaway: streaming was cut off because the reply degenerated (endless whitespace
+	// or repetition); the partial reply is not returned.
+	ErrRunaway = errors.New("llm: reply cut off: runaway output")
+)
