@@ -2,10 +2,10 @@ package scripted
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
+	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -35,7 +35,7 @@ type state struct {
 type base struct {
 	name    string
 	w       *gitstate.Workshop
-	cpRef   string
+	cps     checkpoint.Store
 	current state
 }
 
@@ -47,32 +47,12 @@ func (b *base) Tell(_ context.Context, message string) error {
 }
 
 // Save commits the agent's state on its checkpoint ref and returns the commit.
-func (b *base) Save(context.Context) (orchestrate.Checkpoint, error) {
-	data, err := json.MarshalIndent(b.current, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("encode state of %s: %w", b.name, err)
-	}
-	tree, err := b.w.WriteFiles([]gitstate.File{{Path: "state.json", Content: data}})
-	if err != nil {
-		return "", fmt.Errorf("save %s: %w", b.name, err)
-	}
-	commit, err := b.w.Commit(b.cpRef, tree, "checkpoint of "+b.name)
-	if err != nil {
-		return "", fmt.Errorf("save %s: %w", b.name, err)
-	}
-	return orchestrate.Checkpoint(commit), nil
-}
+func (b *base) Save(context.Context) (orchestrate.Checkpoint, error) { return b.cps.Save(b.current) }
 
 func (b *base) load(cp orchestrate.Checkpoint) (state, error) {
-	files, err := b.w.Files(string(cp))
-	if err != nil || len(files) != 1 || files[0].Path != "state.json" {
-		return state{}, fmt.Errorf("checkpoint %s of %s is unreadable: %v", cp, b.name, err)
-	}
 	var s state
-	if err := json.Unmarshal(files[0].Content, &s); err != nil {
-		return state{}, fmt.Errorf("checkpoint %s of %s: %w", cp, b.name, err)
-	}
-	return s, nil
+	err := b.cps.Load(cp, &s)
+	return s, err
 }
 
 // Coder answers its k-th solve with its version k (the last one repeats).
@@ -85,7 +65,7 @@ type Coder struct {
 // NewCoder returns a scripted coder whose workspace lives on refs/dixit/<run>/coders/<name>.
 func NewCoder(w *gitstate.Workshop, run string, s Script) *Coder {
 	return &Coder{
-		base:   base{name: s.Name, w: w, cpRef: "refs/dixit/" + run + "/checkpoints/" + s.Name},
+		base:   base{name: s.Name, w: w, cps: checkpoint.New(w, run, s.Name)},
 		script: s,
 		ref:    "refs/dixit/" + run + "/coders/" + s.Name,
 	}
@@ -139,7 +119,7 @@ type Tester struct {
 // NewTester returns a scripted tester whose proposals go to refs/dixit/<run>/testers/<name>.
 func NewTester(w *gitstate.Workshop, run string, s Script) *Tester {
 	return &Tester{
-		base:   base{name: s.Name, w: w, cpRef: "refs/dixit/" + run + "/checkpoints/" + s.Name},
+		base:   base{name: s.Name, w: w, cps: checkpoint.New(w, run, s.Name)},
 		script: s,
 		ref:    "refs/dixit/" + run + "/testers/" + s.Name,
 	}
