@@ -55,7 +55,7 @@ func TestHostileTestsGetVerdictsAndTheRunGoesOn(t *testing.T) {
 		"hang-1":   {"timeout"},
 		"hang-2":   {"timeout"},
 		"greedy-1": {"fail", "over_limit", "timeout"},
-		"greedy-2": {"fail", "over_limit"},
+		"greedy-2": {"fail", "over_limit", "timeout"},
 		"leaky-1":  {"over_limit"},
 		"leaky-2":  {"fail"},
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
@@ -50,89 +51,122 @@ type Outcome struct {
 
 // Run executes (or resumes) the Dixit protocol on a scripted population.
 func Run(ctx context.Context, opts Options) (*Outcome, error) {
-	start := time.Now()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
 	pop, err := scripted.Load(opts.Population)
 	if err != nil {
 		return nil, err
-	}
-	if opts.BuildCache == "" {
-		opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
 	}
 	if opts.RunID == "" {
 		if opts.RunID, err = runID(opts.Population); err != nil {
 			return nil, err
 		}
 	}
-	runDir := filepath.Join(opts.StateDir, "runs", opts.RunID)
-	release, err := acquireLease(runDir)
+	s, err := open(opts, pop.Settings.Test)
 	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	var coders []orchestrate.Coder
+	var testers []orchestrate.Tester
+	for _, c := range pop.Coders {
+		coders = append(coders, scripted.NewCoder(s.ws, opts.RunID, c))
+	}
+	for _, t := range pop.Testers {
+		testers = append(testers, scripted.NewTester(s.ws, opts.RunID, t))
+	}
+	return s.execute(ctx, pop.Settings, coders, testers, func(sum *report.Summary) {
+		sum.Population, sum.Agents = opts.Population, "scripted"
+	})
+}
+
+// session is an open run: its lease, workshop, journal and judge.
+type session struct {
+	opts    Options
+	start   time.Time
+	runDir  string
+	release func()
+	ws      *gitstate.Workshop
+	journal *timedJournal
+	local   *ci.Local
+	judge   *ci.Cached
+}
+
+func open(opts Options, contract ci.Contract) (_ *session, err error) {
+	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID)}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.opts.BuildCache == "" {
+		s.opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
+	}
+	if s.release, err = acquireLease(s.runDir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
-	defer release()
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
 	if opts.Fresh {
-		if err := discard(runDir); err != nil {
+		if err := discard(s.runDir); err != nil {
 			return nil, fmt.Errorf("discard run %s: %w", opts.RunID, err)
 		}
 	}
-	ws, err := gitstate.Open(filepath.Join(runDir, "workshop.git"))
+	if s.ws, err = gitstate.Open(filepath.Join(s.runDir, "workshop.git")); err != nil {
+		return nil, err
+	}
+	if err := s.ws.ClearLocks(); err != nil {
+		return nil, err
+	}
+	journal, err := s.ws.Journal("refs/dixit/" + opts.RunID + "/journal")
 	if err != nil {
 		return nil, err
 	}
-	if err := ws.ClearLocks(); err != nil {
-		return nil, err
-	}
-	journal, err := ws.Journal("refs/dixit/" + opts.RunID + "/journal")
-	if err != nil {
-		return nil, err
-	}
-	timed := &timedJournal{Journal: journal}
-
-	local, err := ci.NewLocal(ci.LocalOptions{
-		Contract: pop.Settings.Test,
+	s.journal = &timedJournal{Journal: journal}
+	s.local, err = ci.NewLocal(ci.LocalOptions{
+		Contract: contract,
 		WorkDir:  filepath.Join(opts.StateDir, "tmp"),
-		CacheDir: opts.BuildCache,
+		CacheDir: s.opts.BuildCache,
 		Parallel: opts.Parallel,
 		Sandbox:  opts.Sandbox,
-		Logger:   opts.Logger,
+		Logger:   s.opts.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	defer local.Close()
-	judge, err := ci.NewCached(local, pop.Settings.Test, filepath.Join(opts.StateDir, "cache", "verdicts"), opts.Logger)
-	if err != nil {
+	if s.judge, err = ci.NewCached(s.local, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
 		return nil, err
 	}
+	return s, nil
+}
 
-	deps := orchestrate.Deps{Judge: judge, Store: store{ws}, Journal: timed, AfterAppend: opts.AfterAppend}
-	if opts.Progress != nil {
-		deps.Reporter = report.NewProgress(opts.Progress)
+func (s *session) close() {
+	if s.local != nil {
+		s.local.Close()
 	}
-	for _, s := range pop.Coders {
-		deps.Coders = append(deps.Coders, scripted.NewCoder(ws, opts.RunID, s))
+	s.release()
+}
+
+// execute runs the protocol with the given agents and writes the report and summary.
+func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orchestrate.Coder, testers []orchestrate.Tester, describe func(*report.Summary)) (*Outcome, error) {
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Judge: s.judge, Store: store{s.ws}, Journal: s.journal, AfterAppend: s.opts.AfterAppend}
+	if s.opts.Progress != nil {
+		deps.Reporter = report.NewProgress(s.opts.Progress)
 	}
-	for _, s := range pop.Testers {
-		deps.Testers = append(deps.Testers, scripted.NewTester(ws, opts.RunID, s))
-	}
-	run, err := orchestrate.New(pop.Settings, deps)
+	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
+		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
 	}
 	res, err := run.Execute(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w (the journal keeps everything finished so far; the same command resumes)", opts.RunID, err)
+		return nil, fmt.Errorf("run %s: %w (the journal keeps everything finished so far; the same command resumes)", s.opts.RunID, err)
 	}
-
-	sum := report.NewSummary(opts.RunID, res)
-	sum.Population, sum.Agents = opts.Population, "scripted"
-	sum.Judge = report.Judge{Stats: judge.Stats(), Sandbox: local.Isolation()}
-	sum.Journal.Seconds = timed.seconds.Seconds()
-	sum.WallSeconds = time.Since(start).Seconds()
-	out := &Outcome{Result: res, Summary: sum, RunDir: runDir}
-	if out.JSON, out.Report, err = report.Write(runDir, sum, res); err != nil {
+	sum := report.NewSummary(s.opts.RunID, res)
+	describe(&sum)
+	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
+	sum.Journal.Seconds = s.journal.seconds.Seconds()
+	sum.WallSeconds = time.Since(s.start).Seconds()
+	out := &Outcome{Result: res, Summary: sum, RunDir: s.runDir}
+	if out.JSON, out.Report, err = report.Write(s.runDir, sum, res); err != nil {
 		return nil, err
 	}
 	return out, nil
