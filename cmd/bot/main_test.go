@@ -21,7 +21,8 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 	}{
 		{"no command", nil, "missing command"},
 		{"unknown command", []string{"serve-all"}, `unknown command "serve-all"`},
-		{"run without a population", []string{"run"}, "--population DIR is required"},
+		{"run without a spec or population", []string{"run"}, "give --spec FILE"},
+		{"live run without an endpoint", []string{"run", "--spec", "spec.md"}, "no LLM endpoint configured"},
 		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "no such file or directory"},
 		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
 		{"bad flag", []string{"demo", "--reruns", "3"}, "flag provided but not defined"},
@@ -29,6 +30,8 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("OPENAI_BASE_URL", "")
 			err := run(context.Background(), tc.args, &out, &errOut)
 			require.Error(t, err)
 			assert.Contains(t, err.Error()+errOut.String(), tc.want)

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,7 +59,7 @@ func (s *sandbox) execute(ctx context.Context, inv invocation) (result, error) {
 	}
 
 	flood := make(chan struct{})
-	out := newRunOutput(marker, s.limits.Output, func() { close(flood) })
+	out := newRunOutput(marker, s.limits.Output, cmp.Or(s.keep, MaxOutput), func() { close(flood) })
 	pumped := make(chan struct{})
 	go func() {
 		defer close(pumped)

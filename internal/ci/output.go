@@ -41,6 +41,7 @@ type runOutput struct {
 	marker []byte
 	limit  int64
 	over   func()
+	keep   int // tail bytes kept per run
 	cur    *tail
 	last   []byte
 	count  int64
@@ -48,8 +49,8 @@ type runOutput struct {
 	fired  bool
 }
 
-func newRunOutput(marker string, limit int64, over func()) *runOutput {
-	return &runOutput{marker: []byte(marker), limit: limit, over: over, cur: newTail(MaxOutput)}
+func newRunOutput(marker string, limit int64, keep int, over func()) *runOutput {
+	return &runOutput{marker: []byte(marker), limit: limit, keep: keep, over: over, cur: newTail(keep)}
 }
 
 func (o *runOutput) write(p []byte) {
@@ -61,7 +62,7 @@ func (o *runOutput) write(p []byte) {
 		}
 		o.add(data[:i])
 		o.last = append([]byte(nil), o.cur.Bytes()...)
-		o.cur, o.count = newTail(MaxOutput), 0
+		o.cur, o.count = newTail(o.keep), 0
 		data = data[i+len(o.marker):]
 	}
 	if keep := len(o.marker) - 1; len(data) > keep {

@@ -30,6 +30,7 @@ type sandbox struct {
 	system                  []string // bwrap arguments exposing the host system read-only
 	mounts                  []string // toolchain paths bound read-only
 	cacheDir                string   // host directory of the toolchain build cache, or ""
+	keep                    int      // output tail kept per run; MaxOutput when 0
 	env                     map[string]string
 }
 

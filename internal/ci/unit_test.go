@@ -66,7 +66,7 @@ func TestRunOutput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			over := false
-			o := newRunOutput(m, c.limit, func() { over = true })
+			o := newRunOutput(m, c.limit, MaxOutput, func() { over = true })
 			for _, ch := range c.chunks {
 				o.write([]byte(ch))
 			}

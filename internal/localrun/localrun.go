@@ -21,13 +21,18 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
 )
 
 // Options configure a local run.
 type Options struct {
-	Population string // population directory
+	Population string // population directory (scripted run)
+	Spec       string // spec file (live run)
+	Repo       string // repository whose HEAD is the base revision (live run)
+	Config     string // dixit.yml for a live run; default: .github/dixit.yml at HEAD
+	Client     llm.Client
 	StateDir   string // where runs, caches and the workshop live
 	BuildCache string // toolchain build cache; StateDir/cache/build when empty
 	RunID      string // "" derives one from the population's content

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/localrun"
+)
+
+// noEndpoint is what a live run says when no model endpoint is configured.
+const noEndpoint = `no LLM endpoint configured. Set one of:
+  OPENAI_API_KEY=sk-...                                  OpenAI
+  OPENAI_BASE_URL=http://localhost:11434/v1              Ollama (any OpenAI-compatible server: vLLM, llama.cpp, ...)
+  OPENAI_BASE_URL=https://NAME.openai.azure.com OPENAI_API_KEY=... OPENAI_API_TYPE=azure OPENAI_API_VERSION=2024-06-01
+and choose models in dixit.yml (agents.model). To watch Dixit work without a model, run: bot demo`
+
+// runLocal runs `bot demo` and `bot run`.
+func runLocal(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	population := fs.String("population", "", "scripted population directory (spec.md, dixit.yml, base/, coders/, testers/)")
+	spec := fs.String("spec", "", "live run: the spec, a Markdown file as an issue body would state it")
+	repo := fs.String("repo", ".", "live run: the git repository; its HEAD commit is the base revision")
+	configPath := fs.String("config", "", "live run: dixit.yml (default: .github/dixit.yml at HEAD, else defaults)")
+	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
+	buildCache := fs.String("build-cache", "", "toolchain build cache for the judge (default: STATE/cache/build)")
+	fresh := fs.Bool("fresh", false, "discard an earlier run with the same inputs and start over")
+	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
+	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
+	verbose := fs.Bool("v", false, "log details to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	opts := localrun.Options{
+		Population: *population, Spec: *spec, Repo: *repo, Config: *configPath,
+		StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
+		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	}
+	var out *localrun.Outcome
+	var err error
+	switch {
+	case cmd == "demo" || opts.Population != "":
+		if opts.Population == "" {
+			if opts.Population, err = findDemo(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", cmd, opts.Population)
+		fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
+		out, err = localrun.Run(ctx, opts)
+	case opts.Spec != "":
+		if opts.Client, err = clientFromEnv(getenv, opts.Logger); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpointName(getenv), opts.Spec)
+		out, err = localrun.RunLive(ctx, opts)
+	default:
+		return errors.New("run: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try `bot demo`")
+	}
+	if err != nil {
+		return err
+	}
+	s := out.Summary
+	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
+	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
+		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
+	fmt.Fprintf(stdout, "Report:  %s\nSummary: %s\nHidden state (git): %s\n", out.Report, out.JSON, out.RunDir+"/workshop.git")
+	return nil
+}
+
+// clientFromEnv builds the model client from the OpenAI client conventions.
+func clientFromEnv(getenv func(string) string, logger *slog.Logger) (llm.Client, error) {
+	key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
+	if key == "" && base == "" {
+		return nil, errors.New(noEndpoint)
+	}
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	return llm.NewOpenAI(llm.OpenAIConfig{
+		BaseURL: base, APIKey: key, APIType: getenv("OPENAI_API_TYPE"), APIVersion: getenv("OPENAI_API_VERSION"), Logger: logger,
+	})
+}
+
+func endpointName(getenv func(string) string) string {
+	if base := getenv("OPENAI_BASE_URL"); base != "" {
+		return base
+	}
+	return "OpenAI"
+}

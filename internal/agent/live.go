@@ -1,0 +1,131 @@
+// Package agent runs coders and testers on any OpenAI-compatible model. An agent is a
+// conversation plus a workspace; checkpoints save both, and every model reply is
+// journalled so a resumed run never pays for it twice.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/llm"
+)
+
+// Options are what both roles need.
+type Options struct {
+	Client   llm.Client
+	Settings config.AgentSettings
+	Model    string // when Settings.Model is empty
+	MaxSteps int
+	Spec     string
+	Workshop *gitstate.Workshop
+	Run      string
+	Logger   *slog.Logger
+}
+
+// live is the conversation machinery both roles share.
+type live struct {
+	opts     Options
+	name     string
+	replies  *replyLog
+	cps      checkpoint.Store
+	messages []llm.Message
+	usage    llm.Usage
+	failed   int // turns that ended on a degenerate reply or an overfull context
+}
+
+func newLive(opts Options, system string) (*live, error) {
+	if opts.Client == nil || opts.Workshop == nil {
+		return nil, errors.New("agent: a client and a workshop are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	replies, err := openReplies(opts.Workshop, opts.Run, opts.Settings.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &live{
+		opts: opts, name: opts.Settings.Name, replies: replies,
+		cps:      checkpoint.New(opts.Workshop, opts.Run, opts.Settings.Name),
+		messages: []llm.Message{{Role: llm.RoleSystem, Content: system}},
+	}, nil
+}
+
+func (a *live) Name() string { return a.name }
+
+// Usage returns the tokens this agent's replies cost, replayed replies included.
+func (a *live) Usage() llm.Usage { return a.usage }
+
+func (a *live) Tell(_ context.Context, message string) error {
+	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: message})
+	return nil
+}
+
+// handler executes one tool call; stop ends the turn after the current reply's calls.
+type handler func(ctx context.Context, call llm.ToolCall) (result string, stop bool, err error)
+
+// converse runs one turn: the model replies, its tool calls are executed and answered,
+// until it stops calling tools, a handler stops the turn, or MaxSteps replies were made.
+// A degenerate reply or an overfull context ends the turn as a failed attempt; errors
+// that retrying cannot fix (credentials, quota) are returned.
+func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle handler) error {
+	model := a.opts.Settings.Model
+	if model == "" {
+		model = a.opts.Model
+	}
+	seed := a.opts.Settings.Seed + draw // a re-roll after a rollback samples afresh
+	compacted := false
+	for step := 1; step <= a.opts.MaxSteps; step++ {
+		req := llm.Request{Model: model, Messages: a.messages, Tools: tools, Temperature: a.opts.Settings.Temperature, Seed: &seed}
+		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, req)
+		switch {
+		case errors.Is(err, llm.ErrContextLength) && !compacted:
+			compacted = true
+			a.compact()
+			continue
+		case errors.Is(err, llm.ErrContextLength), errors.Is(err, llm.ErrRunaway):
+			a.failed++
+			a.opts.Logger.Warn("agent: turn ended early", "agent", a.name, "draw", draw, "err", err)
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		a.usage.PromptTokens += resp.Usage.PromptTokens
+		a.usage.CompletionTokens += resp.Usage.CompletionTokens
+		a.messages = append(a.messages, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			return nil
+		}
+		stop := false
+		for _, call := range resp.Message.ToolCalls {
+			result, done, err := handle(ctx, call)
+			if err != nil {
+				return fmt.Errorf("%s: tool %s: %w", a.name, call.Name, err)
+			}
+			stop = stop || done
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: result})
+		}
+		if stop {
+			return nil
+		}
+	}
+	return nil
+}
+
+// keepRecent is how many trailing messages compaction leaves untouched.
+const keepRecent = 8
+
+// compact shortens old tool output, the bulk of a long conversation, keeping every
+// message (and so every tool call's answer) in place.
+func (a *live) compact() {
+	for i := 1; i < len(a.messages)-keepRecent; i++ {
+		if m := &a.messages[i]; m.Role == llm.RoleTool && len(m.Content) > 200 {
+			m.Content = m.Content[:200] + "\n[the rest of this output was dropped to save space]"
+		}
+	}
+}

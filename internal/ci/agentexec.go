@@ -1,0 +1,228 @@
+package ci
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ExecResult is what an agent's command did.
+type ExecResult struct {
+	Exit      int     `json:"exit"`                 // exit status (128+n: signal n); -1 when it was killed by the judge
+	Output    string  `json:"output,omitempty"`     // tail of stdout+stderr, at most ExecOutput bytes, valid UTF-8
+	Note      string  `json:"note,omitempty"`       // why the judge ended it or which limit it hit, else ""
+	TimedOut  bool    `json:"timed_out,omitempty"`  // it outlived its timeout and was killed
+	OverLimit bool    `json:"over_limit,omitempty"` // an output or resource limit ended it
+	Seconds   float64 `json:"seconds"`
+}
+
+// ExecOutput caps ExecResult.Output.
+const ExecOutput = 16 << 10
+
+// defaultExecTimeout bounds a command when the caller gives no timeout.
+const defaultExecTimeout = 2 * time.Minute
+
+// Exec runs an agent's own command with /bin/sh -c in the same sandbox as tests, with
+// the host directory dir bound read-write as its working directory (/sandbox/src).
+//
+// Unlike a test, the command may write to dir. As root, where commands run as a lane
+// uid, dir's tree is lent to the lane for the duration and given back afterwards:
+// files that existed keep their owner, new files belong to the caller (see lend).
+// Commands on one dir are serialized. Each dir gets a build cache of its own, never
+// the judge's: an agent must neither poison the judge's builds nor see what other
+// trees compiled. The first build in a dir therefore compiles the standard library.
+//
+// The error is the judge's own failure (the sandbox did not start, the context
+// ended); whatever the command does, a non-zero exit included, is a result.
+func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Duration) (ExecResult, error) {
+	start := time.Now()
+	if timeout <= 0 {
+		timeout = defaultExecTimeout
+	}
+	dir, err := realDir(dir)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	if l.sb.root && l.sb.bwrap == "" {
+		if err := traversable(dir); err != nil {
+			return ExecResult{}, err
+		}
+	}
+	key := dirKey(dir)
+	state := filepath.Join(l.work, "exec", key)
+	if err := os.MkdirAll(state, 0o711); err != nil {
+		return ExecResult{}, fmt.Errorf("exec state: %w", err)
+	}
+	unlock, err := lockFile(ctx, state+".lock")
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer unlock()
+
+	var sl slot
+	select {
+	case sl = <-l.slots:
+	case <-ctx.Done():
+		return ExecResult{}, ctx.Err()
+	}
+	defer func() { l.slots <- sl }()
+
+	sb := *l.sb // the judge's sandbox with this dir's own cache and a longer output tail
+	sb.keep = ExecOutput
+	if sb.cacheDir, err = l.execCache(state, sl); err != nil {
+		return ExecResult{}, err
+	}
+	job, err := l.execJobDir(dir, sl)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer func() {
+		if err := removeAll(job); err != nil {
+			l.log.Warn("ci: cannot remove exec directory", "dir", job, "err", err)
+		}
+	}()
+
+	var owners map[string]owner
+	if sb.root {
+		if owners, err = lend(dir, sl.uid, sl.gid); err != nil {
+			return ExecResult{}, fmt.Errorf("lend %s to uid %d: %w", dir, sl.uid, err)
+		}
+	}
+	// Builds run with umask 002 for the judge's shared cache; the agent's files need not.
+	inv := invocation{dir: job, slot: sl, build: true, script: "umask 022\n" + command, runs: 1, timeout: timeout}
+	res, runErr := sb.execute(ctx, inv)
+	if sb.root {
+		if err := giveBack(dir, owners); err != nil {
+			return ExecResult{}, fmt.Errorf("give %s back: %w", dir, err)
+		}
+	}
+	if runErr != nil {
+		return ExecResult{}, fmt.Errorf("exec: %w", runErr)
+	}
+	return sb.execResult(res, timeout, time.Since(start)), nil
+}
+
+// execResult turns an invocation's result into what the agent's caller sees.
+func (s *sandbox) execResult(res result, timeout, took time.Duration) ExecResult {
+	// The output stays the command's own; the caller words the note for its reader.
+	r := ExecResult{Exit: res.exit, TimedOut: res.timedOut, Output: clip(res.output, "", ExecOutput), Seconds: took.Seconds()}
+	switch {
+	case res.timedOut:
+		r.Exit, r.Note = -1, fmt.Sprintf("timed out after %s", timeout)
+	case res.flooded:
+		r.Exit, r.OverLimit, r.Note = -1, true, fmt.Sprintf("output exceeded %d bytes", s.limits.Output)
+	default:
+		r.Note = limitNote(res.exit, res.cpu, s.phaseLimits(true))
+		r.OverLimit = r.Note != ""
+	}
+	return r
+}
+
+// realDir resolves dir to the absolute, symlink-free directory that gets bound.
+func realDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("exec dir: %w", err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", fmt.Errorf("exec dir: %w", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("exec dir: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("exec dir %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// traversable checks that a lane uid can reach dir without bubblewrap's bind mount.
+func traversable(dir string) error {
+	for _, d := range ancestors(dir) { // dir itself is lent to the lane
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("exec dir: %w", err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("exec dir: without bubblewrap the lanes' uids must be able to traverse %s (mode %s)", d, fi.Mode().Perm())
+		}
+	}
+	return nil
+}
+
+// dirKey names a dir's state (lock and cache) inside the judge's scratch directory.
+func dirKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:8])
+}
+
+// execCache is the dir's private build cache, given to the lane that runs the command;
+// "" when the toolchain has none.
+func (l *Local) execCache(state string, sl slot) (string, error) {
+	if l.sb.cacheDir == "" {
+		return "", nil
+	}
+	cache := filepath.Join(state, l.sb.tc.cacheSub)
+	if err := os.MkdirAll(cache, 0o775); err != nil {
+		return "", fmt.Errorf("exec cache: %w", err)
+	}
+	if l.sb.root { // only this dir's commands use it, one at a time: the lane may own it
+		if err := chownTree(cache, sl.uid, sl.gid); err != nil {
+			return "", fmt.Errorf("exec cache: %w", err)
+		}
+	}
+	return cache, nil
+}
+
+// execJobDir lays out the directory an invocation expects: src (here a symlink to the
+// agent's dir, which bwrap binds and the fallback mode enters), tmp and home.
+func (l *Local) execJobDir(dir string, sl slot) (string, error) {
+	job, err := os.MkdirTemp(l.work, "exec-")
+	if err != nil {
+		return "", fmt.Errorf("exec dir: %w", err)
+	}
+	err = os.Symlink(dir, filepath.Join(job, "src"))
+	for _, d := range []string{"tmp", "home"} {
+		if err == nil {
+			err = os.Mkdir(filepath.Join(job, d), 0o755)
+		}
+	}
+	if err == nil && l.sb.root {
+		err = chownTree(job, sl.uid, sl.gid) // chownTree never follows the src symlink
+	}
+	if err != nil {
+		removeAll(job)
+		return "", fmt.Errorf("exec dir: %w", err)
+	}
+	return job, nil
+}
+
+// lockFile takes an exclusive flock on path, polling so ctx can end the wait.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("exec lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if err != syscall.EWOULDBLOCK {
+			f.Close()
+			return nil, fmt.Errorf("exec lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

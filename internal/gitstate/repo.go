@@ -1,0 +1,53 @@
+package gitstate
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxRepoFile bounds one file read from a user's repository.
+const maxRepoFile = 32 << 20
+
+// ReadHead returns the files of the commit HEAD points at in the repository at dir, and
+// that commit. Only committed content counts: a run is pinned to a revision, not to
+// whatever the working tree holds. Symbolic links and submodules are skipped.
+func ReadHead(dir string) ([]File, string, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, "", fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return nil, "", fmt.Errorf("repository %s has no HEAD commit: %w", dir, err)
+	}
+	commit, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
+	}
+	var files []File
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if f.Mode != filemode.Regular && f.Mode != filemode.Executable {
+			return nil
+		}
+		if f.Size > maxRepoFile {
+			return fmt.Errorf("%s is larger than %d bytes", f.Name, maxRepoFile)
+		}
+		content, err := f.Contents()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", f.Name, err)
+		}
+		files = append(files, File{Path: f.Name, Content: []byte(content), Executable: f.Mode == filemode.Executable})
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
+	}
+	return files, head.Hash().String(), nil
+}

@@ -1,0 +1,255 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// API types for OpenAIConfig.APIType.
+const (
+	APITypeOpenAI = "openai"
+	APITypeAzure  = "azure"
+)
+
+// OpenAIConfig configures an OpenAI-compatible endpoint. Start from DefaultOpenAIConfig:
+// the zero value works but does not stream.
+type OpenAIConfig struct {
+	BaseURL    string // e.g. https://api.openai.com/v1, http://localhost:11434/v1; Azure: the resource URL
+	APIKey     string
+	APIType    string // APITypeOpenAI (default) or APITypeAzure
+	APIVersion string // Azure only, e.g. 2024-10-21
+
+	HTTPClient     *http.Client  // copied, its transport wrapped; nil: a fresh client
+	RequestTimeout time.Duration // one attempt, stream included; default 5m
+	MaxRetries     int           // retries after the first attempt; default 5, negative: none
+	// Stream reads replies as server-sent events, which lets a runaway reply be cut off
+	// early. DefaultOpenAIConfig turns it on.
+	Stream  bool
+	Runaway RunawayLimits
+
+	Logger *slog.Logger                                     // default: discard
+	Sleep  func(ctx context.Context, d time.Duration) error // waits between attempts; for tests
+}
+
+// DefaultOpenAIConfig returns the recommended settings for an OpenAI-style endpoint.
+func DefaultOpenAIConfig(baseURL, apiKey string) OpenAIConfig {
+	return OpenAIConfig{
+		BaseURL: baseURL, APIKey: apiKey, APIType: APITypeOpenAI,
+		RequestTimeout: 5 * time.Minute, MaxRetries: 5, Stream: true,
+	}
+}
+
+// Backoff between attempts when the server gives no hint: exponential with equal
+// jitter, from backoffBase doubling up to backoffCap.
+const (
+	backoffBase = time.Second
+	backoffCap  = 60 * time.Second
+)
+
+// OpenAI is a Client for OpenAI-compatible chat-completion endpoints. It is safe for
+// concurrent use.
+type OpenAI struct {
+	client     *openai.Client
+	stream     bool
+	timeout    time.Duration
+	maxRetries int
+	runaway    RunawayLimits
+	log        *slog.Logger
+	sleep      func(context.Context, time.Duration) error
+	noUsage    atomic.Bool // the server rejected stream_options; stream without usage
+}
+
+var _ Client = (*OpenAI)(nil)
+
+// NewOpenAI builds a client; it does not contact the endpoint.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("llm: OpenAI config has no base URL")
+	}
+	var oc openai.ClientConfig
+	switch strings.ToLower(cfg.APIType) {
+	case "", APITypeOpenAI:
+		oc = openai.DefaultConfig(cfg.APIKey)
+		oc.BaseURL = cfg.BaseURL
+	case APITypeAzure:
+		if cfg.APIVersion == "" {
+			return nil, errors.New("llm: Azure needs an API version")
+		}
+		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		oc.APIVersion = cfg.APIVersion
+		// Deployments are named as the model; go-openai's default mangles "3.5" names.
+		oc.AzureModelMapperFunc = func(model string) string { return model }
+	default:
+		return nil, fmt.Errorf("llm: unknown API type %q", cfg.APIType)
+	}
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		copied := *cfg.HTTPClient
+		hc = &copied
+	}
+	hc.Transport = recordResponses(hc.Transport)
+	oc.HTTPClient = hc
+
+	c := &OpenAI{
+		client:     openai.NewClientWithConfig(oc),
+		stream:     cfg.Stream,
+		timeout:    cfg.RequestTimeout,
+		maxRetries: cfg.MaxRetries,
+		runaway:    cfg.Runaway,
+		log:        cfg.Logger,
+		sleep:      cfg.Sleep,
+	}
+	if c.timeout <= 0 {
+		c.timeout = 5 * time.Minute
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = 5
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	return c, nil
+}
+
+// Chat sends req, retrying rate limits, server faults and transport failures. The
+// returned error is final: it wraps ErrAuth, ErrQuota, ErrContextLength or ErrRunaway when
+// it is one of those, and names the last status or transport error otherwise.
+func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
+	oreq, err := toOpenAI(req)
+	if err != nil {
+		return Response{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		resp, hint, err := c.attempt(ctx, oreq)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, context.Cause(ctx), err)
+		}
+		if r, ok := promptFiltered(err); ok {
+			return r, nil
+		}
+		if c.dropUsageOption(err) {
+			continue // at once: the server told us what it did not like
+		}
+		retry := false
+		if se, ok := asStatusError(err); ok {
+			retry, err = retryableStatus(se), se
+		} else {
+			retry = transient(err)
+		}
+		if !retry {
+			return Response{}, fmt.Errorf("llm: chat with %s: %w", req.Model, err)
+		}
+		if attempt >= c.maxRetries {
+			return Response{}, fmt.Errorf("llm: chat with %s: giving up after %d attempts: %w", req.Model, attempt+1, err)
+		}
+		wait := c.backoff(attempt, hint)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return Response{}, fmt.Errorf("llm: chat with %s: not retrying, waiting %s would pass the deadline: %w",
+				req.Model, wait, err)
+		}
+		c.log.WarnContext(ctx, "llm: retrying chat completion", "model", req.Model, "attempt", attempt+1,
+			"wait", wait, "err", err)
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, serr, err)
+		}
+	}
+}
+
+// attempt sends one request under its own timeout and returns the server's retry hint.
+func (c *OpenAI) attempt(ctx context.Context, req openai.ChatCompletionRequest) (Response, time.Duration, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	actx, rec := withResponseRecord(actx)
+	var resp Response
+	var err error
+	if c.stream {
+		resp, err = c.chatStream(actx, req)
+	} else {
+		resp, err = c.chatOnce(actx, req)
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		err = &timeoutError{after: c.timeout, err: err}
+	}
+	if errors.Is(err, ErrRunaway) {
+		c.log.WarnContext(ctx, "llm: reply cut off", "model", req.Model, "err", err)
+	}
+	_, header := rec.get()
+	return resp, retryHint(header, time.Now()), err
+}
+
+// chatOnce runs one non-streamed attempt. The runaway checks still apply, after the fact.
+func (c *OpenAI) chatOnce(ctx context.Context, req openai.ChatCompletionRequest) (Response, error) {
+	oresp, err := c.client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return Response{}, err
+	}
+	resp, err := fromOpenAI(oresp)
+	if err != nil {
+		return Response{}, err
+	}
+	guard := newRunawayGuard(c.runaway)
+	if err := guard.write("content", resp.Message.Content); err != nil {
+		return Response{}, err
+	}
+	for i, tc := range resp.Message.ToolCalls {
+		if err := guard.write(fmt.Sprintf("tool call %d arguments", i), tc.Arguments); err != nil {
+			return Response{}, err
+		}
+	}
+	if err := guard.finish(); err != nil {
+		return Response{}, err
+	}
+	return resp, nil
+}
+
+// promptFiltered turns Azure's "the prompt triggered the content filter" (400,
+// code content_filter) into a refusal, like a filtered reply.
+func promptFiltered(err error) (Response, bool) {
+	se, ok := asStatusError(err)
+	if !ok || se.StatusCode != http.StatusBadRequest || se.Code != "content_filter" {
+		return Response{}, false
+	}
+	return Response{Message: Message{Role: RoleAssistant, Content: se.Message},
+		FinishReason: string(openai.FinishReasonContentFilter)}, true
+}
+
+// dropUsageOption handles servers that reject stream_options: it switches it off for
+// this client and reports whether the attempt should be repeated.
+func (c *OpenAI) dropUsageOption(err error) bool {
+	se, ok := asStatusError(err)
+	if !c.stream || !ok || se.StatusCode != http.StatusBadRequest || c.noUsage.Load() ||
+		!strings.Contains(se.Message, "stream_options") {
+		return false
+	}
+	c.noUsage.Store(true)
+	c.log.Warn("llm: endpoint rejects stream_options; streaming without token usage", "err", se)
+	return true
+}
+
+type timeoutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("attempt timed out after %s: %v", e.after, e.err)
+}
+
+func (e *timeoutError) Unwrap() error { return e.err }

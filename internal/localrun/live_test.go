@@ -1,0 +1,172 @@
+package localrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/llm/llmtest"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// calcRepo is a real git repository with a stub to implement and a committed dixit.yml.
+func calcRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.com/calc\n\ngo 1.22\n",
+		"calc.go": "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { panic(\"todo\") }\n",
+		".github/dixit.yml": `coders: 3
+testers: 2
+reruns: 2
+max_rounds: 4
+test: {preset: go, timeout: 20s}
+agents:
+  model: fake-model
+  max_steps: 6
+  coders:
+    - {name: tea, persona: "You like tea."}
+    - {name: coffee, persona: "You like coffee."}
+    - {name: water, persona: "You like water."}
+  testers:
+    - {name: sum, direction: "Focus on sums."}
+    - {name: zero, direction: "Focus on zero."}
+`,
+	}
+	repo, err := git.PlainInit(dir, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		_, err := wt.Add(name)
+		require.NoError(t, err)
+	}
+	_, err = wt.Commit("stub", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1, 0)}})
+	require.NoError(t, err)
+	return dir
+}
+
+func call(id, name string, args any) llmtest.ToolCall {
+	data, _ := json.Marshal(args)
+	return llmtest.ToolCall{ID: id, Name: name, Arguments: string(data)}
+}
+
+// population plays three coders (water starts with an off-by-one) and two testers through
+// the real chat-completions wire format. Every test carries a CANARY-TEST mark and every
+// piece of code a CANARY-CODE mark, so leaks can be looked for in every request.
+func population(req llmtest.RecordedRequest) llmtest.Step {
+	system := req.Messages[0].Content
+	last := req.Messages[len(req.Messages)-1]
+	turns := 0
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			turns++
+		}
+	}
+	if strings.Contains(system, "You write tests") {
+		name := "sum"
+		test := "func TestAddSum(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(Add(2, 3))\n\t}\n}\n"
+		if strings.Contains(system, "Focus on zero.") {
+			name = "zero"
+			test = "func TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(Add(0, 0))\n\t}\n}\n"
+		}
+		if turns > 1 { // later proposals: everyone passes these
+			test = "func TestAddAgain(t *testing.T) {\n\tif Add(4, 4) != 8 {\n\t\tt.Fatal(Add(4, 4))\n\t}\n}\n"
+		}
+		if last.Role == "user" && turns == 1 {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("r1", "read_file", map[string]string{"path": "calc.go"})}}
+		}
+		content := fmt.Sprintf("package calc\n\n// CANARY-TEST-%s-%d\nimport \"testing\"\n\n%s", name, turns, test)
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("s1", "submit_test", map[string]string{"content": content})}}
+	}
+	if last.Role == "tool" {
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("f1", "finish", map[string]string{"summary": "done"})}}
+	}
+	body := "a + b"
+	if strings.Contains(system, "You like water.") && turns == 1 {
+		body = "a + b + 1"
+	}
+	code := fmt.Sprintf("package calc\n\n// CANARY-CODE-%d\n\n// Add returns a + b.\nfunc Add(a, b int) int { return %s }\n", turns, body)
+	return llmtest.Step{ToolCalls: []llmtest.ToolCall{
+		call("w1", "write_file", map[string]string{"path": "calc.go", "content": code}),
+		call("c1", "run_command", map[string]string{"command": "go vet ./..."}),
+	}}
+}
+
+func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Reply(population)
+	client, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL(), APIKey: srv.APIKey()})
+	require.NoError(t, err)
+	repo := calcRepo(t)
+	opts := localrun.Options{
+		Spec: writeSpec(t), Repo: repo, Client: client,
+		StateDir: t.TempDir(), BuildCache: buildCache,
+	}
+	out, err := localrun.RunLive(context.Background(), opts)
+	require.NoError(t, err)
+	res := out.Result
+	assert.Equal(t, orchestrate.TestersExhausted, res.Outcome, res.Reason)
+	var vetted []string
+	for _, v := range res.Vetted {
+		vetted = append(vetted, v.ID+" failed by "+strings.Join(v.FailedBy, ","))
+	}
+	assert.Equal(t, []string{"sum-1 failed by water", "zero-1 failed by water"}, vetted)
+	assert.Equal(t, "llm", out.Summary.Agents)
+
+	requests := srv.Requests()
+	seen := map[string]bool{}
+	forbidden := regexp.MustCompile(`(?i)\b(coders?|testers?|agents?|other (models|implementations)|majority|votes?|scores?|games?|players?|pass rate)\b`)
+	for _, r := range requests {
+		coder := strings.Contains(r.Messages[0].Content, "You are implementing")
+		for _, m := range r.Messages {
+			text := m.Content
+			for _, c := range m.ToolCalls {
+				text += "\n" + c.Function.Arguments
+			}
+			seen[fmt.Sprintf("coder=%v code=%v test=%v", coder, strings.Contains(text, "CANARY-CODE"), strings.Contains(text, "CANARY-TEST"))] = true
+			if coder {
+				assert.NotContains(t, text, "CANARY-TEST", "no test text reaches a coder (request %d)", r.Index)
+			} else {
+				assert.NotContains(t, text, "CANARY-CODE", "no coder's code reaches a tester (request %d)", r.Index)
+			}
+			if m.Role == "system" || m.Role == "user" {
+				assert.NotRegexp(t, forbidden, m.Content, "request %d says nothing of the game", r.Index)
+			}
+		}
+		for _, tool := range r.Tools {
+			assert.NotRegexp(t, forbidden, tool.Function.Description)
+		}
+	}
+
+	assert.True(t, seen["coder=true code=true test=false"], "coders do see their own code: the canaries are live")
+	assert.True(t, seen["coder=false code=false test=true"], "testers do see their own tests")
+
+	// The same command resumes the finished run without asking the model anything.
+	again, err := localrun.RunLive(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, res.Outcome, again.Result.Outcome)
+	assert.Len(t, srv.Requests(), len(requests), "no reply is paid for twice")
+}
+
+func writeSpec(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "spec.md")
+	require.NoError(t, os.WriteFile(p, []byte("Implement `Add(a, b int) int` in package calc: it returns the sum.\n"), 0o644))
+	return p
+}
