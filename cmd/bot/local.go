@@ -75,6 +75,13 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
 	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
 		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
+	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {
+		fmt.Fprintf(stdout, "Model: %d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
+		if s.Spend.CostUSD > 0 {
+			fmt.Fprintf(stdout, ", about $%.2f", s.Spend.CostUSD)
+		}
+		fmt.Fprintln(stdout)
+	}
 	fmt.Fprintf(stdout, "Report:  %s\nSummary: %s\nHidden state (git): %s\n", out.Report, out.JSON, out.RunDir+"/workshop.git")
 	return nil
 }

@@ -58,8 +58,11 @@ func newLive(opts Options, system string) (*live, error) {
 
 func (a *live) Name() string { return a.name }
 
-// Usage returns the tokens this agent's replies cost, replayed replies included.
-func (a *live) Usage() llm.Usage { return a.usage }
+// Spent returns the tokens this agent's replies cost so far (the orchestrator meters
+// each solve or proposal by the difference).
+func (a *live) Spent() (prompt, completion int) {
+	return a.usage.PromptTokens, a.usage.CompletionTokens
+}
 
 func (a *live) Tell(_ context.Context, message string) error {
 	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: message})

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"time"
 )
 
 // Agents configure live LLM agents. Diversity matters to the Dixit rule: coders that share
@@ -14,6 +15,10 @@ type Agents struct {
 	Price    Price           `json:"price"`
 	Coders   []AgentSettings `json:"coders"`
 	Testers  []AgentSettings `json:"testers"`
+	// CoderCommand, when set, makes every coder an external coding agent: this command
+	// runs in the coder's working copy with the prompt on stdin.
+	CoderCommand   string        `json:"coder_command,omitempty"`
+	CommandTimeout time.Duration `json:"command_timeout,omitempty"`
 }
 
 // AgentSettings are one agent's model and sampling settings. Persona and Direction are
@@ -34,11 +39,13 @@ type Price struct {
 }
 
 type agentsFile struct {
-	Model    *string          `yaml:"model"`
-	MaxSteps *int             `yaml:"max_steps"`
-	Price    *Price           `yaml:"price"`
-	Coders   []*AgentSettings `yaml:"coders"`
-	Testers  []*AgentSettings `yaml:"testers"`
+	Model          *string          `yaml:"model"`
+	MaxSteps       *int             `yaml:"max_steps"`
+	Price          *Price           `yaml:"price"`
+	Coders         []*AgentSettings `yaml:"coders"`
+	Testers        []*AgentSettings `yaml:"testers"`
+	CoderCommand   *string          `yaml:"coder_command"`
+	CommandTimeout *time.Duration   `yaml:"command_timeout"`
 }
 
 var (
@@ -99,6 +106,12 @@ func applyAgents(s *Settings, f *agentsFile) error {
 	if f.Price != nil {
 		s.Agents.Price = *f.Price
 	}
+	if f.CoderCommand != nil {
+		s.Agents.CoderCommand = *f.CoderCommand
+	}
+	if f.CommandTimeout != nil {
+		s.Agents.CommandTimeout = *f.CommandTimeout
+	}
 	if err := mergeAgents("agents.coders", "coders", s.Agents.Coders, f.Coders); err != nil {
 		return err
 	}
@@ -136,6 +149,9 @@ func (a Agents) validate() error {
 	}
 	if a.MaxSteps < 1 || a.MaxSteps > 500 {
 		return fmt.Errorf("agents.max_steps: must be between 1 and 500 (got %d)", a.MaxSteps)
+	}
+	if a.CommandTimeout < 0 || a.CommandTimeout > 24*time.Hour {
+		return fmt.Errorf("agents.command_timeout: must be between 0 (default 30m) and 24h")
 	}
 	if a.Price.Input < 0 || a.Price.Output < 0 {
 		return fmt.Errorf("agents.price: must not be negative")

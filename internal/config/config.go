@@ -29,6 +29,7 @@ type Settings struct {
 	MaxRounds        int         `json:"max_rounds"`
 	Test             ci.Contract `json:"test"`
 	Agents           Agents      `json:"agents"` // live LLM agents only
+	Budget           Budget      `json:"budget"`
 }
 
 // Defaults are the seeds' constants; the test contract defaults to the Go preset.
@@ -62,6 +63,7 @@ type file struct {
 		Env          map[string]string `yaml:"env"`
 	} `yaml:"test"`
 	Agents *agentsFile `yaml:"agents"`
+	Budget *Budget     `yaml:"budget"`
 }
 
 // maxFileSize bounds what we read: a config is a few hundred bytes.
@@ -135,6 +137,9 @@ func Parse(data []byte) (Settings, error) {
 			s.Test.Env = t.Env
 		}
 	}
+	if f.Budget != nil {
+		s.Budget = *f.Budget
+	}
 	if err := s.Validate(); err != nil {
 		return Settings{}, err
 	}
@@ -180,7 +185,7 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("test.env: bad variable name %q", k)
 		}
 	}
-	return nil
+	return s.Budget.validate()
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -64,10 +64,12 @@ func recordResponses(next http.RoundTripper) http.RoundTripper {
 const maxHintWait = 10 * time.Minute
 
 // retryHint returns how long the server asked us to wait, or 0 if it did not say.
-// Order: retry-after-ms (Azure), Retry-After (seconds or HTTP date), then OpenAI's
-// x-ratelimit-reset-requests/-tokens (Go-style durations such as "1s", "6m0s", "20ms"),
-// preferring the limit whose remaining count is 0, else the longer of the two.
-func retryHint(h http.Header, now time.Time) time.Duration {
+// Order: retry-after-ms (Azure), Retry-After (seconds or HTTP date), then, for a rate
+// limit only, OpenAI's x-ratelimit-reset-requests/-tokens (Go-style durations such as
+// "1s", "6m0s", "20ms"), preferring the limit whose remaining count is 0, else the longer
+// of the two. OpenAI sends the reset headers on every answer, so on a 5xx they say
+// nothing about when the fault will pass.
+func retryHint(h http.Header, rateLimited bool, now time.Time) time.Duration {
 	if h == nil {
 		return 0
 	}
@@ -83,6 +85,9 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 		if t, err := http.ParseTime(v); err == nil && t.After(now) {
 			return capHint(t.Sub(now))
 		}
+	}
+	if !rateLimited {
+		return 0
 	}
 	var best time.Duration
 	exhausted := false

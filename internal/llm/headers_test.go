@@ -20,6 +20,7 @@ func TestRetryHint(t *testing.T) {
 	tests := []struct {
 		name   string
 		header http.Header
+		status int // default 429
 		want   time.Duration
 	}{
 		{name: "none", header: h(), want: 0},
@@ -40,10 +41,17 @@ func TestRetryHint(t *testing.T) {
 			"X-Ratelimit-Reset-Tokens", "1m30.5s"), want: 90*time.Second + 500*time.Millisecond},
 		{name: "reset as bare seconds", header: h("X-Ratelimit-Reset-Tokens", "3"), want: 3 * time.Second},
 		{name: "capped", header: h("Retry-After", "86400"), want: maxHintWait},
+		{name: "reset headers ignored on a 500", header: h("X-Ratelimit-Reset-Requests", "6ms",
+			"X-Ratelimit-Remaining-Requests", "0"), status: 500, want: 0},
+		{name: "Retry-After honoured on a 503", header: h("Retry-After", "4"), status: 503, want: 4 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, retryHint(tc.header, now))
+			status := tc.status
+			if status == 0 {
+				status = http.StatusTooManyRequests
+			}
+			assert.Equal(t, tc.want, retryHint(tc.header, status == http.StatusTooManyRequests, now))
 		})
 	}
 }

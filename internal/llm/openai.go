@@ -28,7 +28,7 @@ type OpenAIConfig struct {
 	APIVersion string // Azure only, e.g. 2024-10-21
 
 	HTTPClient     *http.Client  // copied, its transport wrapped; nil: a fresh client
-	RequestTimeout time.Duration // one attempt, stream included; default 5m
+	RequestTimeout time.Duration // one attempt; streamed: each wait for a chunk; default 5m
 	MaxRetries     int           // retries after the first attempt; default 5, negative: none
 	// Stream reads replies as server-sent events, which lets a runaway reply be cut off
 	// early. DefaultOpenAIConfig turns it on.
@@ -172,27 +172,33 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 }
 
-// attempt sends one request under its own timeout and returns the server's retry hint.
+// attempt sends one request and returns the server's retry hint. The timeout covers the
+// whole of a non-streamed attempt, and each wait for the next chunk of a streamed one:
+// a slow local model may stream for longer than any fixed limit, but not go silent.
 func (c *OpenAI) attempt(ctx context.Context, req openai.ChatCompletionRequest) (Response, time.Duration, error) {
-	actx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(c.timeout, func() { cancel(errAttemptTimeout) })
+	defer timer.Stop()
 	actx, rec := withResponseRecord(actx)
 	var resp Response
 	var err error
 	if c.stream {
-		resp, err = c.chatStream(actx, req)
+		resp, err = c.chatStream(actx, req, func() { timer.Reset(c.timeout) })
 	} else {
 		resp, err = c.chatOnce(actx, req)
 	}
-	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
 		err = &timeoutError{after: c.timeout, err: err}
 	}
 	if errors.Is(err, ErrRunaway) {
 		c.log.WarnContext(ctx, "llm: reply cut off", "model", req.Model, "err", err)
 	}
-	_, header := rec.get()
-	return resp, retryHint(header, time.Now()), err
+	status, header := rec.get()
+	return resp, retryHint(header, status == http.StatusTooManyRequests, time.Now()), err
 }
+
+var errAttemptTimeout = errors.New("llm: attempt timed out")
 
 // chatOnce runs one non-streamed attempt. The runaway checks still apply, after the fact.
 func (c *OpenAI) chatOnce(ctx context.Context, req openai.ChatCompletionRequest) (Response, error) {

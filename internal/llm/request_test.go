@@ -176,3 +176,25 @@ func TestChatReplyFunc(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "echo: Say hello.", got.Message.Content)
 }
+
+func TestChatStreamTimeoutIsPerChunk(t *testing.T) {
+	tests := []struct {
+		name         string
+		chunkDelay   time.Duration
+		wantRequests int
+	}{
+		{name: "slow but steady stream outlives the timeout", chunkDelay: 40 * time.Millisecond, wantRequests: 1},
+		{name: "stalled stream is retried", chunkDelay: time.Second, wantRequests: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Step{Content: "steady", ChunkSize: 1, ChunkDelay: tc.chunkDelay}, llmtest.Text("steady"))
+			c, _ := newClient(t, srv, true, func(cfg *llm.OpenAIConfig) { cfg.RequestTimeout = 200 * time.Millisecond })
+			got, err := c.Chat(t.Context(), hello())
+			require.NoError(t, err)
+			assert.Equal(t, "steady", got.Message.Content)
+			assert.Len(t, srv.Requests(), tc.wantRequests)
+		})
+	}
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // chatStream runs one streamed attempt, cutting it off as soon as the reply runs away.
-func (c *OpenAI) chatStream(ctx context.Context, req openai.ChatCompletionRequest) (Response, error) {
+// progress is called whenever a chunk arrives.
+func (c *OpenAI) chatStream(ctx context.Context, req openai.ChatCompletionRequest, progress func()) (Response, error) {
 	req.Stream = true
 	if !c.noUsage.Load() {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -24,6 +25,7 @@ func (c *OpenAI) chatStream(ctx context.Context, req openai.ChatCompletionReques
 	acc := newAccumulator(c.runaway)
 	for {
 		chunk, err := stream.Recv()
+		progress()
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -71,7 +71,14 @@ func RunLive(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, settings := range cfg.Agents.Coders {
 		o := common
 		o.Settings = settings
-		c, err := agent.NewCoder(o, filepath.Join(s.runDir, "work", "coders", settings.Name), base, s.local)
+		dir := filepath.Join(s.runDir, "work", "coders", settings.Name)
+		var c orchestrate.Coder
+		if cfg.Agents.CoderCommand != "" {
+			c, err = agent.NewExternal(agent.ExternalOptions{Options: o, Command: cfg.Agents.CoderCommand,
+				Timeout: cfg.Agents.CommandTimeout, Dir: dir, Base: base})
+		} else {
+			c, err = agent.NewCoder(o, dir, base, s.local)
+		}
 		if err != nil {
 			return nil, err
 		}

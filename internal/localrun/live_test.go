@@ -129,6 +129,14 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	}
 	assert.Equal(t, []string{"sum-1 failed by water", "zero-1 failed by water"}, vetted)
 	assert.Equal(t, "llm", out.Summary.Agents)
+	sp := out.Summary.Spend
+	assert.Positive(t, sp.PromptTokens, "tokens are accounted")
+	assert.Positive(t, sp.ByAgent["water"].Completion)
+	assert.Positive(t, sp.ByAgent["sum"].Prompt)
+	assert.Positive(t, sp.ByRound[0].Prompt, "the first solves are round 0")
+	md, err := os.ReadFile(out.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## Spend")
 
 	requests := srv.Requests()
 	seen := map[string]bool{}

@@ -13,15 +13,7 @@ func (r *Run) solve(ctx context.Context, coder *coderSlot, message string) error
 	coder.draws++
 	want := record{Effect: "solve", Agent: coder.Name(), Draw: coder.draws}
 	rec, replayed, err := r.effect(want, func() (record, error) {
-		commit, err := coder.Solve(ctx, Turn{Message: message, Draw: coder.draws})
-		if err != nil {
-			return record{}, fmt.Errorf("coder %s solve %d: %w", coder.Name(), coder.draws, err)
-		}
-		cp, err := coder.Save(ctx)
-		if err != nil {
-			return record{}, fmt.Errorf("save coder %s: %w", coder.Name(), err)
-		}
-		return record{Commit: commit, Checkpoint: cp}, nil
+		return metered(coder.Coder, func() (record, error) { return r.performSolve(ctx, coder, message) })
 	})
 	if err != nil {
 		return err
@@ -33,8 +25,20 @@ func (r *Run) solve(ctx context.Context, coder *coderSlot, message string) error
 	}
 	coder.solves++
 	coder.commit = rec.Commit
-	r.emit(ctx, Event{Kind: EvSolve, Agent: coder.Name(), Detail: fmt.Sprintf("solve %d", coder.draws)})
-	return nil
+	r.emit(ctx, Event{Kind: EvSolve, Agent: coder.Name(), Detail: fmt.Sprintf("solve %d", coder.draws), Spend: spendOf(rec)})
+	return r.charge(coder.Name(), rec.Spend)
+}
+
+func (r *Run) performSolve(ctx context.Context, coder *coderSlot, message string) (record, error) {
+	commit, err := coder.Solve(ctx, Turn{Message: message, Draw: coder.draws})
+	if err != nil {
+		return record{}, fmt.Errorf("coder %s solve %d: %w", coder.Name(), coder.draws, err)
+	}
+	cp, err := coder.Save(ctx)
+	if err != nil {
+		return record{}, fmt.Errorf("save coder %s: %w", coder.Name(), err)
+	}
+	return record{Commit: commit, Checkpoint: cp}, nil
 }
 
 // propose asks a tester for a test: a journalled effect. ok is false when it has none.
@@ -42,15 +46,7 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 	tester.draws++
 	want := record{Effect: "propose", Agent: tester.Name(), Draw: tester.draws}
 	rec, replayed, err := r.effect(want, func() (record, error) {
-		p, err := tester.Propose(ctx, Turn{Message: message, Draw: tester.draws})
-		if err != nil {
-			return record{}, fmt.Errorf("tester %s proposal %d: %w", tester.Name(), tester.draws, err)
-		}
-		cp, err := tester.Save(ctx)
-		if err != nil {
-			return record{}, fmt.Errorf("save tester %s: %w", tester.Name(), err)
-		}
-		return record{Proposal: &p, Checkpoint: cp}, nil
+		return metered(tester.Tester, func() (record, error) { return r.performPropose(ctx, tester, message) })
 	})
 	if err != nil {
 		return Candidate{}, false, err
@@ -61,12 +57,24 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 		}
 	}
 	if rec.Proposal == nil || rec.Proposal.None {
-		r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Detail: "nothing more to propose"})
-		return Candidate{}, false, nil
+		r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Detail: "nothing more to propose", Spend: spendOf(rec)})
+		return Candidate{}, false, r.charge(tester.Name(), rec.Spend)
 	}
 	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Content: rec.Proposal.Content}
-	r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Test: c.ID})
-	return c, true, nil
+	r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Test: c.ID, Spend: spendOf(rec)})
+	return c, true, r.charge(tester.Name(), rec.Spend)
+}
+
+func (r *Run) performPropose(ctx context.Context, tester *testerSlot, message string) (record, error) {
+	p, err := tester.Propose(ctx, Turn{Message: message, Draw: tester.draws})
+	if err != nil {
+		return record{}, fmt.Errorf("tester %s proposal %d: %w", tester.Name(), tester.draws, err)
+	}
+	cp, err := tester.Save(ctx)
+	if err != nil {
+		return record{}, fmt.Errorf("save tester %s: %w", tester.Name(), err)
+	}
+	return record{Proposal: &p, Checkpoint: cp}, nil
 }
 
 // classify runs a candidate against every coder and applies the Dixit rule.
@@ -151,14 +159,7 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error) {
 	want := record{Effect: "judge", Agent: jobs[0].Coder, Key: jobsKey(r.cfg.Reruns, jobs)}
 	rec, _, err := r.effect(want, func() (record, error) {
-		verdicts, err := r.judge.Run(ctx, r.cfg.Reruns, jobs)
-		if err != nil {
-			return record{}, fmt.Errorf("judge: %w", err)
-		}
-		if len(verdicts) != len(jobs) {
-			return record{}, fmt.Errorf("judge: %d verdicts for %d jobs", len(verdicts), len(jobs))
-		}
-		return record{Verdicts: verdicts}, nil
+		return metered(nil, func() (record, error) { return r.performJudge(ctx, jobs) })
 	})
 	if err != nil {
 		return nil, err
@@ -166,7 +167,27 @@ func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error)
 	if len(rec.Verdicts) != len(jobs) {
 		return nil, fmt.Errorf("journal entry %d: %d verdicts for %d jobs", rec.Seq, len(rec.Verdicts), len(jobs))
 	}
-	return rec.Verdicts, nil
+	return rec.Verdicts, r.charge("judge", rec.Spend)
+}
+
+func (r *Run) performJudge(ctx context.Context, jobs []ci.Job) (record, error) {
+	verdicts, err := r.judge.Run(ctx, r.cfg.Reruns, jobs)
+	if err != nil {
+		return record{}, fmt.Errorf("judge: %w", err)
+	}
+	if len(verdicts) != len(jobs) {
+		return record{}, fmt.Errorf("judge: %d verdicts for %d jobs", len(verdicts), len(jobs))
+	}
+	return record{Verdicts: verdicts}, nil
+}
+
+// spendOf is an effect's token spend for its event, when it had one.
+func spendOf(rec record) *Spend {
+	if rec.Spend.Tokens() == 0 {
+		return nil
+	}
+	// Only tokens: an effect's seconds differ between a run and its resumption.
+	return &Spend{PromptTokens: rec.Spend.PromptTokens, CompletionTokens: rec.Spend.CompletionTokens}
 }
 
 // save takes a checkpoint. It is not journalled: it costs nothing and a replay redoes it.

@@ -39,6 +39,7 @@ type Event struct {
 	Suite    int     `json:"suite"` // vetted tests at the time
 	Detail   string  `json:"detail,omitempty"`
 	Outcome  Outcome `json:"outcome,omitempty"`
+	Spend    *Spend  `json:"spend,omitempty"` // tokens a solve or proposal cost
 	Replayed bool    `json:"-"`
 }
 

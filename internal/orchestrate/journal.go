@@ -22,6 +22,7 @@ type record struct {
 	Commit     string       `json:"commit,omitempty"`     // solve: the workspace commit
 	Proposal   *Proposal    `json:"proposal,omitempty"`   // propose
 	Verdicts   []ci.Verdict `json:"verdicts,omitempty"`   // judge
+	Spend      Spend        `json:"spend"`                // tokens and time the effect cost
 }
 
 // ErrInterrupted is returned when the AfterAppend hook stops a run (tests use it to cut a

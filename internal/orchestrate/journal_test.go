@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
 )
@@ -106,4 +107,34 @@ func TestAgentsHearNothingOfTheGame(t *testing.T) {
 		assert.NotRegexp(t, forbidden, msg)
 	}
 	assert.Greater(t, n, 10, "the run gave plenty of feedback")
+}
+
+func TestTokenBudgetEndsTheRunAtTheSamePointWhenResumed(t *testing.T) {
+	budgeted := revivalScenario
+	budgeted.budget = config.Budget{Tokens: 1200} // each solve or proposal costs 110 tokens
+	whole := budgeted.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, whole.err)
+	assert.Equal(t, orchestrate.BudgetExhausted, whole.res.Outcome)
+	assert.Contains(t, whole.res.Reason, "tokens spent, budget.tokens is 1200")
+	assert.Equal(t, 1210, whole.res.Spend.Tokens(), "the run stops at the first effect over the budget")
+	byAgent := 0
+	for _, s := range whole.res.SpentBy {
+		byAgent += s.Tokens()
+	}
+	assert.Equal(t, whole.res.Spend.Tokens(), byAgent, "per-agent spend adds up to the total")
+	assert.Equal(t, 110, whole.res.SpentBy["c1"].Tokens(), "c1 solved once")
+
+	journal := &orchestratetest.Journal{}
+	cut := len(whole.journal.Records) / 2
+	first := budgeted.play(t, journal, func(seq int) error {
+		if seq == cut {
+			return orchestrate.ErrInterrupted
+		}
+		return nil
+	})
+	require.ErrorIs(t, first.err, orchestrate.ErrInterrupted)
+	resumed := budgeted.play(t, journal, nil)
+	require.NoError(t, resumed.err)
+	assert.Equal(t, whole.res.Reason, resumed.res.Reason)
+	assert.Equal(t, whole.res.Spend.Tokens(), resumed.res.Spend.Tokens(), "replayed effects count against the budget")
 }

@@ -21,6 +21,7 @@ type scenario struct {
 	testers   [][]string // tester i is named t<i+1>
 	passes    map[string][]string
 	maxRounds int
+	budget    config.Budget
 }
 
 type played struct {
@@ -44,6 +45,7 @@ func (s scenario) play(t *testing.T, journal *orchestratetest.Journal, afterAppe
 	if s.maxRounds > 0 {
 		cfg.MaxRounds = s.maxRounds
 	}
+	cfg.Budget = s.budget
 	p := played{calls: &orchestratetest.Calls{}, journal: journal}
 	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend}
 	for i, v := range s.versions {

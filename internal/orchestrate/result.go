@@ -9,6 +9,7 @@ func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Re
 		Outcome: outcome, Reason: reason, Rounds: r.round,
 		Vetted: append([]Vetted(nil), r.suite...), Events: r.events,
 		Replayed: len(r.recorded) - r.live, Live: r.live,
+		Spend: r.spent, SpentBy: r.spentBy, CostUSD: r.cost(),
 	}
 	for _, c := range r.coders {
 		res.Coders = append(res.Coders, CoderState{Name: c.Name(), Solves: c.solves, Commit: c.commit})

@@ -30,9 +30,11 @@ type Run struct {
 	reporter Reporter
 	journalState
 
-	suite  []Vetted
-	round  int
-	events []Event
+	suite   []Vetted
+	round   int
+	events  []Event
+	spent   Spend
+	spentBy map[string]Spend
 }
 
 type coderSlot struct {
@@ -60,7 +62,7 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
 			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
 	}
-	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter}
+	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}}
 	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
 	seen := map[string]bool{}
 	for _, c := range deps.Coders {
@@ -80,8 +82,17 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 	return r, nil
 }
 
-// Execute runs the protocol to its escalation (DESIGN.md §1, "Main loop").
+// Execute runs the protocol to its escalation; crossing a budget escalates too.
 func (r *Run) Execute(ctx context.Context) (*Result, error) {
+	res, err := r.mainLoop(ctx)
+	if b, ok := asBudget(err); ok {
+		return r.escalate(ctx, BudgetExhausted, b.what)
+	}
+	return res, err
+}
+
+// mainLoop is the protocol's main loop (DESIGN.md §1).
+func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
 	for _, coder := range r.coders {
 		if err := r.solve(ctx, coder, askToSolve); err != nil {
 			return nil, err

@@ -62,6 +62,11 @@ type Result struct {
 	Coders  []CoderState  `json:"coders"`
 	Testers []TesterState `json:"testers"`
 	Events  []Event       `json:"events"`
+	// Spend totals every effect's cost, replayed ones included; SpentBy splits it by
+	// agent (the judge's time is under "judge").
+	Spend   Spend            `json:"spend"`
+	SpentBy map[string]Spend `json:"spent_by"`
+	CostUSD float64          `json:"cost_usd"` // estimate from agents.price; 0 when unknown
 	// Replayed and Live count the journalled effects fed from the journal and performed now.
 	Replayed int `json:"replayed"`
 	Live     int `json:"live"`

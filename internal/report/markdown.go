@@ -43,6 +43,21 @@ func Markdown(s Summary, res *orchestrate.Result) string {
 		p("| %s | %s | %d |\n", t.Name, t.State, t.Proposals)
 	}
 
+	if s.Spend.PromptTokens+s.Spend.CompletionTokens > 0 {
+		p("\n## Spend\n\n%d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
+		if s.Spend.CostUSD > 0 {
+			p(", about $%.2f", s.Spend.CostUSD)
+		}
+		p(".\n\n| agent | prompt | completion |\n|---|---|---|\n")
+		for _, c := range s.Coders {
+			t := s.Spend.ByAgent[c.Name]
+			p("| %s | %d | %d |\n", c.Name, t.Prompt, t.Completion)
+		}
+		for _, tt := range s.Testers {
+			t := s.Spend.ByAgent[tt.Name]
+			p("| %s | %d | %d |\n", tt.Name, t.Prompt, t.Completion)
+		}
+	}
 	p("\n## Timeline\n\n```\n")
 	for _, ev := range s.Events {
 		if line := Line(ev); line != "" {

@@ -55,10 +55,13 @@ func Line(ev orchestrate.Event) string {
 	case orchestrate.EvRound:
 		return fmt.Sprintf("── round %d · vetted suite: %d tests", ev.Round, ev.Suite)
 	case orchestrate.EvSolve:
-		return fmt.Sprintf("%s %s", who, ev.Detail)
+		return fmt.Sprintf("%s %s%s", who, ev.Detail, tokens(ev.Spend))
 	case orchestrate.EvPropose:
 		if ev.Test == "" {
-			return fmt.Sprintf("%s has nothing more to propose", who)
+			return fmt.Sprintf("%s has nothing more to propose%s", who, tokens(ev.Spend))
+		}
+		if ev.Spend != nil {
+			return fmt.Sprintf("%s drafted %s%s", who, ev.Test, tokens(ev.Spend))
 		}
 		return ""
 	case orchestrate.EvClassify:
@@ -103,4 +106,12 @@ func cells(cs []orchestrate.Cell, byCoder bool) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// tokens renders an effect's token spend, or nothing for scripted agents.
+func tokens(s *orchestrate.Spend) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("  (%d+%d tokens)", s.PromptTokens, s.CompletionTokens)
 }

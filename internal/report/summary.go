@@ -22,6 +22,7 @@ type Summary struct {
 	Coders      []Coder                   `json:"coders"`
 	Testers     []orchestrate.TesterState `json:"testers"`
 	Events      []orchestrate.Event       `json:"events"`
+	Spend       Spend                     `json:"spend"`
 	Judge       Judge                     `json:"judge"`
 	Journal     Journal                   `json:"journal"`
 	WallSeconds float64                   `json:"wall_seconds"`
@@ -46,6 +47,22 @@ type Coder struct {
 	Commit string `json:"commit"`
 }
 
+// Spend is what the run cost: tokens per agent and per round, and an estimate in dollars
+// from agents.price.
+type Spend struct {
+	PromptTokens     int               `json:"prompt_tokens"`
+	CompletionTokens int               `json:"completion_tokens"`
+	CostUSD          float64           `json:"cost_usd"`
+	ByAgent          map[string]Tokens `json:"by_agent"`
+	ByRound          []Tokens          `json:"by_round"` // index 0 is the coders' first solves
+}
+
+// Tokens counts tokens.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+}
+
 // Judge is the judge's work in this process (a resumed run counts only what it ran).
 type Judge struct {
 	ci.Stats
@@ -67,6 +84,7 @@ func NewSummary(run string, res *orchestrate.Result) Summary {
 		Testers: res.Testers, Events: res.Events, Vetted: []VettedTest{},
 		Journal: Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
 	}
+	s.Spend = spend(res)
 	for _, v := range res.Vetted {
 		s.Vetted = append(s.Vetted, VettedTest{ID: v.ID, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
 			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
@@ -104,4 +122,22 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+func spend(res *orchestrate.Result) Spend {
+	sp := Spend{PromptTokens: res.Spend.PromptTokens, CompletionTokens: res.Spend.CompletionTokens,
+		CostUSD: res.CostUSD, ByAgent: map[string]Tokens{}, ByRound: make([]Tokens, res.Rounds+1)}
+	for name, a := range res.SpentBy {
+		if a.Tokens() > 0 {
+			sp.ByAgent[name] = Tokens{Prompt: a.PromptTokens, Completion: a.CompletionTokens}
+		}
+	}
+	for _, ev := range res.Events {
+		if ev.Spend == nil || ev.Round >= len(sp.ByRound) {
+			continue
+		}
+		sp.ByRound[ev.Round].Prompt += ev.Spend.PromptTokens
+		sp.ByRound[ev.Round].Completion += ev.Spend.CompletionTokens
+	}
+	return sp
 }

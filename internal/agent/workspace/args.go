@@ -8,22 +8,37 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
 
-// decode reads a tool's raw JSON arguments into v strictly: one object, known fields,
-// right types. Every failure is a toolError worded for the model.
-func decode(tool, raw string, v any, fields string) error {
+// decode reads a tool's raw JSON arguments into v strictly: one object, the named
+// fields only (spelt exactly: encoding/json alone would accept "PATH"), right types.
+// Every failure is a toolError worded for the model.
+func decode(tool, raw string, v any, names ...string) error {
 	if strings.TrimSpace(raw) == "" {
 		raw = "{}" // some models send nothing for a call without arguments
 	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	fields := strings.Join(quoted, " and ")
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
 		if dec.Decode(new(json.RawMessage)) != io.EOF {
 			return toolErrorf("%s arguments: extra data after the JSON object; send one object with %s", tool, fields)
+		}
+		var keys map[string]json.RawMessage
+		json.Unmarshal([]byte(raw), &keys) // decoded once already; null leaves keys empty
+		for k := range keys {
+			if !slices.Contains(names, k) {
+				return toolErrorf("%s has no argument %q; it takes %s", tool, k, fields)
+			}
 		}
 		return nil
 	}

@@ -17,7 +17,7 @@ type runArgs struct {
 // ended and the tail of its output.
 func (w *Workspace) run(ctx context.Context, raw string) (string, error) {
 	var a runArgs
-	if err := decode(toolRun, raw, &a, `"command"`); err != nil {
+	if err := decode(toolRun, raw, &a, "command"); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(a.Command) == "" {

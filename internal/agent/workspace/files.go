@@ -19,14 +19,15 @@ type pathArgs struct {
 // read returns a text file's content, its first MaxRead bytes when longer.
 func (w *Workspace) read(raw string) (string, error) {
 	var a pathArgs
-	if err := decode(toolRead, raw, &a, `"path"`); err != nil {
+	if err := decode(toolRead, raw, &a, "path"); err != nil {
 		return "", err
 	}
 	rel, err := cleanPath(a.Path, false)
 	if err != nil {
 		return "", err
 	}
-	f, err := w.root.Open(rel)
+	// O_NONBLOCK: opening a FIFO a command left behind must not hang the call.
+	f, err := w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fsError(rel, err)
 	}
@@ -85,7 +86,7 @@ type writeArgs struct {
 // keeps its mode, so a script stays executable.
 func (w *Workspace) write(raw string) (string, error) {
 	var a writeArgs
-	if err := decode(toolWrite, raw, &a, `"path" and "content"`); err != nil {
+	if err := decode(toolWrite, raw, &a, "path", "content"); err != nil {
 		return "", err
 	}
 	rel, err := cleanPath(a.Path, false)
@@ -140,7 +141,7 @@ func (w *Workspace) write(raw string) (string, error) {
 // delete removes a file, a symbolic link (not its target) or an empty directory.
 func (w *Workspace) delete(raw string) (string, error) {
 	var a pathArgs
-	if err := decode(toolDelete, raw, &a, `"path"`); err != nil {
+	if err := decode(toolDelete, raw, &a, "path"); err != nil {
 		return "", err
 	}
 	rel, err := cleanPath(a.Path, false)

@@ -16,7 +16,7 @@ type listArgs struct {
 // the workspace root, sorted by name within each directory, .git left out.
 func (w *Workspace) list(raw string) (string, error) {
 	var a listArgs
-	if err := decode(toolList, raw, &a, `"path" (optional) and "recursive" (optional)`); err != nil {
+	if err := decode(toolList, raw, &a, "path", "recursive"); err != nil {
 		return "", err
 	}
 	rel, err := cleanPath(a.Path, true)

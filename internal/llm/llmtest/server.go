@@ -2,6 +2,16 @@
 // endpoint, for tests. It speaks the wire protocol faithfully (JSON and server-sent
 // event replies, error bodies, bearer or Azure api-key auth, the request checks of the
 // real API) and records every request it receives.
+//
+//	srv := llmtest.NewServer(t)
+//	srv.Enqueue(
+//		llmtest.RateLimited(2*time.Second),
+//		llmtest.Calls(llmtest.ToolCall{Name: "read_file", Arguments: `{"path":"a.go"}`}),
+//		llmtest.Text("done"),
+//	)
+//	client, _ := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+//	...
+//	srv.Requests()[1].Messages // what the model was shown
 package llmtest
 
 import (

@@ -34,7 +34,11 @@ type agent struct {
 	History []string
 	version int
 	calls   *Calls
+	tokens  int // what its replies cost so far: 100 prompt and 10 completion tokens each
 }
+
+// Spent makes fakes metered agents, as live LLM agents are.
+func (a *agent) Spent() (int, int) { return a.tokens * 10, a.tokens }
 
 type snapshot struct {
 	History []string `json:"history"`
@@ -76,6 +80,7 @@ func NewCoder(name string, versions int, calls *Calls) *Coder {
 
 func (c *Coder) Solve(_ context.Context, t orchestrate.Turn) (string, error) {
 	c.calls.add(&c.calls.Solves)
+	c.tokens += 10
 	c.version = min(t.Draw, c.Versions)
 	c.History = append(c.History, "user: "+t.Message, fmt.Sprintf("coder: version %d", c.version))
 	return c.Workspace(context.Background())
@@ -97,6 +102,7 @@ func NewTester(name string, calls *Calls, proposals ...string) *Tester {
 
 func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
 	t.calls.add(&t.calls.Props)
+	t.tokens += 10
 	t.History = append(t.History, "user: "+turn.Message)
 	if turn.Draw > len(t.Proposals) {
 		return orchestrate.Proposal{None: true}, nil
