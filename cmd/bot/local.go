@@ -95,9 +95,9 @@ func clientFromEnv(getenv func(string) string, logger *slog.Logger) (llm.Client,
 	if base == "" {
 		base = "https://api.openai.com/v1"
 	}
-	return llm.NewOpenAI(llm.OpenAIConfig{
-		BaseURL: base, APIKey: key, APIType: getenv("OPENAI_API_TYPE"), APIVersion: getenv("OPENAI_API_VERSION"), Logger: logger,
-	})
+	cfg := llm.DefaultOpenAIConfig(base, key)
+	cfg.APIType, cfg.APIVersion, cfg.Logger = getenv("OPENAI_API_TYPE"), getenv("OPENAI_API_VERSION"), logger
+	return llm.NewOpenAI(cfg)
 }
 
 func endpointName(getenv func(string) string) string {

@@ -112,7 +112,7 @@ func population(req llmtest.RecordedRequest) llmtest.Step {
 func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Reply(population)
-	client, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL(), APIKey: srv.APIKey()})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
 	repo := calcRepo(t)
 	opts := localrun.Options{
