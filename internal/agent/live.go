@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
 	"github.com/dixit-bot/dixit/internal/config"
@@ -17,14 +18,15 @@ import (
 
 // Options are what both roles need.
 type Options struct {
-	Client   llm.Client
-	Settings config.AgentSettings
-	Model    string // when Settings.Model is empty
-	MaxSteps int
-	Spec     string
-	Workshop *gitstate.Workshop
-	Run      string
-	Logger   *slog.Logger
+	Client      llm.Client
+	Settings    config.AgentSettings
+	Model       string // when Settings.Model is empty
+	MaxSteps    int
+	TurnTimeout time.Duration // 0: no limit
+	Spec        string
+	Workshop    *gitstate.Workshop
+	Run         string
+	Logger      *slog.Logger
 }
 
 // live is the conversation machinery both roles share.
@@ -77,6 +79,12 @@ type handler func(ctx context.Context, call llm.ToolCall) (result string, stop b
 // A degenerate reply or an overfull context ends the turn as a failed attempt; errors
 // that retrying cannot fix (credentials, quota) are returned.
 func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle handler) error {
+	parent := ctx
+	if a.opts.TurnTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.opts.TurnTimeout)
+		defer cancel()
+	}
 	model := a.opts.Settings.Model
 	if model == "" {
 		model = a.opts.Model
@@ -91,6 +99,11 @@ func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle 
 			compacted = true
 			a.compact()
 			continue
+		case err != nil && parent.Err() == nil && ctx.Err() != nil:
+			// The turn's own deadline, not the run's: the turn ends with the work so far.
+			a.failed++
+			a.opts.Logger.Warn("agent: turn timed out", "agent", a.name, "draw", draw, "timeout", a.opts.TurnTimeout)
+			return nil
 		case errors.Is(err, llm.ErrContextLength), errors.Is(err, llm.ErrRunaway):
 			a.failed++
 			a.opts.Logger.Warn("agent: turn ended early", "agent", a.name, "draw", draw, "err", err)

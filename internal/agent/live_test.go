@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,6 +125,7 @@ func TestTurnsThatGoWrong(t *testing.T) {
 	tests := []struct {
 		name    string
 		steps   []llmtest.Step
+		timeout time.Duration
 		wantErr error
 		check   func(t *testing.T, r rig, c *Coder, commit string)
 	}{
@@ -169,6 +171,15 @@ func TestTurnsThatGoWrong(t *testing.T) {
 		},
 		{name: "an exhausted quota stops the run", steps: []llmtest.Step{llmtest.QuotaExceeded()}, wantErr: llm.ErrQuota},
 		{
+			name:    "a turn past its timeout ends with the work so far",
+			steps:   []llmtest.Step{llmtest.Calls(write("1", "package x\n")), {Content: "thinking...", Delay: 5 * time.Second}},
+			timeout: 500 * time.Millisecond,
+			check: func(t *testing.T, r rig, c *Coder, commit string) {
+				assert.Equal(t, 1, c.failed)
+				assert.Equal(t, "package x\n", files(t, r.opts.Workshop, commit)["x.go"])
+			},
+		},
+		{
 			name:  "the turn ends after max_steps replies",
 			steps: []llmtest.Step{llmtest.Calls(write("1", "a")), llmtest.Calls(write("2", "b")), llmtest.Calls(write("3", "c")), llmtest.Calls(write("4", "d")), llmtest.Calls(write("5", "package x\n"))},
 			check: func(t *testing.T, r rig, c *Coder, commit string) {
@@ -180,6 +191,7 @@ func TestTurnsThatGoWrong(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t, "amber")
+			r.opts.TurnTimeout = tc.timeout
 			c := r.coder(t)
 			r.srv.Enqueue(tc.steps...)
 			commit, err := c.Solve(ctx, orchestrate.Turn{Message: "Please implement the specification.", Draw: 1})

@@ -41,6 +41,9 @@ const defaultExecTimeout = 2 * time.Minute
 // ended); whatever the command does, a non-zero exit included, is a result.
 func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Duration) (ExecResult, error) {
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return ExecResult{}, err
+	}
 	if timeout <= 0 {
 		timeout = defaultExecTimeout
 	}

@@ -10,11 +10,12 @@ import (
 // one model, temperature and outlook make correlated mistakes. The settings here vary them
 // without ever telling an agent why.
 type Agents struct {
-	Model    string          `json:"model"`     // default model of every agent
-	MaxSteps int             `json:"max_steps"` // model calls per turn (tool loop) before the turn ends
-	Price    Price           `json:"price"`
-	Coders   []AgentSettings `json:"coders"`
-	Testers  []AgentSettings `json:"testers"`
+	Model       string          `json:"model"`        // default model of every agent
+	MaxSteps    int             `json:"max_steps"`    // model calls per turn (tool loop) before the turn ends
+	TurnTimeout time.Duration   `json:"turn_timeout"` // one turn of a live agent, tools included
+	Price       Price           `json:"price"`
+	Coders      []AgentSettings `json:"coders"`
+	Testers     []AgentSettings `json:"testers"`
 	// CoderCommand, when set, makes every coder an external coding agent: this command
 	// runs in the coder's working copy with the prompt on stdin.
 	CoderCommand   string        `json:"coder_command,omitempty"`
@@ -41,6 +42,7 @@ type Price struct {
 type agentsFile struct {
 	Model          *string          `yaml:"model"`
 	MaxSteps       *int             `yaml:"max_steps"`
+	TurnTimeout    *time.Duration   `yaml:"turn_timeout"`
 	Price          *Price           `yaml:"price"`
 	Coders         []*AgentSettings `yaml:"coders"`
 	Testers        []*AgentSettings `yaml:"testers"`
@@ -71,7 +73,7 @@ var (
 // defaultAgents gives n coders and m testers distinct names, seeds, temperatures,
 // personas and directions.
 func defaultAgents(n, m int) Agents {
-	a := Agents{Model: "gpt-4o-mini", MaxSteps: 40}
+	a := Agents{Model: "gpt-4o-mini", MaxSteps: 40, TurnTimeout: 20 * time.Minute}
 	for i := 0; i < n; i++ {
 		a.Coders = append(a.Coders, AgentSettings{
 			Name: pick(coderNames, i, "coder"), Temperature: coderTemperatures[i%len(coderTemperatures)],
@@ -102,6 +104,9 @@ func applyAgents(s *Settings, f *agentsFile) error {
 	}
 	if f.MaxSteps != nil {
 		s.Agents.MaxSteps = *f.MaxSteps
+	}
+	if f.TurnTimeout != nil {
+		s.Agents.TurnTimeout = *f.TurnTimeout
 	}
 	if f.Price != nil {
 		s.Agents.Price = *f.Price
@@ -149,6 +154,9 @@ func (a Agents) validate() error {
 	}
 	if a.MaxSteps < 1 || a.MaxSteps > 500 {
 		return fmt.Errorf("agents.max_steps: must be between 1 and 500 (got %d)", a.MaxSteps)
+	}
+	if a.TurnTimeout < time.Second || a.TurnTimeout > 24*time.Hour {
+		return fmt.Errorf("agents.turn_timeout: must be between 1s and 24h (got %s)", a.TurnTimeout)
 	}
 	if a.CommandTimeout < 0 || a.CommandTimeout > 24*time.Hour {
 		return fmt.Errorf("agents.command_timeout: must be between 0 (default 30m) and 24h")

@@ -64,7 +64,7 @@ func RunLive(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 
 	common := agent.Options{
-		Client: opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps,
+		Client: opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps, TurnTimeout: cfg.Agents.TurnTimeout,
 		Spec: spec, Workshop: s.ws, Run: opts.RunID, Logger: s.opts.Logger,
 	}
 	var coders []orchestrate.Coder
