@@ -83,3 +83,6 @@ func asBudget(err error) (errBudget, bool) {
 	ok := errors.As(err, &b)
 	return b, ok
 }
+
+// judgeSpender is the judge's key in Result.SpentBy; agent names cannot contain "(".
+const judgeSpender = "(judge)"

@@ -167,7 +167,7 @@ func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error)
 	if len(rec.Verdicts) != len(jobs) {
 		return nil, fmt.Errorf("journal entry %d: %d verdicts for %d jobs", rec.Seq, len(rec.Verdicts), len(jobs))
 	}
-	return rec.Verdicts, r.charge("judge", rec.Spend)
+	return rec.Verdicts, r.charge(judgeSpender, rec.Spend)
 }
 
 func (r *Run) performJudge(ctx context.Context, jobs []ci.Job) (record, error) {
