@@ -1,0 +1,162 @@
+// Package serveconfig reads the configuration of `bot serve`: an optional YAML file, then
+// environment variables, which win. It is strict: unknown keys and bad values are errors
+// that name the key, and the server refuses to start without the secrets it needs.
+package serveconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is everything `bot serve` needs.
+type Config struct {
+	Listen   string `yaml:"listen"`    // address of the webhook and health endpoints
+	StateDir string `yaml:"state_dir"` // deliveries, runs, caches
+	Label    string `yaml:"label"`     // the issue label that starts a run
+	Workers  int    `yaml:"workers"`   // deliveries processed at once
+	// Workshop names the private repository that holds a target repository's hidden
+	// work; {owner} and {repo} are replaced.
+	Workshop string        `yaml:"workshop"`
+	Judge    string        `yaml:"judge"` // actions | local
+	GitHub   GitHub        `yaml:"github"`
+	Shutdown time.Duration `yaml:"shutdown_grace"` // how long in-flight work may take on SIGTERM
+}
+
+// GitHub identifies the App.
+type GitHub struct {
+	AppID          int64  `yaml:"app_id"`
+	PrivateKeyFile string `yaml:"private_key_file"`
+	WebhookSecret  string `yaml:"-"` // from a file or the environment only, never from YAML
+	SecretFile     string `yaml:"webhook_secret_file"`
+	BaseURL        string `yaml:"base_url"` // GitHub Enterprise Server: https://HOST/api/v3/
+}
+
+// Defaults are used for every key nobody set.
+func Defaults() Config {
+	return Config{
+		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
+		Workshop: "{repo}-dixit", Judge: "actions", Shutdown: 30 * time.Second,
+		GitHub: GitHub{BaseURL: "https://api.github.com/"},
+	}
+}
+
+// Load reads the YAML file at path (if path is not empty), then the environment.
+func Load(path string, getenv func(string) string) (Config, error) {
+	c := Defaults()
+	if path != "" {
+		data, err := readLimited(path)
+		if err != nil {
+			return Config{}, err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("%s: %s", path, unknownKey.ReplaceAllString(err.Error(), "unknown key $1"))
+		}
+	}
+	if err := c.fromEnv(getenv); err != nil {
+		return Config{}, err
+	}
+	if c.GitHub.WebhookSecret == "" && c.GitHub.SecretFile != "" {
+		data, err := readLimited(c.GitHub.SecretFile)
+		if err != nil {
+			return Config{}, fmt.Errorf("github.webhook_secret_file: %w", err)
+		}
+		c.GitHub.WebhookSecret = strings.TrimSpace(string(data))
+	}
+	return c, c.Validate()
+}
+
+var unknownKey = regexp.MustCompile(`field (\S+) not found in type`)
+
+// fromEnv applies DIXIT_* variables over the file's values.
+func (c *Config) fromEnv(getenv func(string) string) error {
+	str := map[string]*string{
+		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_LABEL": &c.Label,
+		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge,
+		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
+		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
+	}
+	for name, dst := range str {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	if v := getenv("DIXIT_GITHUB_APP_ID"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("DIXIT_GITHUB_APP_ID: not a number: %q", v)
+		}
+		c.GitHub.AppID = id
+	}
+	if v := getenv("DIXIT_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("DIXIT_WORKERS: not a number: %q", v)
+		}
+		c.Workers = n
+	}
+	return nil
+}
+
+var labelRE = regexp.MustCompile(`^[^,\s][^,]{0,49}$`)
+
+// Validate names the first missing or bad setting. Missing secrets are errors: the server
+// fails closed rather than accepting unsigned webhooks.
+func (c Config) Validate() error {
+	switch {
+	case c.GitHub.AppID <= 0:
+		return errors.New("github.app_id (DIXIT_GITHUB_APP_ID) is required")
+	case c.GitHub.PrivateKeyFile == "":
+		return errors.New("github.private_key_file (DIXIT_GITHUB_PRIVATE_KEY_FILE) is required")
+	case len(c.GitHub.WebhookSecret) < 16:
+		return errors.New("a webhook secret of at least 16 characters is required (DIXIT_WEBHOOK_SECRET, DIXIT_WEBHOOK_SECRET_FILE or github.webhook_secret_file): without it anyone could send the bot events")
+	case !strings.HasPrefix(c.GitHub.BaseURL, "https://") && !strings.HasPrefix(c.GitHub.BaseURL, "http://"):
+		return fmt.Errorf("github.base_url: must be an http(s) URL (got %q)", c.GitHub.BaseURL)
+	case !strings.HasSuffix(c.GitHub.BaseURL, "/"):
+		return fmt.Errorf("github.base_url: must end with / (got %q)", c.GitHub.BaseURL)
+	case c.Listen == "":
+		return errors.New("listen: must be an address such as :8080")
+	case c.StateDir == "":
+		return errors.New("state_dir: must be a directory")
+	case !labelRE.MatchString(c.Label):
+		return fmt.Errorf("label: not a GitHub label name (got %q)", c.Label)
+	case c.Workers < 1 || c.Workers > 64:
+		return fmt.Errorf("workers: must be between 1 and 64 (got %d)", c.Workers)
+	case !strings.Contains(c.Workshop, "{repo}"):
+		return fmt.Errorf("workshop: must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
+	case c.Judge != "actions" && c.Judge != "local":
+		return fmt.Errorf("judge: must be actions or local (got %q)", c.Judge)
+	case c.Shutdown < time.Second || c.Shutdown > time.Hour:
+		return fmt.Errorf("shutdown_grace: must be between 1s and 1h (got %s)", c.Shutdown)
+	}
+	if _, err := os.Stat(c.GitHub.PrivateKeyFile); err != nil {
+		return fmt.Errorf("github.private_key_file: %w", err)
+	}
+	return nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > 1<<20 {
+		return nil, fmt.Errorf("%s is larger than 1 MiB", path)
+	}
+	return data, nil
+}

@@ -1,0 +1,90 @@
+package serveconfig
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func keyFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "app.pem")
+	require.NoError(t, os.WriteFile(p, []byte("-----BEGIN RSA PRIVATE KEY-----\n"), 0o600))
+	return p
+}
+
+func TestTheCommentedExampleLoads(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("a-long-webhook-secret\n"), 0o600))
+	data, err := os.ReadFile("../../deploy/dixit-serve.example.yml")
+	require.NoError(t, err)
+	example := filepath.Join(dir, "serve.yml")
+	require.NoError(t, os.WriteFile(example, data, 0o644))
+
+	c, err := Load(example, env(map[string]string{
+		"DIXIT_GITHUB_PRIVATE_KEY_FILE": keyFile(t), "DIXIT_WEBHOOK_SECRET_FILE": secret, "DIXIT_WORKERS": "8",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, int64(123456), c.GitHub.AppID)
+	assert.Equal(t, "a-long-webhook-secret", c.GitHub.WebhookSecret, "read from the file, trimmed")
+	assert.Equal(t, 8, c.Workers, "the environment wins over the file")
+	assert.Equal(t, 30*time.Second, c.Shutdown)
+}
+
+func TestEnvironmentAlone(t *testing.T) {
+	c, err := Load("", env(map[string]string{
+		"DIXIT_GITHUB_APP_ID": "42", "DIXIT_GITHUB_PRIVATE_KEY_FILE": keyFile(t), "DIXIT_WEBHOOK_SECRET": "0123456789abcdef",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, Defaults().Label, c.Label)
+	assert.Equal(t, "actions", c.Judge)
+}
+
+func TestBadConfigsSayWhatIsWrong(t *testing.T) {
+	good := map[string]string{"DIXIT_GITHUB_APP_ID": "42", "DIXIT_GITHUB_PRIVATE_KEY_FILE": keyFile(t), "DIXIT_WEBHOOK_SECRET": "0123456789abcdef"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{}
+		for a, b := range good {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want string
+	}{
+		{"no secret: refuse to start", "", with("DIXIT_WEBHOOK_SECRET", ""), "webhook secret of at least 16 characters is required"},
+		{"short secret", "", with("DIXIT_WEBHOOK_SECRET", "short"), "at least 16 characters"},
+		{"no app id", "", with("DIXIT_GITHUB_APP_ID", ""), "github.app_id"},
+		{"app id not a number", "", with("DIXIT_GITHUB_APP_ID", "abc"), "DIXIT_GITHUB_APP_ID: not a number"},
+		{"missing key file", "", with("DIXIT_GITHUB_PRIVATE_KEY_FILE", "/nonexistent/key.pem"), "github.private_key_file"},
+		{"unknown key", "lable: x\n", good, "unknown key lable"},
+		{"secret in YAML is refused", "github:\n  webhook_secret: abc\n", good, "unknown key webhook_secret"},
+		{"bad judge", "judge: cloud\n", good, "judge: must be actions or local"},
+		{"workshop without repo", "workshop: shared\n", good, "workshop: must contain {repo}"},
+		{"base url without slash", "github:\n  base_url: https://ghe.example.com/api/v3\n", good, "must end with /"},
+		{"workers", "workers: 0\n", good, "workers: must be between 1 and 64"},
+		{"label", "label: \"a,b\"\n", good, "label: not a GitHub label name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := ""
+			if tc.yaml != "" {
+				path = filepath.Join(t.TempDir(), "serve.yml")
+				require.NoError(t, os.WriteFile(path, []byte(tc.yaml), 0o644))
+			}
+			_, err := Load(path, env(tc.env))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
