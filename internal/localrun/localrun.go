@@ -127,9 +127,15 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 		return nil, err
 	}
 	s.journal = &timedJournal{Journal: journal}
+	// Scratch space is per run: holding the lease, anything left there is a killed
+	// process's and can go.
+	scratch := filepath.Join(s.runDir, "tmp")
+	if err := os.RemoveAll(scratch); err != nil {
+		return nil, fmt.Errorf("clear scratch space: %w", err)
+	}
 	s.local, err = ci.NewLocal(ci.LocalOptions{
 		Contract: contract,
-		WorkDir:  filepath.Join(opts.StateDir, "tmp"),
+		WorkDir:  scratch,
 		CacheDir: s.opts.BuildCache,
 		Parallel: opts.Parallel,
 		Sandbox:  opts.Sandbox,
