@@ -1,0 +1,106 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+var _ orchestrate.Reporter = (*Status)(nil)
+
+// Status follows a run's events and renders the status comment the App keeps up to date
+// on the issue: round, vetted tests, each coder's ACC/WA vector, the testers' states and
+// the spend. It is safe for concurrent use.
+type Status struct {
+	mu      sync.Mutex
+	run     string
+	round   int
+	suite   []string            // vetted test ids, in order
+	vectors map[string][]string // coder → its last suite run, ACC/WA per test
+	coders  []string
+	testers map[string]string // tester → active | hibernated
+	tokens  int
+	outcome orchestrate.Outcome
+	reason  string
+}
+
+// NewStatus starts a status for a run with these coders and testers.
+func NewStatus(run string, coders, testers []string) *Status {
+	s := &Status{run: run, coders: coders, vectors: map[string][]string{}, testers: map[string]string{}}
+	for _, t := range testers {
+		s.testers[t] = "active"
+	}
+	return s
+}
+
+// Event updates the status.
+func (s *Status) Event(_ context.Context, ev orchestrate.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.round = ev.Round
+	if ev.Spend != nil {
+		s.tokens += ev.Spend.Tokens()
+	}
+	switch ev.Kind {
+	case orchestrate.EvVet:
+		s.suite = append(s.suite, ev.Test)
+	case orchestrate.EvSuite:
+		marks := make([]string, len(ev.Cells))
+		for i, c := range ev.Cells {
+			marks[i] = "WA"
+			if c.Outcome == "pass" {
+				marks[i] = "ACC"
+			}
+		}
+		s.vectors[ev.Agent] = marks
+	case orchestrate.EvHibernate:
+		s.testers[ev.Agent] = "hibernated"
+	case orchestrate.EvRevive:
+		s.testers[ev.Agent] = "active"
+	case orchestrate.EvEscalate:
+		s.outcome, s.reason = ev.Outcome, ev.Detail
+	}
+}
+
+// Marker identifies the bot's status comment for a run, so it is edited in place.
+func Marker(run string) string { return fmt.Sprintf("<!-- dixit:status run=%s -->", run) }
+
+// Markdown renders the status comment.
+func (s *Status) Markdown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(Marker(s.run) + "\n")
+	if s.outcome != "" {
+		fmt.Fprintf(&b, "### Dixit: %s\n\n%s.\n\n", s.outcome, s.reason)
+	} else {
+		fmt.Fprintf(&b, "### Dixit is working on this issue: round %d\n\n", s.round)
+	}
+	fmt.Fprintf(&b, "**%d vetted tests**", len(s.suite))
+	if s.tokens > 0 {
+		fmt.Fprintf(&b, " · %d tokens so far", s.tokens)
+	}
+	b.WriteString("\n\n| coder | vetted tests |\n|---|---|\n")
+	for _, c := range s.coders {
+		v := strings.Join(s.vectors[c], " ")
+		if v == "" {
+			v = "—"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", c, v)
+	}
+	names := make([]string, 0, len(s.testers))
+	for t := range s.testers {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	b.WriteString("\n| tester | state |\n|---|---|\n")
+	for _, t := range names {
+		fmt.Fprintf(&b, "| %s | %s |\n", t, s.testers[t])
+	}
+	b.WriteString("\n<sub>Edited in place as the run goes. Commands: `/dixit status`, `/dixit stop`, `/dixit resume`.</sub>\n")
+	return b.String()
+}
