@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
+	"github.com/dixit-bot/dixit/internal/agent/workspace"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
@@ -90,7 +91,7 @@ func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle 
 		model = a.opts.Model
 	}
 	seed := a.opts.Settings.Seed + draw // a re-roll after a rollback samples afresh
-	compacted := false
+	compacted, badCalls := false, 0
 	for step := 1; step <= a.opts.MaxSteps; step++ {
 		req := llm.Request{Model: model, Messages: a.messages, Tools: tools, Temperature: a.opts.Settings.Temperature, Seed: &seed}
 		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, req)
@@ -124,14 +125,29 @@ func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle 
 				return fmt.Errorf("%s: tool %s: %w", a.name, call.Name, err)
 			}
 			stop = stop || done
+			if workspace.IsToolError(result) {
+				badCalls++
+			} else {
+				badCalls = 0
+			}
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: result})
 		}
 		if stop {
 			return nil
 		}
+		if badCalls >= maxBadCalls {
+			// The model keeps making calls that cannot work: repair has had its chance.
+			a.failed++
+			a.opts.Logger.Warn("agent: turn ended after repeated bad tool calls", "agent", a.name, "draw", draw)
+			return nil
+		}
 	}
 	return nil
 }
+
+// maxBadCalls is how many tool calls in a row may fail (malformed arguments, unknown
+// tools, paths outside the workspace) before the turn is ended as a failed attempt.
+const maxBadCalls = 5
 
 // keepRecent is how many trailing messages compaction leaves untouched.
 const keepRecent = 8

@@ -41,7 +41,7 @@ func newRig(t *testing.T, name string) rig {
 	base, err := w.Commit("refs/dixit/r/base", tree, "base")
 	require.NoError(t, err)
 	return rig{srv: srv, base: base, dir: filepath.Join(t.TempDir(), name), opts: Options{
-		Client: client, Settings: config.AgentSettings{Name: name, Seed: 7}, Model: "m", MaxSteps: 5,
+		Client: client, Settings: config.AgentSettings{Name: name, Seed: 7}, Model: "m", MaxSteps: 8,
 		Spec: "Write x.go.", Workshop: w, Run: "r",
 	}}
 }
@@ -169,6 +169,22 @@ func TestTurnsThatGoWrong(t *testing.T) {
 				assert.Equal(t, base, got, "nothing was written")
 			},
 		},
+		{
+			name: "a model that keeps making malformed calls has its turn ended",
+			steps: []llmtest.Step{
+				llmtest.Calls(write("1", "package x\n")),
+				llmtest.Calls(llmtest.ToolCall{ID: "a", Name: "write_file", Arguments: `{"path": 1}`}),
+				llmtest.Calls(llmtest.ToolCall{ID: "b", Name: "nope", Arguments: `{}`}),
+				llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "read_file", Arguments: `{"path": "/etc/passwd"}`}),
+				llmtest.Calls(llmtest.ToolCall{ID: "d", Name: "write_file", Arguments: `not json`}),
+				llmtest.Calls(llmtest.ToolCall{ID: "e", Name: "delete_file", Arguments: `{"path": "../x"}`}),
+			},
+			check: func(t *testing.T, r rig, c *Coder, commit string) {
+				assert.Equal(t, 1, c.failed)
+				assert.Equal(t, 6, len(r.srv.Requests()), "no further request after the fifth bad call in a row")
+				assert.Equal(t, "package x\n", files(t, r.opts.Workshop, commit)["x.go"])
+			},
+		},
 		{name: "an exhausted quota stops the run", steps: []llmtest.Step{llmtest.QuotaExceeded()}, wantErr: llm.ErrQuota},
 		{
 			name:    "a turn past its timeout ends with the work so far",
@@ -180,10 +196,11 @@ func TestTurnsThatGoWrong(t *testing.T) {
 			},
 		},
 		{
-			name:  "the turn ends after max_steps replies",
-			steps: []llmtest.Step{llmtest.Calls(write("1", "a")), llmtest.Calls(write("2", "b")), llmtest.Calls(write("3", "c")), llmtest.Calls(write("4", "d")), llmtest.Calls(write("5", "package x\n"))},
+			name: "the turn ends after max_steps replies",
+			steps: []llmtest.Step{llmtest.Calls(write("1", "a")), llmtest.Calls(write("2", "b")), llmtest.Calls(write("3", "c")), llmtest.Calls(write("4", "d")),
+				llmtest.Calls(write("5", "e")), llmtest.Calls(write("6", "f")), llmtest.Calls(write("7", "g")), llmtest.Calls(write("8", "package x\n"))},
 			check: func(t *testing.T, r rig, c *Coder, commit string) {
-				assert.Len(t, r.srv.Requests(), 5)
+				assert.Equal(t, 8, len(r.srv.Requests()))
 				assert.Equal(t, "package x\n", files(t, r.opts.Workshop, commit)["x.go"])
 			},
 		},
