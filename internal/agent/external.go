@@ -24,11 +24,10 @@ var _ orchestrate.Coder = (*External)(nil)
 // commands you trust as you trust your own shell. Their code is still judged only in
 // the sandbox.
 type External struct {
-	opts      ExternalOptions
-	cps       checkpoint.Store
-	ref       string
-	workspace string
-	history   []string // what the agent has been told, in order: its whole memory
+	*workingCopy
+	opts    ExternalOptions
+	cps     checkpoint.Store
+	history []string // what the agent has been told, in order: its whole memory
 }
 
 // ExternalOptions configure an external coder.
@@ -56,13 +55,13 @@ func NewExternal(o ExternalOptions) (*External, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if err := resetDir(o.Options, o.Dir, o.Base); err != nil {
+	name := o.Settings.Name
+	wc, err := newWorkingCopy(o.Workshop, o.Run, name, o.Dir, o.Base)
+	if err != nil {
 		return nil, err
 	}
-	name := o.Settings.Name
 	return &External{
-		opts: o, cps: checkpoint.New(o.Workshop, o.Run, name), workspace: o.Base,
-		ref:     "refs/dixit/" + o.Run + "/coders/" + name,
+		workingCopy: wc, opts: o, cps: checkpoint.New(o.Workshop, o.Run, name),
 		history: []string{coderPrompt(o.Spec, o.Settings)},
 	}, nil
 }
@@ -81,7 +80,7 @@ func (e *External) Solve(ctx context.Context, turn orchestrate.Turn) (string, er
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", e.opts.Command)
-	cmd.Dir = e.opts.Dir
+	cmd.Dir = e.dir
 	cmd.Stdin = strings.NewReader(strings.Join(e.history, "\n\n---\n\n"))
 	cmd.Env = append(os.Environ(), fmt.Sprintf("DIXIT_DRAW=%d", turn.Draw))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -96,25 +95,13 @@ func (e *External) Solve(ctx context.Context, turn orchestrate.Turn) (string, er
 		// A failing agent still leaves a working copy; the judge decides what it is worth.
 		e.opts.Logger.Warn("external coder: command failed", "agent", e.Name(), "err", err, "output", tail(string(out), 2000))
 	}
-	if err := pruneSpecial(e.opts.Dir); err != nil {
-		return "", fmt.Errorf("coder %s: %w", e.Name(), err)
-	}
-	tree, err := e.opts.Workshop.ImportDir(e.opts.Dir)
-	if err != nil {
-		return "", fmt.Errorf("coder %s: %w", e.Name(), err)
-	}
-	commit, err := e.opts.Workshop.CommitAfter(e.ref, e.workspace, tree, fmt.Sprintf("%s: solve %d", e.Name(), turn.Draw))
-	if err != nil {
-		return "", err
-	}
-	e.workspace = commit
-	return commit, nil
+	return e.commit(turn.Draw)
 }
 
-func (e *External) Workspace(context.Context) (string, error) { return e.workspace, nil }
+func (e *External) Workspace(context.Context) (string, error) { return e.current, nil }
 
 func (e *External) Save(context.Context) (orchestrate.Checkpoint, error) {
-	return e.cps.Save(externalState{History: e.history, Workspace: e.workspace})
+	return e.cps.Save(externalState{History: e.history, Workspace: e.current})
 }
 
 // Restore truncates what the agent has been told and resets its working copy.
@@ -123,19 +110,10 @@ func (e *External) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
 	if err := e.cps.Load(cp, &s); err != nil {
 		return err
 	}
-	if err := resetDir(e.opts.Options, e.opts.Dir, s.Workspace); err != nil {
+	if err := e.reset(s.Workspace); err != nil {
 		return err
 	}
-	head, _, err := e.opts.Workshop.Ref(e.ref)
-	if err != nil {
-		return err
-	}
-	if head != "" && head != s.Workspace {
-		if err := e.opts.Workshop.SetRef(e.ref, head, s.Workspace); err != nil {
-			return fmt.Errorf("restore workspace of %s: %w", e.Name(), err)
-		}
-	}
-	e.history, e.workspace = s.History, s.Workspace
+	e.history = s.History
 	return nil
 }
 
