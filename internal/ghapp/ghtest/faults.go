@@ -1,0 +1,110 @@
+package ghtest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault is a scripted failure: the next Times requests matching Method and Path (both
+// optional) get Status, Header and Body instead of the normal answer, or a dropped
+// connection when Drop is set. Faulted responses are not checked against the
+// description: GitHub documents rate limits for every operation in one place.
+type Fault struct {
+	Method string // "" matches any
+	Path   string // relative to BasePath, e.g. "repos/o/r/issues/1/comments"; "" matches any
+	Times  int    // 0 means 1
+	Status int
+	Header http.Header
+	Body   string
+	Drop   bool
+}
+
+// Inject queues faults; they are consumed in order.
+func (s *Server) Inject(faults ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range faults {
+		f := faults[i]
+		if f.Times == 0 {
+			f.Times = 1
+		}
+		s.faults = append(s.faults, &f)
+	}
+}
+
+func (s *Server) takeFault(r *http.Request) *Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := strings.TrimPrefix(r.URL.Path, BasePath)
+	for i, f := range s.faults {
+		if (f.Method == "" || f.Method == r.Method) && (f.Path == "" || f.Path == path) {
+			f.Times--
+			if f.Times == 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+func (f *Fault) serve(w http.ResponseWriter, r *http.Request) {
+	if f.Drop {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	}
+	for k, v := range f.Header {
+		w.Header()[k] = v
+	}
+	if f.Body != "" && w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	w.WriteHeader(f.Status)
+	_, _ = w.Write([]byte(f.Body))
+}
+
+// PrimaryRateLimit is GitHub's answer once the hourly budget is spent: 403 with
+// x-ratelimit-remaining: 0 and the reset time in epoch seconds.
+func PrimaryRateLimit(reset time.Time) Fault {
+	return Fault{
+		Status: http.StatusForbidden,
+		Header: http.Header{
+			"X-Ratelimit-Limit":     {"5000"},
+			"X-Ratelimit-Remaining": {"0"},
+			"X-Ratelimit-Used":      {"5000"},
+			"X-Ratelimit-Reset":     {strconv.FormatInt(reset.Unix(), 10)},
+			"X-Ratelimit-Resource":  {"core"},
+		},
+		Body: `{"message":"API rate limit exceeded for installation ID 1.",` +
+			`"documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}`,
+	}
+}
+
+// SecondaryRateLimit is GitHub's 403 for a secondary rate limit; retryAfter 0 omits the
+// Retry-After header (the client must then back off on its own).
+func SecondaryRateLimit(retryAfter time.Duration) Fault {
+	f := Fault{
+		Status: http.StatusForbidden,
+		Header: http.Header{},
+		Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",` +
+			`"documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`,
+	}
+	if retryAfter > 0 {
+		f.Header.Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
+	}
+	return f
+}
+
+// TooManyRequests is a 429 with Retry-After in seconds.
+func TooManyRequests(retryAfter time.Duration) Fault {
+	f := SecondaryRateLimit(retryAfter)
+	f.Status = http.StatusTooManyRequests
+	return f
+}

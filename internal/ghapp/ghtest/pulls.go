@@ -1,0 +1,132 @@
+package ghtest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+func (s *Server) pullRoutes() {
+	s.handle("POST repos/{owner}/{repo}/pulls", s.createPull)
+	s.handle("GET repos/{owner}/{repo}/pulls", s.listPulls)
+	s.handle("GET repos/{owner}/{repo}/pulls/{n}", s.getPull)
+	s.handle("PATCH repos/{owner}/{repo}/pulls/{n}", s.editPull)
+}
+
+type pullInput struct {
+	Title *string `json:"title"`
+	Body  *string `json:"body"`
+	Head  *string `json:"head"`
+	Base  *string `json:"base"`
+	State *string `json:"state"`
+	Draft *bool   `json:"draft"`
+}
+
+func (in pullInput) apply(p obj) {
+	if in.Title != nil {
+		p["title"] = *in.Title
+	}
+	if in.Body != nil {
+		p["body"] = *in.Body
+	}
+	if in.State != nil {
+		p["state"] = *in.State
+	}
+	if in.Draft != nil {
+		p["draft"] = *in.Draft
+	}
+	if in.Head != nil {
+		_, branch, ok := strings.Cut(*in.Head, ":")
+		if !ok {
+			branch = *in.Head
+		}
+		p["head"].(obj)["ref"] = branch
+		p["head"].(obj)["label"] = *in.Head
+	}
+	if in.Base != nil {
+		p["base"].(obj)["ref"] = *in.Base
+	}
+}
+
+// simplePull reshapes a stored pull request into GitHub's pull-request-simple.
+func (st *State) simplePull(p obj) obj {
+	out := st.example("pull-request-simple-items")
+	for k := range out {
+		if v, ok := p[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
+	var in pullInput
+	if !decode(w, r, &in) {
+		return
+	}
+	key := r.PathValue("owner") + "/" + r.PathValue("repo")
+	st := s.State
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p := st.example("pull-request")
+	// GitHub's own example lists teams without the "type" its schema requires.
+	p["requested_teams"] = []any{}
+	p["id"], p["number"], p["state"], p["created_at"] = st.id(), len(st.pulls[key])+1, "open", now()
+	in.apply(p)
+	st.pulls[key] = append(st.pulls[key], p)
+	writeJSON(w, http.StatusCreated, p)
+}
+
+func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
+	key := r.PathValue("owner") + "/" + r.PathValue("repo")
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	st := s.State
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := []obj{}
+	for _, p := range st.pulls[key] {
+		if state != "all" && p["state"] != state {
+			continue
+		}
+		if h := q.Get("head"); h != "" && p["head"].(obj)["label"] != h && p["head"].(obj)["ref"] != h {
+			continue
+		}
+		out = append(out, st.simplePull(p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) pull(w http.ResponseWriter, r *http.Request) obj {
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	ps := s.State.pulls[r.PathValue("owner")+"/"+r.PathValue("repo")]
+	if n < 1 || n > len(ps) {
+		notFound(w)
+		return nil
+	}
+	return ps[n-1]
+}
+
+func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
+	s.State.mu.Lock()
+	defer s.State.mu.Unlock()
+	if p := s.pull(w, r); p != nil {
+		writeJSON(w, http.StatusOK, p)
+	}
+}
+
+func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
+	var in pullInput
+	if !decode(w, r, &in) {
+		return
+	}
+	s.State.mu.Lock()
+	defer s.State.mu.Unlock()
+	if p := s.pull(w, r); p != nil {
+		in.apply(p)
+		writeJSON(w, http.StatusOK, p)
+	}
+}
