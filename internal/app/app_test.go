@@ -1,0 +1,225 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/webhook"
+)
+
+const secret = "a-test-webhook-secret"
+
+// clients hands out clients of the fake GitHub for any installation.
+type clients struct{ srv *ghtest.Server }
+
+func (c clients) InstallationClient(int64) (*github.Client, error) { return c.srv.Client(nil), nil }
+
+// harness is the App's intake and handlers over a fake GitHub, with an executor that runs
+// until it is cancelled and counts its calls.
+type harness struct {
+	t       *testing.T
+	gh      *ghtest.Server
+	hook    *webhook.Server
+	runs    *Manager
+	mu      sync.Mutex
+	started map[string]int
+	ended   map[string]bool
+	n       int
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{t: t, gh: ghtest.NewServer(t), started: map[string]int{}, ended: map[string]bool{}}
+	var err error
+	h.runs, err = NewManager(filepath.Join(t.TempDir(), "runs"), h.execute, nil)
+	require.NoError(t, err)
+	base := Base{Clients: clients{h.gh}, Runs: h.runs, Label: "dixit", Logger: slogDiscard()}
+	h.hook, err = webhook.New(webhook.Config{Secret: []byte(secret), QueueDir: filepath.Join(t.TempDir(), "queue")},
+		&IssuesHandler{base}, &CommentHandler{base})
+	require.NoError(t, err)
+	require.NoError(t, h.hook.Start(context.Background()))
+	t.Cleanup(func() {
+		h.hook.Shutdown(context.Background())
+		h.runs.Shutdown(context.Background())
+	})
+	h.gh.State.SetPermission("Codertocat", "Hello-World", "writer", "write")
+	h.gh.State.SetPermission("Codertocat", "Hello-World", "reader", "read")
+	return h
+}
+
+func (h *harness) execute(ctx context.Context, i Issue) error {
+	h.mu.Lock()
+	h.started[i.String()]++
+	h.mu.Unlock()
+	<-ctx.Done()
+	h.mu.Lock()
+	h.ended[i.String()] = true
+	h.mu.Unlock()
+	return nil
+}
+
+// deliver sends a recorded payload, edited by edit, through the signed HTTP path and
+// waits until it has been handled.
+func (h *harness) deliver(event, file string, edit func(p map[string]any)) {
+	h.t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "webhook", "testdata", file))
+	require.NoError(h.t, err)
+	var p map[string]any
+	require.NoError(h.t, json.Unmarshal(data, &p))
+	p["installation"] = map[string]any{"id": 42}
+	edit(p)
+	body, err := json.Marshal(p)
+	require.NoError(h.t, err)
+	h.n++
+	before := h.hook.Stats().Processed + h.hook.Stats().Failed
+	req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("delivery-%d", h.n))
+	req.Header.Set("X-Hub-Signature-256", webhook.Sign([]byte(secret), body))
+	rec := httptest.NewRecorder()
+	h.hook.ServeHTTP(rec, req)
+	require.Equal(h.t, http.StatusAccepted, rec.Code, rec.Body.String())
+	require.Eventually(h.t, func() bool { s := h.hook.Stats(); return s.Processed+s.Failed > before }, 5*time.Second, 10*time.Millisecond)
+}
+
+func label(name string) func(map[string]any) {
+	return func(p map[string]any) { p["label"] = map[string]any{"name": name} }
+}
+
+func commentBy(user, body string) func(map[string]any) {
+	return func(p map[string]any) {
+		c := p["comment"].(map[string]any)
+		c["body"] = body
+		kind := "User"
+		if strings.HasSuffix(user, "[bot]") {
+			kind = "Bot"
+		}
+		c["user"] = map[string]any{"login": user, "type": kind}
+	}
+}
+
+const issue = "Codertocat/Hello-World#1"
+
+func (h *harness) comments() []string { return h.gh.State.Comments("Codertocat", "Hello-World", 1) }
+
+func TestLabelStartsOneRunAndUnlabelCancelsIt(t *testing.T) {
+	h := newHarness(t)
+	h.deliver("issues", "issues.labeled.json", label("bug"))
+	assert.Zero(t, h.started[issue], "another label starts nothing")
+
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	h.deliver("issues", "issues.labeled.json", label("Dixit"))
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 1 }, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	h.mu.Lock()
+	assert.Equal(t, 1, h.started[issue], "at most one run per issue")
+	h.mu.Unlock()
+
+	h.deliver("issues", "issues.unlabeled.json", label("dixit"))
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.ended[issue] }, 5*time.Second, 10*time.Millisecond)
+	r, ok, err := h.runs.Record(Issue{Owner: "Codertocat", Repo: "Hello-World", Number: 1})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, Cancelled, r.State)
+}
+
+func TestClosingTheIssueCancelsTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	h.deliver("issues", "issues.closed.json", func(p map[string]any) { p["issue"].(map[string]any)["number"] = 1 })
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.ended[issue] }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestAnInvalidConfigGetsACommentAndNoRun(t *testing.T) {
+	h := newHarness(t)
+	h.gh.State.SetFile("Codertocat", "Hello-World", "main", repoconfig.Path, "coders: 2\n")
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	assert.Zero(t, h.started[issue])
+	require.Len(t, h.comments(), 1)
+	assert.Contains(t, h.comments()[0], "coders: must be between 3 and 25 (got 2)")
+}
+
+func TestCommands(t *testing.T) {
+	h := newHarness(t)
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "Looks good to me."))
+	assert.Empty(t, h.comments(), "conversation is ignored quietly")
+
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("reader", "/dixit stop"))
+	require.Len(t, h.comments(), 1)
+	assert.Contains(t, h.comments()[0], "only people with write access")
+
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit status"))
+	assert.Contains(t, h.comments()[1], "No run for this issue")
+
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit status"))
+	assert.Contains(t, h.comments()[2], "**running**")
+
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit stop"))
+	assert.Contains(t, h.comments()[3], "Stopped.")
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit resume"))
+	assert.Contains(t, h.comments()[4], "Resumed")
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 2 }, 5*time.Second, 10*time.Millisecond)
+
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit launch"))
+	assert.Contains(t, h.comments()[5], "I don't know `/dixit launch`")
+	assert.True(t, strings.Contains(h.comments()[5], "/dixit status"))
+
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("dixit[bot]", "/dixit stop"))
+	assert.Len(t, h.comments(), 6, "the bot's own comments are not commands")
+}
+
+func TestRunsResumeAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	calls := 0
+	block := func(ctx context.Context, i Issue) error {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		<-ctx.Done()
+		return nil
+	}
+	first, err := NewManager(dir, block, nil)
+	require.NoError(t, err)
+	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 7}
+	started, err := first.Start(i)
+	require.NoError(t, err)
+	require.True(t, started)
+	require.NoError(t, first.Shutdown(context.Background()))
+
+	second, err := NewManager(dir, block, nil)
+	require.NoError(t, err)
+	n, err := second.ResumeAll()
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the interrupted run starts again")
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 2 }, 5*time.Second, 10*time.Millisecond)
+	require.NoError(t, second.Shutdown(context.Background()))
+}
+
+func TestAFailingOrPanickingRunIsRecorded(t *testing.T) {
+	m, err := NewManager(t.TempDir(), func(context.Context, Issue) error { panic("boom") }, nil)
+	require.NoError(t, err)
+	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 1}
+	_, err = m.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := m.Record(i); return r.State == Failed }, 5*time.Second, 10*time.Millisecond)
+	r, _, _ := m.Record(i)
+	assert.Contains(t, r.Detail, "panic: boom")
+}

@@ -1,0 +1,178 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/dixit-bot/dixit/internal/commands"
+	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/webhook"
+)
+
+// Clients gives a GitHub client acting as one installation (ghapp.ClientCreator does).
+type Clients interface {
+	InstallationClient(installationID int64) (*github.Client, error)
+}
+
+// Base is what every handler needs.
+type Base struct {
+	Clients Clients
+	Runs    *Manager
+	Label   string
+	Logger  *slog.Logger
+}
+
+var (
+	_ webhook.Handler = (*IssuesHandler)(nil)
+	_ webhook.Handler = (*CommentHandler)(nil)
+)
+
+// IssuesHandler starts a run when the label is added, and cancels it when the label is
+// removed or the issue is closed.
+type IssuesHandler struct{ Base }
+
+func (h *IssuesHandler) Handles() []string { return []string{"issues"} }
+
+func (h *IssuesHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev github.IssuesEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse issues event: %w", err)
+	}
+	issue := issueOf(ev.GetInstallation(), ev.GetRepo(), ev.GetIssue())
+	if issue.Installation == 0 || ev.GetIssue().IsPullRequest() {
+		return nil // not sent to an installation, or a PR: not ours to act on
+	}
+	switch ev.GetAction() {
+	case "labeled":
+		if !strings.EqualFold(ev.GetLabel().GetName(), h.Label) {
+			return nil
+		}
+		return h.start(ctx, issue)
+	case "unlabeled":
+		if !strings.EqualFold(ev.GetLabel().GetName(), h.Label) {
+			return nil
+		}
+		_, err := h.Runs.Stop(issue, Cancelled)
+		return err
+	case "closed":
+		_, err := h.Runs.Stop(issue, Cancelled)
+		return err
+	default:
+		return nil
+	}
+}
+
+// start reads the repository's settings from its default branch; a bad file gets a
+// comment that names the problem and no run starts.
+func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {
+	gh, err := h.Clients.InstallationClient(issue.Installation)
+	if err != nil {
+		return webhook.Retryable(fmt.Errorf("client for %s: %w", issue, err))
+	}
+	cfg := repoconfig.Fetch(ctx, gh, issue.Owner, issue.Repo)
+	if msg := cfg.Comment(); msg != "" {
+		return comment(ctx, gh, issue, msg)
+	}
+	started, err := h.Runs.Start(issue)
+	if err != nil {
+		return err
+	}
+	h.Logger.Info("app: run requested", "github_issue", issue.String(), "started", started)
+	return nil
+}
+
+// CommentHandler answers /dixit commands from users with write access.
+type CommentHandler struct{ Base }
+
+func (h *CommentHandler) Handles() []string { return []string{"issue_comment"} }
+
+func (h *CommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev github.IssueCommentEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse issue_comment event: %w", err)
+	}
+	if ev.GetAction() != "created" || ev.GetComment().GetUser().GetType() == "Bot" {
+		return nil
+	}
+	cmd, ok := commands.Parse(ev.GetComment().GetBody())
+	if !ok {
+		return nil // conversation, not a command: ignored quietly
+	}
+	issue := issueOf(ev.GetInstallation(), ev.GetRepo(), ev.GetIssue())
+	if issue.Installation == 0 {
+		return nil
+	}
+	gh, err := h.Clients.InstallationClient(issue.Installation)
+	if err != nil {
+		return webhook.Retryable(fmt.Errorf("client for %s: %w", issue, err))
+	}
+	user := ev.GetComment().GetUser().GetLogin()
+	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, issue.Owner, issue.Repo, user)
+	if err != nil {
+		return webhook.Retryable(fmt.Errorf("permission of %s on %s: %w", user, issue, err))
+	}
+	// Fail closed: only admin and write (maintain is reported as write) may steer runs.
+	if p := perm.GetPermission(); p != "admin" && p != "write" {
+		return comment(ctx, gh, issue, fmt.Sprintf("@%s only people with write access can use `/dixit` commands here.", user))
+	}
+	return comment(ctx, gh, issue, h.answer(issue, cmd))
+}
+
+// answer carries out a command and says what happened.
+func (h *CommentHandler) answer(issue Issue, cmd commands.Command) string {
+	switch cmd.Verb {
+	case "status":
+		r, ok, err := h.Runs.Record(issue)
+		switch {
+		case err != nil:
+			return "I could not read this issue's run: " + err.Error()
+		case !ok:
+			return fmt.Sprintf("No run for this issue. Add the `%s` label to start one.", h.Label)
+		}
+		return fmt.Sprintf("The run for this issue is **%s** (updated %s).", r.State, r.Updated.Format("2006-01-02 15:04 MST"))
+	case "stop":
+		live, err := h.Runs.Stop(issue, Stopped)
+		if err != nil {
+			return "I could not stop the run: " + err.Error()
+		}
+		if !live {
+			return "No run is going on for this issue."
+		}
+		return "Stopped. Everything done so far is kept; `/dixit resume` goes on from there."
+	case "resume":
+		r, ok, err := h.Runs.Record(issue)
+		if err != nil || !ok || r.State != Stopped {
+			return "There is no stopped run to resume on this issue."
+		}
+		if _, err := h.Runs.Start(issue); err != nil {
+			return "I could not resume the run: " + err.Error()
+		}
+		return "Resumed from where the run stopped."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "I don't know `/dixit %s`. Commands:\n", cmd.Verb)
+	for _, verb := range []string{"status", "stop", "resume", "help"} {
+		fmt.Fprintf(&b, "- `/dixit %s`: %s\n", verb, commands.Known[verb])
+	}
+	if cmd.Verb == "help" {
+		return strings.Replace(b.String(), "I don't know `/dixit help`. ", "", 1)
+	}
+	return b.String()
+}
+
+func issueOf(inst *github.Installation, repo *github.Repository, is *github.Issue) Issue {
+	return Issue{Installation: inst.GetID(), Owner: repo.GetOwner().GetLogin(), Repo: repo.GetName(), Number: is.GetNumber()}
+}
+
+func comment(ctx context.Context, gh *github.Client, issue Issue, body string) error {
+	_, _, err := gh.Issues.CreateComment(ctx, issue.Owner, issue.Repo, issue.Number, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return webhook.Retryable(fmt.Errorf("comment on %s: %w", issue, err))
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+// Package app is the GitHub App's domain layer: webhook handlers that start, stop and
+// report on runs, and the manager that keeps at most one run per issue alive across
+// restarts. It knows GitHub's events but not HTTP; the protocol itself runs elsewhere.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Issue names an issue and the installation that can act on it.
+type Issue struct {
+	Installation int64  `json:"installation"`
+	Owner        string `json:"owner"`
+	Repo         string `json:"repo"`
+	Number       int    `json:"number"`
+}
+
+func (i Issue) String() string { return fmt.Sprintf("%s/%s#%d", i.Owner, i.Repo, i.Number) }
+
+// Run states.
+const (
+	Running   = "running"
+	Stopped   = "stopped"   // by /dixit stop; /dixit resume goes on
+	Cancelled = "cancelled" // the label was removed or the issue closed
+	Finished  = "finished"
+	Failed    = "failed"
+)
+
+// Record is what the manager keeps of a run, on disk.
+type Record struct {
+	Issue   Issue     `json:"issue"`
+	State   string    `json:"state"`
+	Detail  string    `json:"detail,omitempty"`
+	Updated time.Time `json:"updated"`
+}
+
+// Execute runs (or resumes) the protocol for an issue until it ends or ctx is cancelled.
+// It must be resumable: it is called again with the same issue after a restart.
+type Execute func(ctx context.Context, issue Issue) error
+
+// Manager keeps at most one run per issue, records each run's state under dir, and
+// resumes running runs when the server starts.
+type Manager struct {
+	dir     string
+	execute Execute
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	cancels map[string]context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// NewManager keeps its records under dir.
+func NewManager(dir string, execute Execute, logger *slog.Logger) (*Manager, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("runs directory: %w", err)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{dir: dir, execute: execute, log: logger, cancels: map[string]context.CancelFunc{}}, nil
+}
+
+var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+func (m *Manager) path(i Issue) string {
+	return filepath.Join(m.dir, fmt.Sprintf("%s__%s__%d.json", unsafe.ReplaceAllString(i.Owner, "_"), unsafe.ReplaceAllString(i.Repo, "_"), i.Number))
+}
+
+// Record returns the record of an issue's run, if there is one.
+func (m *Manager) Record(i Issue) (Record, bool, error) {
+	data, err := os.ReadFile(m.path(i))
+	if errors.Is(err, os.ErrNotExist) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read run of %s: %w", i, err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Record{}, false, fmt.Errorf("run record of %s is corrupt: %w", i, err)
+	}
+	return r, true, nil
+}
+
+func (m *Manager) save(r Record) error {
+	r.Updated = time.Now().UTC()
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := m.path(r.Issue) + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("save run of %s: %w", r.Issue, err)
+	}
+	return os.Rename(tmp, m.path(r.Issue))
+}
+
+// Start begins a run for the issue unless one is already running; started reports which.
+func (m *Manager) Start(i Issue) (started bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, live := m.cancels[i.String()]; live {
+		return false, nil
+	}
+	if err := m.save(Record{Issue: i, State: Running}); err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancels[i.String()] = cancel
+	m.wg.Add(1)
+	go m.run(ctx, i)
+	return true, nil
+}
+
+// run executes the protocol and records how it ended; a panic is recorded, not fatal.
+func (m *Manager) run(ctx context.Context, i Issue) {
+	defer m.wg.Done()
+	state, detail := Finished, ""
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				state, detail = Failed, fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		if err := m.execute(ctx, i); err != nil {
+			state, detail = Failed, err.Error()
+		}
+	}()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.cancels, i.String())
+	if ctx.Err() != nil {
+		return // Stop or Cancel recorded the state already
+	}
+	if err := m.save(Record{Issue: i, State: state, Detail: detail}); err != nil {
+		m.log.Error("app: cannot record the end of a run", "github_issue", i.String(), "err", err)
+	}
+	if state == Failed {
+		m.log.Error("app: run failed", "github_issue", i.String(), "err", detail)
+	}
+}
+
+// Stop ends a live run with the given final state (Stopped or Cancelled). It returns
+// false when no run was live.
+func (m *Manager) Stop(i Issue, state string) (bool, error) {
+	m.mu.Lock()
+	cancel, live := m.cancels[i.String()]
+	if live {
+		delete(m.cancels, i.String())
+	}
+	m.mu.Unlock()
+	if live {
+		cancel()
+	}
+	r, ok, err := m.Record(i)
+	if err != nil || !ok || (!live && r.State != Running && r.State != Stopped) {
+		return live, err
+	}
+	return live, m.save(Record{Issue: i, State: state})
+}
+
+// ResumeAll starts again every run recorded as running: the server stopped under it.
+func (m *Manager) ResumeAll() (int, error) {
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return 0, fmt.Errorf("list runs: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		var r Record
+		data, err := os.ReadFile(filepath.Join(m.dir, e.Name()))
+		if err != nil || json.Unmarshal(data, &r) != nil || r.State != Running {
+			continue
+		}
+		if started, err := m.Start(r.Issue); err != nil {
+			return n, err
+		} else if started {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Shutdown cancels every live run (each resumes from its journal on the next start) and
+// waits for them to return, or for ctx.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	for _, cancel := range m.cancels {
+		cancel()
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
