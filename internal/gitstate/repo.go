@@ -19,6 +19,11 @@ func ReadHead(dir string) ([]File, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("open repository %s: %w", dir, err)
 	}
+	return headFiles(repo, dir)
+}
+
+// headFiles reads the regular files of the commit HEAD points at.
+func headFiles(repo *git.Repository, dir string) ([]File, string, error) {
 	head, err := repo.Head()
 	if err != nil {
 		return nil, "", fmt.Errorf("repository %s has no HEAD commit: %w", dir, err)

@@ -1,0 +1,87 @@
+// Package gittest serves git repositories over smart HTTP for tests, with the real
+// `git http-backend` behind net/http/cgi and GitHub's token convention for auth
+// (user x-access-token, password the installation token).
+package gittest
+
+import (
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Server is a git host for tests.
+type Server struct {
+	URL   string // base URL; a repository is at URL + "/" + name + ".git"
+	Token string // the password clients must present
+	root  string
+	t     testing.TB
+}
+
+// NewServer starts a git host; it is skipped when git is not installed.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	s := &Server{Token: "ghs_test-installation-token", root: t.TempDir(), t: t}
+	backend := &cgi.Handler{
+		Path: gitPath,
+		Args: []string{"http-backend"},
+		Env:  []string{"GIT_PROJECT_ROOT=" + s.root, "GIT_HTTP_EXPORT_ALL=1"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok || user != "x-access-token" || pass != s.Token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		// http-backend accepts pushes from an authenticated user only.
+		r.Header.Del("Authorization")
+		h := *backend
+		h.Env = append(append([]string{}, backend.Env...), "REMOTE_USER="+user)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// Repo creates a bare repository name.git whose branch holds files in one commit, and
+// returns its clone URL.
+func (s *Server) Repo(name, branch string, files map[string]string) string {
+	s.t.Helper()
+	work := s.t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(work, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	bare := filepath.Join(s.root, name+".git")
+	s.git(work, "init", "-q", "-b", branch)
+	s.git(work, "add", ".")
+	s.git(work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "initial")
+	s.git(s.root, "clone", "-q", "--bare", work, bare)
+	s.git(bare, "config", "http.receivepack", "true")
+	return s.URL + "/" + name + ".git"
+}
+
+func (s *Server) git(dir string, args ...string) {
+	s.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
