@@ -1,0 +1,172 @@
+// Package ghreport shows a run on GitHub while it goes: one status comment on the issue,
+// edited in place each round, and a check run that completes with the outcome. A
+// restarted run finds its comment and check run again instead of adding new ones.
+package ghreport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+var _ orchestrate.Reporter = (*Publisher)(nil)
+
+// Target is where a run is shown.
+type Target struct {
+	Owner, Repo string
+	Issue       int
+	HeadSHA     string // the base revision the check run is attached to
+	Run         string
+}
+
+// ids are persisted so a restart edits the same comment and check run.
+type ids struct {
+	Comment  int64 `json:"comment"`
+	CheckRun int64 `json:"check_run"`
+}
+
+// Publisher keeps the status comment and check run up to date. GitHub errors while the
+// run goes are logged, not fatal: the next round publishes again.
+type Publisher struct {
+	gh     *github.Client
+	t      Target
+	status *report.Status
+	file   string // where ids are kept
+	log    *slog.Logger
+
+	mu   sync.Mutex
+	ids  ids
+	last string // the body last published: an unchanged one is not sent again
+}
+
+// New finds or creates the status comment and the check run of a run.
+func New(ctx context.Context, gh *github.Client, t Target, coders, testers []string, stateFile string, logger *slog.Logger) (*Publisher, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Publisher{gh: gh, t: t, status: report.NewStatus(t.Run, coders, testers), file: stateFile, log: logger}
+	if data, err := os.ReadFile(stateFile); err == nil {
+		if err := json.Unmarshal(data, &p.ids); err != nil {
+			return nil, fmt.Errorf("read %s: %w", stateFile, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", stateFile, err)
+	}
+	if p.ids.Comment == 0 {
+		if err := p.findComment(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if p.ids.CheckRun == 0 && t.HeadSHA != "" {
+		cr, _, err := gh.Checks.CreateCheckRun(ctx, t.Owner, t.Repo, github.CreateCheckRunOptions{
+			Name: "Dixit", HeadSHA: t.HeadSHA, Status: github.String("in_progress"),
+			Output: &github.CheckRunOutput{Title: github.String("Dixit is running"), Summary: github.String(fmt.Sprintf("Run `%s` for #%d.", t.Run, t.Issue))},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("create check run on %s/%s: %w", t.Owner, t.Repo, err)
+		}
+		p.ids.CheckRun = cr.GetID()
+	}
+	return p, p.save()
+}
+
+// findComment looks for an earlier status comment of this run by its marker.
+func (p *Publisher) findComment(ctx context.Context) error {
+	marker := report.Marker(p.t.Run)
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		comments, resp, err := p.gh.Issues.ListComments(ctx, p.t.Owner, p.t.Repo, p.t.Issue, opts)
+		if err != nil {
+			return fmt.Errorf("list comments of %s/%s#%d: %w", p.t.Owner, p.t.Repo, p.t.Issue, err)
+		}
+		for _, c := range comments {
+			if strings.HasPrefix(c.GetBody(), marker) {
+				p.ids.Comment = c.GetID()
+				return nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (p *Publisher) save() error {
+	data, err := json.Marshal(p.ids)
+	if err != nil {
+		return err
+	}
+	tmp := p.file + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("save %s: %w", p.file, err)
+	}
+	return os.Rename(tmp, p.file)
+}
+
+// Event follows the run and publishes the status at each round and at the end.
+func (p *Publisher) Event(ctx context.Context, ev orchestrate.Event) {
+	p.status.Event(ctx, ev)
+	if ev.Kind != orchestrate.EvRound && ev.Kind != orchestrate.EvEscalate {
+		return
+	}
+	if err := p.publish(ctx); err != nil {
+		p.log.Warn("ghreport: status not published; the next round tries again", "github_issue", p.t.Issue, "err", err)
+	}
+}
+
+// publish creates the status comment once, then edits it.
+func (p *Publisher) publish(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	body := p.status.Markdown()
+	if body == p.last {
+		return nil
+	}
+	if p.ids.Comment == 0 {
+		c, _, err := p.gh.Issues.CreateComment(ctx, p.t.Owner, p.t.Repo, p.t.Issue, &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			return fmt.Errorf("create status comment: %w", err)
+		}
+		p.ids.Comment = c.GetID()
+		if err := p.save(); err != nil {
+			return err
+		}
+	} else if _, _, err := p.gh.Issues.EditComment(ctx, p.t.Owner, p.t.Repo, p.ids.Comment, &github.IssueComment{Body: github.String(body)}); err != nil {
+		return fmt.Errorf("edit status comment: %w", err)
+	}
+	p.last = body
+	return nil
+}
+
+// Finish publishes the final status and completes the check run with the outcome. An
+// escalation asks for a human, so the conclusion is neutral, never success.
+func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
+	if err := p.publish(ctx); err != nil {
+		return err
+	}
+	if p.ids.CheckRun == 0 {
+		return nil
+	}
+	_, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.t.Owner, p.t.Repo, p.ids.CheckRun, github.UpdateCheckRunOptions{
+		Name: "Dixit", Status: github.String("completed"), Conclusion: github.String("neutral"),
+		Output: &github.CheckRunOutput{
+			Title:   github.String(fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds)),
+			Summary: github.String(res.Reason + "."),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("complete check run: %w", err)
+	}
+	return nil
+}

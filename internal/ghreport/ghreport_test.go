@@ -1,0 +1,97 @@
+package ghreport
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+var target = Target{Owner: "o", Repo: "r", Issue: 3, HeadSHA: strings.Repeat("a", 40), Run: "o-r-3"}
+
+func events() []orchestrate.Event {
+	cells := []orchestrate.Cell{{Coder: "amber", Test: "ivy-1", Outcome: "pass"}, {Coder: "basil", Test: "ivy-1", Outcome: "fail"}}
+	return []orchestrate.Event{
+		{Kind: orchestrate.EvRound, Round: 1},
+		{Kind: orchestrate.EvVet, Round: 1, Test: "ivy-1"},
+		{Kind: orchestrate.EvRound, Round: 2},
+		{Kind: orchestrate.EvSuite, Round: 2, Agent: "basil", Cells: cells[1:]},
+		{Kind: orchestrate.EvEscalate, Round: 2, Outcome: orchestrate.CodersStuck, Detail: "coder basil still fails part of the vetted suite after 3 retries"},
+	}
+}
+
+func TestOneStatusCommentEditedInPlaceAndACheckRun(t *testing.T) {
+	ctx := context.Background()
+	srv := ghtest.NewServer(t)
+	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+	state := filepath.Join(t.TempDir(), "github.json")
+	p, err := New(ctx, srv.Client(nil), target, []string{"amber", "basil"}, []string{"ivy"}, state, nil)
+	require.NoError(t, err)
+
+	evs := events()
+	p.Event(ctx, evs[0])
+	comments := srv.State.Comments("o", "r", 3)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0], "round 1")
+
+	// A restart: a new publisher finds the same comment and check run.
+	p, err = New(ctx, srv.Client(nil), target, []string{"amber", "basil"}, []string{"ivy"}, state, nil)
+	require.NoError(t, err)
+	for _, ev := range evs {
+		p.Event(ctx, ev)
+	}
+	res := &orchestrate.Result{Outcome: orchestrate.CodersStuck, Reason: "coder basil is stuck", Rounds: 2, Vetted: make([]orchestrate.Vetted, 1)}
+	require.NoError(t, p.Finish(ctx, res))
+
+	comments = srv.State.Comments("o", "r", 3)
+	require.Len(t, comments, 1, "edited in place, never a second comment")
+	assert.Contains(t, comments[0], "### Dixit: CODERS_STUCK")
+	assert.Contains(t, comments[0], "| basil | WA |")
+
+	var checkRuns int
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/check-runs") {
+			checkRuns++
+		}
+	}
+	assert.Equal(t, 1, checkRuns, "one check run for the run")
+	cr := srv.State.CheckRun(p.ids.CheckRun)
+	assert.Equal(t, "completed", cr["status"])
+	assert.Equal(t, "neutral", cr["conclusion"], "an escalation asks a human: never success")
+}
+
+func TestAnEarlierCommentIsFoundByItsMarker(t *testing.T) {
+	ctx := context.Background()
+	srv := ghtest.NewServer(t)
+	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+	first, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "a.json"), nil)
+	require.NoError(t, err)
+	first.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
+
+	// The state file was lost: the marker still leads to the comment.
+	again, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "b.json"), nil)
+	require.NoError(t, err)
+	again.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
+	comments := srv.State.Comments("o", "r", 3)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0], "round 2")
+}
+
+func TestGitHubFailuresDoNotStopTheRun(t *testing.T) {
+	ctx := context.Background()
+	srv := ghtest.NewServer(t)
+	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+	p, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "s.json"), nil)
+	require.NoError(t, err)
+	srv.Inject(ghtest.Fault{Method: "POST", Path: "repos/o/r/issues/3/comments", Status: 502})
+	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
+	assert.Empty(t, srv.State.Comments("o", "r", 3))
+	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
+	require.Len(t, srv.State.Comments("o", "r", 3), 1, "the next round publishes")
+}
