@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/dixit-bot/dixit/internal/agent"
+	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
@@ -41,38 +42,83 @@ func RunLive(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.RunID == "" {
 		opts.RunID = liveRunID(opts.Repo, spec, head, cfg)
 	}
-	s, err := open(opts, cfg.Test)
+	return RunInput(ctx, opts, Input{Spec: spec, Files: files, Head: head, Settings: cfg, Source: opts.Repo})
+}
+
+// Input is what a run works on, wherever it came from (a repository on disk, or an
+// issue and a repository on GitHub).
+type Input struct {
+	Spec      string
+	Files     []gitstate.File // the base revision
+	Head      string          // the base revision's commit in its repository
+	Settings  config.Settings
+	Source    string                 // where the base came from, for the summary
+	Reporters []orchestrate.Reporter // told every event, besides the progress display
+}
+
+// RunInput executes (or resumes) a run on in: with live agents through opts.Client, or
+// with the scripted agents of opts.Population standing in for them.
+func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
+	s, err := open(opts, in.Settings.Test)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
+	tree, err := s.ws.WriteFiles(in.Files)
+	if err != nil {
+		return nil, err
+	}
+	base, err := s.ws.CommitAfter("refs/dixit/"+opts.RunID+"/base", "", tree, "base revision "+in.Head)
+	if err != nil {
+		return nil, err
+	}
+	coders, testers, kind, err := s.agents(in, base)
+	if err != nil {
+		return nil, err
+	}
+	return s.execute(ctx, in.Settings, coders, testers, in.Reporters, func(sum *report.Summary) {
+		sum.Population, sum.Agents = in.Source+" @ "+shortHash(in.Head), kind
+	})
+}
 
-	tree, err := s.ws.WriteFiles(files)
-	if err != nil {
-		return nil, err
+// agents makes the run's coders and testers: scripted when a population is given.
+func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestrate.Tester, string, error) {
+	var coders []orchestrate.Coder
+	var testers []orchestrate.Tester
+	if s.opts.Population != "" {
+		pop, err := scripted.Load(s.opts.Population)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, c := range pop.Coders {
+			coders = append(coders, scripted.NewCoder(s.ws, s.opts.RunID, c))
+		}
+		for _, t := range pop.Testers {
+			testers = append(testers, scripted.NewTester(s.ws, s.opts.RunID, t))
+		}
+		return coders, testers, "scripted", nil
 	}
-	base, err := s.ws.CommitAfter("refs/dixit/"+opts.RunID+"/base", "", tree, "base revision "+head)
-	if err != nil {
-		return nil, err
+	if s.opts.Client == nil {
+		return nil, nil, "", fmt.Errorf("a live run needs an LLM client")
 	}
+	cfg := in.Settings
 	baseDir := filepath.Join(s.runDir, "work", "base")
 	if err := os.RemoveAll(baseDir); err != nil {
-		return nil, fmt.Errorf("prepare base checkout: %w", err)
+		return nil, nil, "", fmt.Errorf("prepare base checkout: %w", err)
 	}
 	if err := s.ws.Checkout(base, baseDir); err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-
 	common := agent.Options{
-		Client: opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps, TurnTimeout: cfg.Agents.TurnTimeout,
-		Spec: spec, Workshop: s.ws, Run: opts.RunID, Logger: s.opts.Logger,
+		Client: s.opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps, TurnTimeout: cfg.Agents.TurnTimeout,
+		Spec: in.Spec, Workshop: s.ws, Run: s.opts.RunID, Logger: s.opts.Logger,
 	}
-	var coders []orchestrate.Coder
 	for _, settings := range cfg.Agents.Coders {
 		o := common
 		o.Settings = settings
 		dir := filepath.Join(s.runDir, "work", "coders", settings.Name)
 		var c orchestrate.Coder
+		var err error
 		if cfg.Agents.CoderCommand != "" {
 			c, err = agent.NewExternal(agent.ExternalOptions{Options: o, Command: cfg.Agents.CoderCommand,
 				Timeout: cfg.Agents.CommandTimeout, Dir: dir, Base: base})
@@ -80,23 +126,27 @@ func RunLive(ctx context.Context, opts Options) (*Outcome, error) {
 			c, err = agent.NewCoder(o, dir, base, s.local)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
 		coders = append(coders, c)
 	}
-	var testers []orchestrate.Tester
 	for _, settings := range cfg.Agents.Testers {
 		o := common
 		o.Settings = settings
 		t, err := agent.NewTester(o, baseDir, cfg.Test)
 		if err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
 		testers = append(testers, t)
 	}
-	return s.execute(ctx, cfg, coders, testers, func(sum *report.Summary) {
-		sum.Population, sum.Agents = opts.Repo+" @ "+head[:12], "llm"
-	})
+	return coders, testers, "llm", nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 func readSpec(path string) (string, error) {

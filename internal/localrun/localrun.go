@@ -78,7 +78,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, t := range pop.Testers {
 		testers = append(testers, scripted.NewTester(s.ws, opts.RunID, t))
 	}
-	return s.execute(ctx, pop.Settings, coders, testers, func(sum *report.Summary) {
+	return s.execute(ctx, pop.Settings, coders, testers, nil, func(sum *report.Summary) {
 		sum.Population, sum.Agents = opts.Population, "scripted"
 	})
 }
@@ -158,11 +158,13 @@ func (s *session) close() {
 }
 
 // execute runs the protocol with the given agents and writes the report and summary.
-func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orchestrate.Coder, testers []orchestrate.Tester, describe func(*report.Summary)) (*Outcome, error) {
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Judge: s.judge, Store: store{s.ws}, Journal: s.journal, AfterAppend: s.opts.AfterAppend}
+func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orchestrate.Coder, testers []orchestrate.Tester,
+	reporters []orchestrate.Reporter, describe func(*report.Summary)) (*Outcome, error) {
 	if s.opts.Progress != nil {
-		deps.Reporter = report.NewProgress(s.opts.Progress)
+		reporters = append(reporters, report.NewProgress(s.opts.Progress))
 	}
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
+		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
@@ -251,4 +253,13 @@ func runID(dir string) (string, error) {
 	}
 	name := unsafeInRef.ReplaceAllString(filepath.Base(abs), "-")
 	return name + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
+}
+
+// fanOut tells every reporter every event.
+type fanOut []orchestrate.Reporter
+
+func (f fanOut) Event(ctx context.Context, ev orchestrate.Event) {
+	for _, r := range f {
+		r.Event(ctx, ev)
+	}
 }
