@@ -27,6 +27,13 @@ type Base struct {
 	Logger  *slog.Logger
 }
 
+func (b Base) logger() *slog.Logger {
+	if b.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return b.Logger
+}
+
 var (
 	_ webhook.Handler = (*IssuesHandler)(nil)
 	_ webhook.Handler = (*CommentHandler)(nil)
@@ -82,7 +89,7 @@ func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {
 	if err != nil {
 		return err
 	}
-	h.Logger.Info("app: run requested", "github_issue", issue.String(), "started", started)
+	h.logger().Info("app: run requested", "github_issue", issue.String(), "started", started)
 	return nil
 }
 
