@@ -1,6 +1,7 @@
 package ghapp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,8 +36,9 @@ type ClientCreator struct {
 	metrics *Metrics
 	apps    *ghinstallation.AppsTransport
 
-	mu       sync.Mutex
-	installs map[int64]*github.Client
+	mu         sync.Mutex
+	installs   map[int64]*github.Client
+	transports map[int64]*ghinstallation.Transport
 }
 
 // NewClientCreator validates cfg and builds the shared transport.
@@ -74,7 +76,8 @@ func NewClientCreator(cfg Config) (*ClientCreator, error) {
 		return nil, fmt.Errorf("github app %d: read private key: %w", cfg.AppID, err)
 	}
 	apps.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
-	return &ClientCreator{cfg: cfg, base: base, tr: tr, metrics: m, apps: apps, installs: map[int64]*github.Client{}}, nil
+	return &ClientCreator{cfg: cfg, base: base, tr: tr, metrics: m, apps: apps, installs: map[int64]*github.Client{},
+		transports: map[int64]*ghinstallation.Transport{}}, nil
 }
 
 // Stats returns the shared HTTP counters.
@@ -93,16 +96,38 @@ func (c *ClientCreator) InstallationClient(installationID int64) (*github.Client
 	if gc, ok := c.installs[installationID]; ok {
 		return gc, nil
 	}
-	itr := ghinstallation.NewFromAppsTransport(c.apps, installationID)
-	// Without options ghinstallation posts the body "null", which GitHub's description
-	// of POST /app/installations/{id}/access_tokens does not allow; send {} instead.
-	itr.InstallationTokenOptions = &ghtoken.InstallationTokenOptions{}
-	gc, err := c.client(itr)
+	gc, err := c.client(c.transport(installationID))
 	if err != nil {
 		return nil, fmt.Errorf("installation %d: %w", installationID, err)
 	}
 	c.installs[installationID] = gc
 	return gc, nil
+}
+
+// InstallationToken returns a current token of an installation, for git over HTTPS; the
+// same cached transport refreshes it before it expires.
+func (c *ClientCreator) InstallationToken(ctx context.Context, installationID int64) (string, error) {
+	c.mu.Lock()
+	itr := c.transport(installationID)
+	c.mu.Unlock()
+	token, err := itr.Token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("installation %d: token: %w", installationID, err)
+	}
+	return token, nil
+}
+
+// transport returns the installation's token-refreshing transport; c.mu must be held.
+func (c *ClientCreator) transport(installationID int64) *ghinstallation.Transport {
+	if itr, ok := c.transports[installationID]; ok {
+		return itr
+	}
+	itr := ghinstallation.NewFromAppsTransport(c.apps, installationID)
+	// Without options ghinstallation posts the body "null", which GitHub's description
+	// of POST /app/installations/{id}/access_tokens does not allow; send {} instead.
+	itr.InstallationTokenOptions = &ghtoken.InstallationTokenOptions{}
+	c.transports[installationID] = itr
+	return itr
 }
 
 func (c *ClientCreator) client(tr http.RoundTripper) (*github.Client, error) {

@@ -55,6 +55,11 @@ func TestInstallationClientFetchesTokenFromFake(t *testing.T) {
 	assert.Equal(t, "token "+toks[0].Token, issueReqs[0].Header.Get("Authorization"))
 	assert.Equal(t, "dixit/0.1", issueReqs[0].Header.Get("User-Agent"))
 	assert.EqualValues(t, 1, cc.Stats().CacheHits)
+
+	token, err := cc.InstallationToken(t.Context(), 42)
+	require.NoError(t, err)
+	assert.Equal(t, toks[0].Token, token, "git gets the same token the API client uses")
+	assert.Len(t, srv.State.Tokens(), 1)
 }
 
 func TestAppClientUsesJWT(t *testing.T) {
