@@ -19,6 +19,7 @@ commands:
   demo   run the Dixit protocol offline on the bundled example (scripted agents, real judge)
   run    run the Dixit protocol with live LLM agents on a repository (--spec FILE --repo DIR),
          or with a scripted population (--population DIR)
+  serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
 
 Run "bot <command> -h" for the flags of a command.
 `
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocal(ctx, "demo", args[1:], os.Getenv, stdout, stderr)
 	case "run":
 		return runLocal(ctx, "run", args[1:], os.Getenv, stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[1:], os.Getenv, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -26,6 +26,7 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "no such file or directory"},
 		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
 		{"bad flag", []string{"demo", "--reruns", "3"}, "flag provided but not defined"},
+		{"serve without secrets", []string{"serve"}, "github.app_id (DIXIT_GITHUB_APP_ID) is required"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

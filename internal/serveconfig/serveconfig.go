@@ -26,7 +26,10 @@ type Config struct {
 	// Workshop names the private repository that holds a target repository's hidden
 	// work; {owner} and {repo} are replaced.
 	Workshop string        `yaml:"workshop"`
-	Judge    string        `yaml:"judge"` // actions | local
+	Judge    string        `yaml:"judge"` // local (actions arrives with the Actions judge)
+	// Population, when set, makes scripted agents from this directory stand in for the
+	// model: for trying the App without an LLM endpoint.
+	Population string `yaml:"population"`
 	GitHub   GitHub        `yaml:"github"`
 	Shutdown time.Duration `yaml:"shutdown_grace"` // how long in-flight work may take on SIGTERM
 }
@@ -44,7 +47,7 @@ type GitHub struct {
 func Defaults() Config {
 	return Config{
 		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
-		Workshop: "{repo}-dixit", Judge: "actions", Shutdown: 30 * time.Second,
+		Workshop: "{repo}-dixit", Judge: "local", Shutdown: 30 * time.Second,
 		GitHub: GitHub{BaseURL: "https://api.github.com/"},
 	}
 }
@@ -82,7 +85,7 @@ var unknownKey = regexp.MustCompile(`field (\S+) not found in type`)
 func (c *Config) fromEnv(getenv func(string) string) error {
 	str := map[string]*string{
 		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_LABEL": &c.Label,
-		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge,
+		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge, "DIXIT_POPULATION": &c.Population,
 		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
 		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
 	}
@@ -134,8 +137,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("workers: must be between 1 and 64 (got %d)", c.Workers)
 	case !strings.Contains(c.Workshop, "{repo}"):
 		return fmt.Errorf("workshop: must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
-	case c.Judge != "actions" && c.Judge != "local":
-		return fmt.Errorf("judge: must be actions or local (got %q)", c.Judge)
+	case c.Judge == "actions":
+		return fmt.Errorf("judge: actions is not available yet (it comes with the GitHub Actions judge); use local")
+	case c.Judge != "local":
+		return fmt.Errorf("judge: must be local (got %q)", c.Judge)
 	case c.Shutdown < time.Second || c.Shutdown > time.Hour:
 		return fmt.Errorf("shutdown_grace: must be between 1s and 1h (got %s)", c.Shutdown)
 	}

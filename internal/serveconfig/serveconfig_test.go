@@ -43,7 +43,7 @@ func TestEnvironmentAlone(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, Defaults().Label, c.Label)
-	assert.Equal(t, "actions", c.Judge)
+	assert.Equal(t, "local", c.Judge)
 }
 
 func TestBadConfigsSayWhatIsWrong(t *testing.T) {
@@ -69,7 +69,8 @@ func TestBadConfigsSayWhatIsWrong(t *testing.T) {
 		{"missing key file", "", with("DIXIT_GITHUB_PRIVATE_KEY_FILE", "/nonexistent/key.pem"), "github.private_key_file"},
 		{"unknown key", "lable: x\n", good, "unknown key lable"},
 		{"secret in YAML is refused", "github:\n  webhook_secret: abc\n", good, "unknown key webhook_secret"},
-		{"bad judge", "judge: cloud\n", good, "judge: must be actions or local"},
+		{"bad judge", "judge: cloud\n", good, "judge: must be local"},
+		{"actions judge not yet", "judge: actions\n", good, "actions is not available yet"},
 		{"workshop without repo", "workshop: shared\n", good, "workshop: must contain {repo}"},
 		{"base url without slash", "github:\n  base_url: https://ghe.example.com/api/v3\n", good, "must end with /"},
 		{"workers", "workers: 0\n", good, "workers: must be between 1 and 64"},

@@ -1,0 +1,124 @@
+// Package server wires `bot serve` on one page: configuration → GitHub clients → run
+// executor and manager → webhook intake and handlers → HTTP endpoints. cmd/bot only
+// parses flags and calls New and Run.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/apprun"
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ghapp"
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/serveconfig"
+	"github.com/dixit-bot/dixit/internal/webhook"
+)
+
+// Server is the running App.
+type Server struct {
+	cfg   serveconfig.Config
+	log   *slog.Logger
+	hook  *webhook.Server
+	runs  *app.Manager
+	gh    *ghapp.ClientCreator
+	ready atomic.Bool
+	http  *http.Server
+}
+
+// New builds every part from the configuration; client is the model endpoint (nil when a
+// scripted population stands in for it).
+func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if client == nil && cfg.Population == "" {
+		return nil, errors.New("no model: set OPENAI_API_KEY or OPENAI_BASE_URL, or population (scripted agents) in the configuration")
+	}
+	key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the App's private key: %w", err)
+	}
+	gh, err := ghapp.NewClientCreator(ghapp.Config{
+		AppID: cfg.GitHub.AppID, PrivateKey: key, BaseURL: cfg.GitHub.BaseURL, UserAgent: "dixit", Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	exec := &apprun.Executor{
+		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir,
+		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
+	}
+	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)
+	if err != nil {
+		return nil, err
+	}
+	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger}
+	hook, err := webhook.New(webhook.Config{
+		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,
+		QueueDir: filepath.Join(cfg.StateDir, "deliveries"), Logger: logger,
+	}, &app.IssuesHandler{Base: base}, &app.CommentHandler{Base: base})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: logger, hook: hook, runs: runs, gh: gh}
+	mux := http.NewServeMux()
+	mux.Handle("POST /webhook", hook)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	return s, nil
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready.Load() {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintln(w, "ready")
+}
+
+func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	if err := s.hook.Stats().WritePrometheus(w); err != nil {
+		s.log.Warn("server: metrics", "err", err)
+	}
+	st := s.gh.Stats()
+	fmt.Fprintf(w, "# TYPE dixit_github_rate_limit_waits_total counter\ndixit_github_rate_limit_waits_total %d\n", st.RateLimitWaits)
+}
+
+// Run serves on ln until ctx ends, then stops taking deliveries, lets work in flight
+// finish within the grace period, and returns. Interrupted runs resume on the next start.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	if err := s.hook.Start(ctx); err != nil {
+		return err
+	}
+	resumed, err := s.runs.ResumeAll()
+	if err != nil {
+		return err
+	}
+	s.log.Info("server: listening", "addr", ln.Addr().String(), "resumed_runs", resumed)
+	s.ready.Store(true)
+	served := make(chan error, 1)
+	go func() { served <- s.http.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	s.ready.Store(false)
+	grace, cancel := context.WithTimeout(context.Background(), s.cfg.Shutdown)
+	defer cancel()
+	errs := []error{s.hook.Shutdown(grace), s.runs.Shutdown(grace), s.http.Shutdown(grace)}
+	return errors.Join(errs...)
+}
