@@ -25,13 +25,13 @@ type Config struct {
 	Workers  int    `yaml:"workers"`   // deliveries processed at once
 	// Workshop names the private repository that holds a target repository's hidden
 	// work; {owner} and {repo} are replaced.
-	Workshop string        `yaml:"workshop"`
-	Judge    string        `yaml:"judge"` // local (actions arrives with the Actions judge)
+	Workshop string `yaml:"workshop"`
+	Judge    string `yaml:"judge"` // local (actions arrives with the Actions judge)
 	// Population, when set, makes scripted agents from this directory stand in for the
 	// model: for trying the App without an LLM endpoint.
-	Population string `yaml:"population"`
-	GitHub   GitHub        `yaml:"github"`
-	Shutdown time.Duration `yaml:"shutdown_grace"` // how long in-flight work may take on SIGTERM
+	Population string        `yaml:"population"`
+	GitHub     GitHub        `yaml:"github"`
+	Shutdown   time.Duration `yaml:"shutdown_grace"` // how long in-flight work may take on SIGTERM
 }
 
 // GitHub identifies the App.
