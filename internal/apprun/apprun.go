@@ -100,7 +100,17 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	if err != nil {
 		return err
 	}
-	return pub.Finish(ctx, out.Result)
+	if err := pub.Finish(ctx, out.Result); err != nil {
+		return err
+	}
+	branch, chosen, agreed, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token)
+	if err != nil {
+		return fmt.Errorf("push the branches of %s: %w", issue, err)
+	}
+	_, err = ghreport.OpenOrUpdate(ctx, gh, issue.Owner, issue.Repo, ghreport.PR{
+		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, chosen.Name, agreed), Head: branch, Base: cfg.Branch,
+	})
+	return err
 }
 
 // spec is the issue as the agents read it: its title and its text, nothing else (no

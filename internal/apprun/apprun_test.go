@@ -18,6 +18,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
@@ -57,7 +58,7 @@ func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	files[repoconfig.Path] = string(settings)
 
 	git := gittest.NewServer(t)
-	git.Repo("Hello-World", "main", files)
+	url := git.Repo("Hello-World", "main", files)
 	gh := ghtest.NewServer(t)
 	gh.State.AddIssue("Codertocat", "Hello-World", 1, "Compare semantic versions", string(spec))
 	gh.State.SetFile("Codertocat", "Hello-World", "main", repoconfig.Path, string(settings))
@@ -121,4 +122,35 @@ func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	require.NotNil(t, checkRun, "the check run was completed")
 	assert.Equal(t, "completed", checkRun["status"])
 	assert.Equal(t, "neutral", checkRun["conclusion"])
+
+	// The escalation PR: from dixit/1-pr into main, built on a coder that passes everything,
+	// with the vetted tests added; every coder's branch is pushed too.
+	prs, _, err := gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
+	require.NoError(t, err)
+	require.Len(t, prs, 1)
+	pr := prs[0]
+	assert.Equal(t, "Dixit: Compare semantic versions", pr.GetTitle())
+	assert.Equal(t, "dixit/1-pr", pr.GetHead().GetRef())
+	assert.Equal(t, "main", pr.GetBase().GetRef())
+	assert.True(t, strings.HasPrefix(pr.GetBody(), "Closes #1"), "TESTERS_EXHAUSTED closes the issue")
+	assert.Contains(t, pr.GetBody(), "**TESTERS_EXHAUSTED**")
+	assert.Contains(t, pr.GetBody(), "## Coders × vetted tests")
+	branch, _, err := gitstate.FetchHead(context.Background(), url, "dixit/1-pr", git.Token)
+	require.NoError(t, err)
+	paths := map[string]bool{}
+	for _, f := range branch {
+		paths[f.Path] = true
+	}
+	for _, p := range []string{"semver.go", "dixit_t1_test.go", "dixit_t2_test.go", "dixit_t3_test.go"} {
+		assert.True(t, paths[p], "the PR branch holds %s", p)
+	}
+	_, _, err = gitstate.FetchHead(context.Background(), url, "dixit/1/basil", git.Token)
+	assert.NoError(t, err, "each coder's work is a branch a human can check out")
+
+	// Escalating again updates the same PR.
+	require.NoError(t, exec.Execute(context.Background(), issue))
+	prs, _, err = gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, len(prs), "never a second PR")
+	assert.Len(t, gh.State.Comments("Codertocat", "Hello-World", 1), 1, "never a second status comment")
 }

@@ -22,7 +22,7 @@ type pullInput struct {
 	Draft *bool   `json:"draft"`
 }
 
-func (in pullInput) apply(p obj) {
+func (in pullInput) apply(p obj, repoOwner string) {
 	if in.Title != nil {
 		p["title"] = *in.Title
 	}
@@ -36,12 +36,13 @@ func (in pullInput) apply(p obj) {
 		p["draft"] = *in.Draft
 	}
 	if in.Head != nil {
-		_, branch, ok := strings.Cut(*in.Head, ":")
+		owner, branch, ok := strings.Cut(*in.Head, ":")
 		if !ok {
-			branch = *in.Head
+			owner, branch = repoOwner, *in.Head
 		}
+		// GitHub labels a head "owner:branch" whichever way it was given.
 		p["head"].(obj)["ref"] = branch
-		p["head"].(obj)["label"] = *in.Head
+		p["head"].(obj)["label"] = owner + ":" + branch
 	}
 	if in.Base != nil {
 		p["base"].(obj)["ref"] = *in.Base
@@ -72,7 +73,7 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	// GitHub's own example lists teams without the "type" its schema requires.
 	p["requested_teams"] = []any{}
 	p["id"], p["number"], p["state"], p["created_at"] = st.id(), len(st.pulls[key])+1, "open", now()
-	in.apply(p)
+	in.apply(p, r.PathValue("owner"))
 	st.pulls[key] = append(st.pulls[key], p)
 	writeJSON(w, http.StatusCreated, p)
 }
@@ -126,7 +127,7 @@ func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 	s.State.mu.Lock()
 	defer s.State.mu.Unlock()
 	if p := s.pull(w, r); p != nil {
-		in.apply(p)
+		in.apply(p, r.PathValue("owner"))
 		writeJSON(w, http.StatusOK, p)
 	}
 }
