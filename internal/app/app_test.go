@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,11 +86,8 @@ func (h *harness) deliver(event, file string, edit func(p map[string]any)) {
 	require.NoError(h.t, err)
 	h.n++
 	before := h.hook.Stats().Processed + h.hook.Stats().Failed
-	req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-GitHub-Event", event)
-	req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("delivery-%d", h.n))
-	req.Header.Set("X-Hub-Signature-256", webhook.Sign([]byte(secret), body))
+	req, err := webhook.SignedRequest("/webhook", []byte(secret), event, fmt.Sprintf("delivery-%d", h.n), body)
+	require.NoError(h.t, err)
 	rec := httptest.NewRecorder()
 	h.hook.ServeHTTP(rec, req)
 	require.Equal(h.t, http.StatusAccepted, rec.Code, rec.Body.String())

@@ -1,7 +1,6 @@
 package apprun
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -88,11 +87,8 @@ func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	body, err := json.Marshal(p)
 	require.NoError(t, err)
 	for _, id := range []string{"d1", "d1", "d2"} { // a redelivery, then a second label event
-		req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-GitHub-Event", "issues")
-		req.Header.Set("X-GitHub-Delivery", id)
-		req.Header.Set("X-Hub-Signature-256", webhook.Sign([]byte("a-test-webhook-secret"), body))
+		req, err := webhook.SignedRequest("/webhook", []byte("a-test-webhook-secret"), "issues", id, body)
+		require.NoError(t, err)
 		rec := httptest.NewRecorder()
 		hook.ServeHTTP(rec, req)
 		require.Less(t, rec.Code, 300, rec.Body.String())

@@ -1,10 +1,13 @@
 package webhook
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -43,4 +46,18 @@ func Sign(secret, body []byte) string {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(body)
 	return signaturePrefix + hex.EncodeToString(mac.Sum(nil))
+}
+
+// SignedRequest builds a delivery as GitHub sends it to path: JSON body, event and
+// delivery headers, and the signature. It is for tests and local replay tools.
+func SignedRequest(url string, secret []byte, event, deliveryID string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("delivery request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", deliveryID)
+	req.Header.Set("X-Hub-Signature-256", Sign(secret, body))
+	return req, nil
 }
