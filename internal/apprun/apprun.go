@@ -20,6 +20,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
 // Executor runs issues.
@@ -74,6 +75,13 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	}
 
 	run := RunID(issue)
+	log := e.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// The fixed log keys of the App (webhook.LogKey*), plus the run.
+	log = log.With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
+		webhook.LogKeyIssue, issue.Number, "run_id", run)
 	dir := filepath.Join(e.StateDir, "github", run)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("state of %s: %w", issue, err)
@@ -86,13 +94,13 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 		testers = append(testers, t.Name)
 	}
 	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run},
-		coders, testers, filepath.Join(dir, "github.json"), e.Logger)
+		coders, testers, filepath.Join(dir, "github.json"), log)
 	if err != nil {
 		return err
 	}
 	out, err := localrun.RunInput(ctx, localrun.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: e.Logger,
+		Client: e.Client, Population: e.Population, Logger: log,
 	}, localrun.Input{
 		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
 		Source: issue.String(), Reporters: []orchestrate.Reporter{pub},
