@@ -41,7 +41,8 @@ func toOpenAI(req Request) (openai.ChatCompletionRequest, error) {
 	if reasoningModel(req.Model) {
 		out.MaxCompletionTokens = req.MaxTokens
 	} else {
-		out.MaxTokens = req.MaxTokens
+		// Deprecated upstream, but it is the field Ollama, vLLM and llama.cpp's server read.
+		out.MaxTokens = req.MaxTokens //lint:ignore SA1019 kept for OpenAI-compatible servers
 		// go-openai omits a zero temperature, which means the server default (often 1);
 		// our zero means "as deterministic as possible", so send the smallest non-zero.
 		out.Temperature = req.Temperature
