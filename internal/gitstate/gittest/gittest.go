@@ -85,3 +85,31 @@ func (s *Server) git(dir string, args ...string) {
 		s.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
+
+// EmptyRepo creates an empty bare repository name.git that accepts pushes, as GitHub
+// creates a repository without a README, and returns its clone URL.
+func (s *Server) EmptyRepo(name string) string {
+	s.t.Helper()
+	bare := filepath.Join(s.root, name+".git")
+	s.git(s.root, "init", "-q", "--bare", bare)
+	s.git(bare, "config", "http.receivepack", "true")
+	return s.URL + "/" + name + ".git"
+}
+
+// Refs returns the refs of a repository the server holds, by name, as git itself reads them.
+func (s *Server) Refs(name string) map[string]string {
+	s.t.Helper()
+	cmd := exec.Command("git", "for-each-ref", "--format=%(objectname) %(refname)")
+	cmd.Dir = filepath.Join(s.root, name+".git")
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("git for-each-ref in %s: %v", name, err)
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if hash, ref, ok := strings.Cut(line, " "); ok {
+			refs[ref] = hash
+		}
+	}
+	return refs
+}
