@@ -9,6 +9,7 @@ import (
 
 func (s *Server) repoRoutes() {
 	s.handle("GET repos/{owner}/{repo}", s.getRepo)
+	s.handle("POST orgs/{org}/repos", s.createOrgRepo)
 	s.handle("GET repos/{owner}/{repo}/contents/{path...}", s.getContents)
 	s.handle("GET repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
 	s.handle("POST repos/{owner}/{repo}/check-runs", s.createCheckRun)
@@ -17,18 +18,155 @@ func (s *Server) repoRoutes() {
 	s.pullRoutes()
 }
 
-func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
-	owner, repo := r.PathValue("owner"), r.PathValue("repo")
-	s.State.mu.Lock()
-	rp := s.State.example("full-repository-default-response")
-	s.State.mu.Unlock()
-	rp["name"], rp["full_name"], rp["default_branch"] = repo, owner+"/"+repo, "main"
-	rp["owner"].(obj)["login"] = owner
-	// GitHub's own example omits "language", which its schema requires.
+// repoInfo is what the fake knows of a repository.
+type repoInfo struct {
+	id           int64
+	owner, name  string
+	private      bool
+	installation int64 // the installation that can see it; 0: none in particular
+}
+
+func repoKey(owner, repo string) string { return strings.ToLower(owner + "/" + repo) }
+
+// AddRepo declares owner/name (or redeclares it: its visibility and installation
+// change). Only known repositories exist for GET /repos/{owner}/{repo}, the issues list
+// and POST /orgs/{org}/repos; AddIssue and SetFile declare theirs implicitly (public, no
+// installation). installation is the one whose token lists it in
+// GET /installation/repositories.
+func (st *State) AddRepo(owner, name string, private bool, installation int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r := st.touchRepo(owner, name)
+	r.private, r.installation = private, installation
+}
+
+// touchRepo returns owner/name's record, declaring it if needed. Callers hold st.mu.
+func (st *State) touchRepo(owner, name string) *repoInfo {
+	k := repoKey(owner, name)
+	if r, ok := st.repos[k]; ok {
+		return r
+	}
+	r := &repoInfo{id: st.id(), owner: owner, name: name}
+	st.repos[k] = r
+	return r
+}
+
+// repo returns owner/name's record. A fake where no repository was ever declared
+// answers for any name (as it did before repositories were tracked), so tests that
+// need no repository state need not declare one. Callers hold st.mu.
+func (st *State) repo(owner, name string) (*repoInfo, bool) {
+	if r, ok := st.repos[repoKey(owner, name)]; ok {
+		return r, true
+	}
+	if len(st.repos) == 0 {
+		return &repoInfo{id: 1296269, owner: owner, name: name}, true
+	}
+	return nil, false
+}
+
+// Repo reports whether owner/name exists and whether it is private.
+func (st *State) Repo(owner, name string) (exists, private bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.repos[repoKey(owner, name)]
+	return ok, ok && r.private
+}
+
+// patchRepo writes a repository's identity into a repository-shaped example.
+func (s *Server) patchRepo(rp obj, r *repoInfo) obj {
+	full := r.owner + "/" + r.name
+	rp["id"], rp["name"], rp["full_name"], rp["default_branch"] = r.id, r.name, full, "main"
+	rp["private"], rp["visibility"] = r.private, "public"
+	if r.private {
+		rp["visibility"] = "private"
+	}
+	rp["url"] = s.URL + "repos/" + full
+	rp["html_url"] = "https://github.com/" + full
+	rp["owner"].(obj)["login"] = r.owner
+	// GitHub's own examples omit "language", which its schema requires.
 	rp["language"] = nil
+	return rp
+}
+
+// fullRepo is the full-repository shape (GET /repos/{owner}/{repo}). Callers hold st.mu.
+func (s *Server) fullRepo(r *repoInfo) obj {
+	rp := s.patchRepo(s.State.example("full-repository-default-response"), r)
 	delete(rp, "source")
 	delete(rp, "parent")
-	writeJSON(w, http.StatusOK, rp)
+	return rp
+}
+
+func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
+	st := s.State
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rp, ok := st.repo(r.PathValue("owner"), r.PathValue("repo"))
+	if !ok {
+		notFound(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.fullRepo(rp))
+}
+
+// AllowRepoCreation lets installations create repositories in org (POST
+// /orgs/{org}/repos); without it GitHub answers 403, as for an App without the
+// administration permission.
+func (st *State) AllowRepoCreation(org string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.canCreate[strings.ToLower(org)] = true
+}
+
+const createOrgRepoDocs = "https://docs.github.com/rest/repos/repos#create-an-organization-repository"
+
+func (s *Server) createOrgRepo(w http.ResponseWriter, r *http.Request) {
+	inst, ok := installationAuth(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Name       string `json:"name"`
+		Private    *bool  `json:"private"`
+		Visibility string `json:"visibility"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	org := r.PathValue("org")
+	st := s.State
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.canCreate[strings.ToLower(org)] {
+		writeJSON(w, http.StatusForbidden, obj{"message": "Resource not accessible by integration", "documentation_url": createOrgRepoDocs})
+		return
+	}
+	invalid := func(code, msg string) {
+		e := obj{"resource": "Repository", "code": code, "field": "name"}
+		if msg != "" {
+			e["message"] = msg
+		}
+		writeJSON(w, http.StatusUnprocessableEntity, obj{
+			"message": "Repository creation failed.", "errors": []any{e}, "documentation_url": createOrgRepoDocs,
+		})
+	}
+	if in.Name == "" {
+		invalid("missing_field", "")
+		return
+	}
+	if _, exists := st.repos[repoKey(org, in.Name)]; exists {
+		invalid("custom", "name already exists on this account")
+		return
+	}
+	private := in.Private != nil && *in.Private
+	if in.Visibility != "" {
+		private = in.Visibility == "private"
+	}
+	rp := st.touchRepo(org, in.Name)
+	rp.private, rp.installation = private, inst
+	out := s.fullRepo(rp)
+	out["owner"].(obj)["type"] = "Organization"
+	w.Header().Set("Location", out["url"].(string))
+	writeJSON(w, http.StatusCreated, out)
 }
 
 func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {

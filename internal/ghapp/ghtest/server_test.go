@@ -110,15 +110,15 @@ func TestPulls(t *testing.T) {
 
 func TestAppEndpoints(t *testing.T) {
 	s := NewServer(t)
-	c := s.Client(nil)
 	ctx := t.Context()
-	s.State.AddDelivery("guid-1", "issue_comment", "created", 202)
-	ds, _, err := c.Apps.ListHookDeliveries(ctx, nil)
+	tc := s.Client(&http.Client{Transport: bearer{"a.jwt.token"}})
+	s.State.AddDelivery(Delivery{GUID: "guid-1", Event: "issue_comment", Action: "created", StatusCode: 202})
+	ds, _, err := tc.Apps.ListHookDeliveries(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, "guid-1", ds[0].GetGUID())
+	assert.Equal(t, "OK", ds[0].GetStatus())
 
-	tc := s.Client(&http.Client{Transport: bearer{"a.jwt.token"}})
 	tok, _, err := tc.Apps.CreateInstallationToken(ctx, 42, &github.InstallationTokenOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "ghs_fake_42_1", tok.GetToken())

@@ -27,6 +27,9 @@ func TestSpecExamplesValidate(t *testing.T) {
 		{"GET", "/api-v3/repos/o/r/collaborators/u/permission", "repository-collaborator-permission-response-if-user-has-admin-permissions", `property "role_name" is missing`},
 		{"GET", "/api-v3/app/hook/deliveries", "hook-delivery-items", ""},
 		{"GET", "/api-v3/app", "integration", ""},
+		{"GET", "/api-v3/app/installations", "base-installation-items", `property "name" is missing`},
+		{"GET", "/api-v3/installation/repositories", "repository-paginated-2", ""},
+		{"GET", "/api-v3/repos/o/r/issues", "issue-items", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.example, func(t *testing.T) {

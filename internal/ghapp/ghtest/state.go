@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -30,6 +32,12 @@ type State struct {
 	deliveries  []obj
 	tokens      int
 	tokenLog    []TokenRequest
+
+	repos         map[string]*repoInfo // lower("o/r")
+	installations []obj
+	canCreate     map[string]bool // lower(org): POST /orgs/{org}/repos allowed
+	redeliveries  []int64
+	redeliverWith *int // status_code of redelivery attempts; nil: the original's
 }
 
 func newState(spec *Spec) *State {
@@ -37,7 +45,7 @@ func newState(spec *Spec) *State {
 		spec: spec, nextID: 1000,
 		issues: map[string]obj{}, comments: map[int64]obj{}, commentKeys: map[int64]string{},
 		files: map[string]string{}, checkRuns: map[int64]obj{}, pulls: map[string][]obj{},
-		perms: map[string]string{},
+		perms: map[string]string{}, repos: map[string]*repoInfo{}, canCreate: map[string]bool{},
 	}
 }
 
@@ -65,15 +73,68 @@ func (st *State) id() int64 {
 	return st.nextID
 }
 
-// AddIssue creates issue number n in owner/repo.
+// AddIssue creates open issue number n in owner/repo, without labels. The repository
+// becomes known (see AddRepo) if it was not.
 func (st *State) AddIssue(owner, repo string, n int, title, body string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.touchRepo(owner, repo)
 	is := st.example("issue")
 	is["number"], is["title"], is["body"], is["state"] = n, title, body, "open"
 	is["id"] = st.id()
+	is["labels"] = []any{}
+	is["closed_at"], is["closed_by"], is["state_reason"] = nil, nil, nil
 	delete(is, "pull_request")
 	st.issues[issueKey(owner, repo, n)] = is
+}
+
+// AddPullRequestIssue adds pull request number n as the issues API shows it: an issue
+// with a "pull_request" key, listed by GET /repos/{owner}/{repo}/issues. It does not
+// create a pull request for the pulls API.
+func (st *State) AddPullRequestIssue(owner, repo string, n int, title string) {
+	st.AddIssue(owner, repo, n, title, "")
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	is := st.issues[issueKey(owner, repo, n)]
+	pr := st.example("issue")["pull_request"].(obj)
+	pr["url"] = fmt.Sprintf("https://api.github.com/repos/%s/%s/pulls/%d", owner, repo, n)
+	pr["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, n)
+	pr["diff_url"], pr["patch_url"] = pr["html_url"].(string)+".diff", pr["html_url"].(string)+".patch"
+	is["pull_request"] = pr
+}
+
+// AddLabel puts a label on issue n of owner/repo (a no-op if it already has it, in any
+// case). The issue must exist.
+func (st *State) AddLabel(owner, repo string, n int, label string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	is := st.mustIssue(owner, repo, n)
+	labels, _ := is["labels"].([]any)
+	for _, l := range labels {
+		if strings.EqualFold(l.(obj)["name"].(string), label) {
+			return
+		}
+	}
+	l := st.example("issue")["labels"].([]any)[0].(obj)
+	l["id"], l["name"], l["description"], l["default"] = st.id(), label, nil, false
+	l["url"] = fmt.Sprintf("https://api.github.com/repos/%s/%s/labels/%s", owner, repo, url.PathEscape(label))
+	is["labels"] = append(labels, l)
+}
+
+// CloseIssue closes issue n of owner/repo as completed. The issue must exist.
+func (st *State) CloseIssue(owner, repo string, n int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	is := st.mustIssue(owner, repo, n)
+	is["state"], is["closed_at"], is["state_reason"] = "closed", now(), "completed"
+}
+
+func (st *State) mustIssue(owner, repo string, n int) obj {
+	is, ok := st.issues[issueKey(owner, repo, n)]
+	if !ok {
+		panic(fmt.Sprintf("ghtest: no issue %s", issueKey(owner, repo, n)))
+	}
+	return is
 }
 
 // SetFile stores a file's content at ref ("" is the default branch, "main").
@@ -83,6 +144,7 @@ func (st *State) SetFile(owner, repo, ref, path, content string) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.touchRepo(owner, repo)
 	st.files[fileKey(owner, repo, ref, path)] = content
 }
 
@@ -91,20 +153,6 @@ func (st *State) SetPermission(owner, repo, user, perm string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.perms[owner+"/"+repo+"/"+user] = perm
-}
-
-// AddDelivery records a webhook delivery for GET /app/hook/deliveries.
-func (st *State) AddDelivery(guid, event, action string, status int) int64 {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	d := st.example("hook-delivery-items")
-	id := st.id()
-	d["id"], d["guid"], d["event"], d["action"] = id, guid, event, action
-	d["status_code"], d["status"] = status, http.StatusText(status)
-	d["delivered_at"] = time.Now().UTC().Format(time.RFC3339)
-	d["redelivery"] = false
-	st.deliveries = append(st.deliveries, d)
-	return id
 }
 
 // Comments returns the bodies of the comments on an issue, oldest first.
