@@ -74,6 +74,13 @@ func (h *IssuesHandler) Handle(ctx context.Context, eventType, deliveryID string
 	}
 }
 
+// StartIssue starts a run for issue as a labelled webhook does: a bad or unreadable
+// .github/dixit.yml gets a comment on the issue and no run; an issue whose run is live
+// is left alone. The reconciler uses it for labels whose webhook was missed.
+func (h *IssuesHandler) StartIssue(ctx context.Context, issue Issue) error {
+	return h.start(ctx, issue)
+}
+
 // start reads the repository's settings from its default branch; a bad file gets a
 // comment that names the problem and no run starts.
 func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {

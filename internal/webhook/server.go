@@ -87,6 +87,14 @@ func (s *Server) enter() bool {
 	return true
 }
 
+// Seen reports whether a delivery with this id was ever accepted (it survives restarts
+// with the durable queue).
+func (s *Server) Seen(deliveryID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[deliveryID]
+}
+
 // markSeen records id as accepted; it reports false if it already was.
 func (s *Server) markSeen(id string) bool {
 	s.mu.Lock()
