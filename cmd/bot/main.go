@@ -20,6 +20,7 @@ commands:
   run    run the Dixit protocol with live LLM agents on a repository (--spec FILE --repo DIR),
          or with a scripted population (--population DIR)
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
+  classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
 
 Run "bot <command> -h" for the flags of a command.
 `
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocal(ctx, "run", args[1:], os.Getenv, stdout, stderr)
 	case "serve":
 		return runServe(ctx, args[1:], os.Getenv, stderr)
+	case "classify":
+		return runClassify(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,185 @@
+package classify
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+// The tree hash in results.json is the hash the workshop repository gives the same files,
+// so a backend can check that a runner judged the commit it was sent.
+func TestTreeHashIsGitsTreeHash(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.mod": "module example.com/x\n", "x.go": "package x\n", "a/b/c.txt": "deep\n",
+		"a.b": "sorts before a/ in git\n", "a-b/x": "and after\n", ".git/HEAD": "not part of the tree\n",
+	})
+	require.NoError(t, os.Chmod(filepath.Join(dir, "x.go"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "empty"), 0o755))
+
+	tree, err := DirTree(dir)
+	require.NoError(t, err)
+	assert.Equal(t, 5, tree.Len())
+
+	ws, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	want, err := ws.ImportDir(dir)
+	require.NoError(t, err)
+	assert.Equal(t, want, tree.Hash())
+
+	// The same commit read from a repository gives the same tree and hash.
+	commit, err := ws.Commit("refs/heads/main", want, "tree")
+	require.NoError(t, err)
+	fromRepo, err := RepoTree(ws.Path(), "refs/heads/main")
+	require.NoError(t, err)
+	assert.Equal(t, want, fromRepo.Hash())
+	byCommit, err := RepoTree(ws.Path(), commit)
+	require.NoError(t, err)
+	assert.Equal(t, want, byCommit.Hash())
+
+	// And writing it out gives the files back, executable bit included.
+	out := t.TempDir()
+	require.NoError(t, fromRepo.WriteTo(out))
+	again, err := DirTree(out)
+	require.NoError(t, err)
+	assert.Equal(t, want, again.Hash())
+	fi, err := os.Stat(filepath.Join(out, "x.go"))
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&0o100)
+
+	if git, err := exec.LookPath("git"); err == nil { // and git itself agrees
+		cmd := exec.Command(git, "--git-dir", ws.Path(), "rev-parse", "refs/heads/main^{tree}")
+		outb, err := cmd.Output()
+		require.NoError(t, err)
+		assert.Equal(t, want, strings.TrimSpace(string(outb)))
+	}
+}
+
+func TestTreesRefuseLinksAndBadRevisions(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"x.go": "package x\n"})
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
+	_, err := DirTree(dir)
+	require.ErrorContains(t, err, "link: not a regular file")
+
+	_, err = DirTree(filepath.Join(dir, "missing"))
+	require.Error(t, err)
+
+	ws, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	_, err = RepoTree(ws.Path(), "refs/heads/nothing")
+	require.ErrorContains(t, err, `revision "refs/heads/nothing"`)
+}
+
+func TestBatchRoundTripAndContracts(t *testing.T) {
+	tests := demoTests(t)
+	contract := []byte(`{"preset": "go", "timeout": "30s"}`)
+	data, err := NewBatch("semver-1", "b-1", 20, contract, tests)
+	require.NoError(t, err)
+	name := filepath.Join(t.TempDir(), "batch.json")
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	b, got, err := ReadBatch(name)
+	require.NoError(t, err)
+	assert.Equal(t, tests, got)
+	assert.Equal(t, "b-1", b.Batch)
+	assert.Equal(t, 20, b.Reruns)
+
+	c, err := ContractFromJSON(b.Contract)
+	require.NoError(t, err)
+	want, _ := ci.Preset("go")
+	want.Timeout = c.Timeout
+	assert.Equal(t, want, c)
+	assert.Equal(t, "30s", c.Timeout.String())
+
+	yamlForm, err := ContractFromJSON([]byte("preset: go\ntimeout: 30s\n"))
+	require.NoError(t, err)
+	assert.Equal(t, c, yamlForm)
+
+	fromConfig, reruns, err := ContractFromConfig(filepath.Join("..", "..", "examples", "semver", "dixit.yml"))
+	require.NoError(t, err)
+	assert.Equal(t, c, fromConfig)
+	assert.Equal(t, 20, reruns)
+
+	for _, bad := range []struct{ section, want string }{
+		{`{"preset": "cobol"}`, "unknown preset"},
+		{`{"preset": "go", "timeuot": "3s"}`, "unknown key timeuot"},
+		{`{"path": "../x_{id}_test.go", "run": "true"}`, "test.path"},
+		{``, "empty"},
+	} {
+		_, err := ContractFromJSON([]byte(bad.section))
+		assert.ErrorContains(t, err, bad.want, bad.section)
+	}
+
+	_, err = NewBatch("r", "b", 1, nil, []ci.Test{{ID: "x", Content: []byte{0xff}}})
+	assert.ErrorContains(t, err, "not UTF-8")
+	_, err = NewBatch("r", "b", 1, nil, []ci.Test{{ID: "a", Content: nil}, {ID: "a"}})
+	assert.ErrorContains(t, err, "appears twice")
+	_, err = NewBatch("r", "b", 1, nil, []ci.Test{{ID: "../x"}})
+	assert.ErrorContains(t, err, "test id")
+
+	for _, bad := range []struct{ doc, want string }{
+		{`{"schema": "dixit.batch/v2", "batch": "b", "tests": []}`, `schema "dixit.batch/v2"`},
+		{`{"schema": "dixit.batch/v1", "batch": "b", "tests": [], "extra": 1}`, `unknown field "extra"`},
+		{`{"schema": "dixit.batch/v1", "batch": "b c", "tests": []}`, `batch "b c"`},
+		{`{"schema": "dixit.batch/v1", "batch": "b", "tests": []}`, "0 tests"},
+		{`{"schema": "dixit.batch/v1", "batch": "b", "tests": [{"id": "a", "content": ""}]} {}`, "trailing data"},
+	} {
+		require.NoError(t, os.WriteFile(name, []byte(bad.doc), 0o644))
+		_, _, err := ReadBatch(name)
+		assert.ErrorContains(t, err, bad.want, bad.doc)
+	}
+}
+
+func TestDirTestsNamesTestsByFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"b.go": "b", "a_test.go": "a", "sub/ignored.go": "x"})
+	tests, err := DirTests(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []ci.Test{{ID: "a_test", Content: []byte("a")}, {ID: "b", Content: []byte("b")}}, tests)
+
+	writeFiles(t, dir, map[string]string{"b.py": "again"})
+	_, err = DirTests(dir)
+	assert.ErrorContains(t, err, `test id "b" appears twice`)
+}
+
+// A judge that cannot start gives results.json with an error and no verdicts, which a
+// backend reads as ErrJudgeFailed.
+func TestClassifyReportsAJudgeFailure(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"x.go": "package x\n"})
+	tree, err := DirTree(dir)
+	require.NoError(t, err)
+	c, _ := ci.Preset("go")
+	tests := []ci.Test{{ID: "t1", Content: []byte("package x\n")}}
+	res, err := Classify(context.Background(), Options{Batch: "b", Coder: "amber", Tree: tree, Tests: tests,
+		Reruns: 3, Contract: c, Sandbox: "nonsense"})
+	require.ErrorContains(t, err, `unknown sandbox "nonsense"`)
+	data, err := res.Marshal()
+	require.NoError(t, err)
+	parsed, err := ParseResults(data)
+	require.NoError(t, err)
+	err = parsed.Validate(Expect{Batch: "b", Coder: "amber", Tree: tree.Hash(), Reruns: 3, Tests: tests})
+	require.ErrorIs(t, err, ErrJudgeFailed)
+	assert.Contains(t, err.Error(), "unknown sandbox")
+
+	_, err = Classify(context.Background(), Options{Batch: "b", Coder: "amber", Tree: tree, Tests: tests, Reruns: 0, Contract: c})
+	assert.ErrorContains(t, err, "reruns 0")
+}
