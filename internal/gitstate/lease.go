@@ -243,7 +243,7 @@ func lostRace(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	for _, s := range []string{"non-fast-forward", "failed to update ref", "failed to lock", "cannot lock ref", "fetch first", "stale info", "object not found"} {
+	for _, s := range []string{"non-fast-forward", "failed to update ref", "already exists", "failed to lock", "cannot lock ref", "fetch first", "stale info", "object not found"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -24,7 +26,91 @@ func (w *Workshop) PushRun(ctx context.Context, url, token, prefix string) error
 	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
+	if err := w.keepAll(prefix); err != nil {
+		return err
+	}
 	return w.Push(ctx, url, token, "+"+prefix+"*:"+prefix+"*")
+}
+
+// keepAll makes every commit in the workshop reachable from prefix+"keep". The journal
+// names commits that no ref points at any more (a coder's attempt that was rolled back),
+// and a push sends only what refs reach: without this, a replay on another disk would
+// miss them.
+func (w *Workshop) keepAll(prefix string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	refs, err := w.refsUnder(prefix)
+	if err != nil {
+		return err
+	}
+	reached := map[plumbing.Hash]bool{}
+	var stack []plumbing.Hash
+	for _, h := range refs {
+		stack = append(stack, h)
+	}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if reached[h] {
+			continue
+		}
+		reached[h] = true
+		c, err := w.repo.CommitObject(h)
+		if err != nil {
+			continue // not a commit (or shallow): nothing behind it to keep
+		}
+		stack = append(stack, c.ParentHashes...)
+	}
+	iter, err := w.repo.CommitObjects()
+	if err != nil {
+		return fmt.Errorf("list commits: %w", err)
+	}
+	var loose []plumbing.Hash
+	err = iter.ForEach(func(c *object.Commit) error {
+		if !reached[c.Hash] {
+			loose = append(loose, c.Hash)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list commits: %w", err)
+	}
+	if len(loose) == 0 {
+		return nil
+	}
+	sort.Slice(loose, func(i, j int) bool { return loose[i].String() < loose[j].String() })
+	empty := w.repo.Storer.NewEncodedObject()
+	if err := (&object.Tree{}).Encode(empty); err != nil {
+		return err
+	}
+	tree, err := w.repo.Storer.SetEncodedObject(empty)
+	if err != nil {
+		return fmt.Errorf("keep commits: %w", err)
+	}
+	keep := prefix + "keep"
+	head := refs["keep"]
+	// Small octopus commits, chained: git handles any number of parents, but tools that
+	// show history do not all like hundreds at once.
+	for len(loose) > 0 {
+		n := min(len(loose), 32)
+		parents := loose[:n]
+		loose = loose[n:]
+		if !head.IsZero() {
+			parents = append([]plumbing.Hash{head}, parents...)
+		}
+		c := &object.Commit{Author: signature, Committer: signature, TreeHash: tree, ParentHashes: parents,
+			Message: "keep every commit the journal may name\n"}
+		obj := w.repo.Storer.NewEncodedObject()
+		if err := c.Encode(obj); err != nil {
+			return err
+		}
+		h, err := w.repo.Storer.SetEncodedObject(obj)
+		if err != nil {
+			return fmt.Errorf("keep commits: %w", err)
+		}
+		head = h
+	}
+	return w.setRefTo(keep, head)
 }
 
 // PullRun fetches the remote's refs under prefix and adopts them when the remote's

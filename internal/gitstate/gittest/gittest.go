@@ -113,3 +113,6 @@ func (s *Server) Refs(name string) map[string]string {
 	}
 	return refs
 }
+
+// Path returns the directory of a repository the server holds, to inspect it directly.
+func (s *Server) Path(name string) string { return filepath.Join(s.root, name+".git") }
