@@ -68,8 +68,13 @@ func New(ctx context.Context, gh *github.Client, t Target, coders, testers []str
 		}
 	}
 	if p.ids.CheckRun == 0 && t.HeadSHA != "" {
+		if err := p.findCheckRun(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if p.ids.CheckRun == 0 && t.HeadSHA != "" {
 		cr, _, err := gh.Checks.CreateCheckRun(ctx, t.Owner, t.Repo, github.CreateCheckRunOptions{
-			Name: "Dixit", HeadSHA: t.HeadSHA, Status: github.String("in_progress"),
+			Name: "Dixit", HeadSHA: t.HeadSHA, Status: github.String("in_progress"), ExternalID: github.String(t.Run),
 			Output: &github.CheckRunOutput{Title: github.String("Dixit is running"), Summary: github.String(fmt.Sprintf("Run `%s` for #%d.", t.Run, t.Issue))},
 		})
 		if err != nil {
@@ -92,6 +97,28 @@ func (p *Publisher) findComment(ctx context.Context) error {
 		for _, c := range comments {
 			if strings.HasPrefix(c.GetBody(), marker) {
 				p.ids.Comment = c.GetID()
+				return nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// findCheckRun looks for this run's check run on the head commit, by its external id:
+// a server that took the run over from another (or lost its disk) completes the same one.
+func (p *Publisher) findCheckRun(ctx context.Context) error {
+	opts := &github.ListCheckRunsOptions{CheckName: github.String("Dixit"), ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		res, resp, err := p.gh.Checks.ListCheckRunsForRef(ctx, p.t.Owner, p.t.Repo, p.t.HeadSHA, opts)
+		if err != nil {
+			return fmt.Errorf("list check runs of %s/%s@%s: %w", p.t.Owner, p.t.Repo, p.t.HeadSHA, err)
+		}
+		for _, cr := range res.CheckRuns {
+			if cr.GetExternalID() == p.t.Run {
+				p.ids.CheckRun = cr.GetID()
 				return nil
 			}
 		}

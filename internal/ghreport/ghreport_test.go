@@ -74,9 +74,16 @@ func TestAnEarlierCommentIsFoundByItsMarker(t *testing.T) {
 	require.NoError(t, err)
 	first.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
 
-	// The state file was lost: the marker still leads to the comment.
+	// The state file was lost (another server took the run over): the marker still leads
+	// to the comment, and the run's external id to its check run.
 	again, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "b.json"), nil)
 	require.NoError(t, err)
+	assert.Equal(t, first.ids.CheckRun, again.ids.CheckRun, "the same check run, not a second one left in progress")
+	other := target
+	other.Run = "o-r-4"
+	third, err := New(ctx, srv.Client(nil), other, []string{"amber"}, nil, filepath.Join(t.TempDir(), "c.json"), nil)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.ids.CheckRun, third.ids.CheckRun, "another run on the same commit has its own")
 	again.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
 	comments := srv.State.Comments("o", "r", 3)
 	require.Len(t, comments, 1)

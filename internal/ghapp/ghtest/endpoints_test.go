@@ -280,3 +280,22 @@ func TestDeliveriesCursorAndRedelivery(t *testing.T) {
 	_, _, err = s.Client(nil).Apps.RedeliverHookDelivery(ctx, ids[0])
 	assert.Equal(t, http.StatusUnauthorized, status(t, err))
 }
+
+func TestCheckRunsOfACommit(t *testing.T) {
+	s := NewServer(t)
+	ctx := t.Context()
+	s.State.AddRepo("acme", "svc", false, 1)
+	gh := installationClient(t, s, 1)
+	sha, other := "6dcb09b5b57875f334f61aebed695e2e4193db5e", "d6fde92930d4715a2b49857d24b940956b26d2d3"
+	for _, c := range []struct{ name, sha, ext string }{{"Dixit", sha, "run-1"}, {"lint", sha, ""}, {"Dixit", other, "run-2"}} {
+		_, _, err := gh.Checks.CreateCheckRun(ctx, "acme", "svc", github.CreateCheckRunOptions{Name: c.name, HeadSHA: c.sha, ExternalID: github.String(c.ext)})
+		require.NoError(t, err)
+	}
+	res, _, err := gh.Checks.ListCheckRunsForRef(ctx, "acme", "svc", sha, &github.ListCheckRunsOptions{CheckName: github.String("Dixit")})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.GetTotal())
+	assert.Equal(t, "run-1", res.CheckRuns[0].GetExternalID())
+	all, _, err := gh.Checks.ListCheckRunsForRef(ctx, "acme", "svc", sha, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, all.GetTotal())
+}

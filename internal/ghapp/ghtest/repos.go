@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 )
 
@@ -15,6 +16,7 @@ func (s *Server) repoRoutes() {
 	s.handle("POST repos/{owner}/{repo}/check-runs", s.createCheckRun)
 	s.handle("GET repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	s.handle("PATCH repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
+	s.handle("GET repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRunsForRef)
 	s.pullRoutes()
 }
 
@@ -304,4 +306,30 @@ func (st *State) CheckRun(id int64) map[string]any {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.checkRuns[id]
+}
+
+// listCheckRunsForRef lists the check runs on a commit (the fake knows refs only as
+// commit SHAs), newest first, filtered by check_name and status as GitHub does.
+func (s *Server) listCheckRunsForRef(w http.ResponseWriter, r *http.Request) {
+	ref := r.PathValue("ref")
+	q := r.URL.Query()
+	st := s.State
+	st.mu.Lock()
+	var runs []obj
+	for _, c := range st.checkRuns {
+		if c["head_sha"] != ref {
+			continue
+		}
+		if name := q.Get("check_name"); name != "" && c["name"] != name {
+			continue
+		}
+		if status := q.Get("status"); status != "" && c["status"] != status {
+			continue
+		}
+		runs = append(runs, c)
+	}
+	st.mu.Unlock()
+	sort.Slice(runs, func(i, j int) bool { return runs[i]["id"].(int64) > runs[j]["id"].(int64) })
+	lo, hi := s.paginate(w, r, len(runs))
+	writeJSON(w, http.StatusOK, obj{"total_count": len(runs), "check_runs": append([]obj{}, runs[lo:hi]...)})
 }

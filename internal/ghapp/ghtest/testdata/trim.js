@@ -19,6 +19,7 @@ const keep = {
   "/repos/{owner}/{repo}/issues/comments/{comment_id}": ["get", "patch"],
   "/repos/{owner}/{repo}/check-runs": ["post"],
   "/repos/{owner}/{repo}/check-runs/{check_run_id}": ["get", "patch"],
+  "/repos/{owner}/{repo}/commits/{ref}/check-runs": ["get"],
   "/repos/{owner}/{repo}/pulls": ["get", "post"],
   "/repos/{owner}/{repo}/pulls/{pull_number}": ["get", "patch"],
   "/repos/{owner}/{repo}/collaborators/{username}/permission": ["get"],
