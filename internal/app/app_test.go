@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,6 +40,7 @@ type harness struct {
 	mu      sync.Mutex
 	started map[string]int
 	ended   map[string]bool
+	failing bool // runs fail at once, as on a missing workshop
 	n       int
 }
 
@@ -64,7 +66,11 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) execute(ctx context.Context, i Issue) error {
 	h.mu.Lock()
 	h.started[i.String()]++
+	failing := h.failing
 	h.mu.Unlock()
+	if failing {
+		return errors.New("the workshop Codertocat/Hello-World-dixit does not exist")
+	}
 	<-ctx.Done()
 	h.mu.Lock()
 	h.ended[i.String()] = true
@@ -218,4 +224,65 @@ func TestAFailingOrPanickingRunIsRecorded(t *testing.T) {
 	require.Eventually(t, func() bool { r, _, _ := m.Record(i); return r.State == Failed }, 5*time.Second, 10*time.Millisecond)
 	r, _, _ := m.Record(i)
 	assert.Contains(t, r.Detail, "panic: boom")
+}
+
+// TestARunDrivenElsewhereIsAskedForAgainLater: while another server holds the run, the
+// manager keeps the run as running (with the reason) and asks again; it does not fail it.
+func TestARunDrivenElsewhereIsAskedForAgainLater(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	m, err := NewManager(t.TempDir(), func(ctx context.Context, _ Issue) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls < 3 {
+			return fmt.Errorf("%w (server-b, until later)", ErrElsewhere)
+		}
+		return nil
+	}, nil)
+	require.NoError(t, err)
+	m.RetryElsewhere = 10 * time.Millisecond
+	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 2}
+	_, err = m.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := m.Record(i); return r.State == Finished }, 5*time.Second, 5*time.Millisecond)
+	mu.Lock()
+	assert.Equal(t, 3, calls, "asked again until the run was free")
+	mu.Unlock()
+
+	// Stopping while waiting for the other server ends the wait at once.
+	blocked, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return ErrElsewhere }, nil)
+	require.NoError(t, err)
+	blocked.RetryElsewhere = time.Hour
+	_, err = blocked.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := blocked.Record(i); return strings.Contains(r.Detail, "another server") }, 5*time.Second, 5*time.Millisecond)
+	live, err := blocked.Stop(i, Stopped)
+	require.NoError(t, err)
+	assert.True(t, live)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, blocked.Shutdown(ctx))
+}
+
+func TestAFailedRunCanBeResumed(t *testing.T) {
+	h := newHarness(t)
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 1 }, 5*time.Second, 10*time.Millisecond)
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit resume"))
+	assert.Contains(t, h.comments()[0], "no stopped or failed run", "a running run is not resumed twice")
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit stop"))
+
+	h.mu.Lock()
+	h.failing = true
+	h.mu.Unlock()
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit resume"))
+	r := Issue{Installation: 42, Owner: "Codertocat", Repo: "Hello-World", Number: 1}
+	require.Eventually(t, func() bool { rec, _, _ := h.runs.Record(r); return rec.State == Failed }, 5*time.Second, 10*time.Millisecond)
+	h.mu.Lock()
+	h.failing = false
+	h.mu.Unlock()
+	h.deliver("issue_comment", "issue_comment.created.json", commentBy("writer", "/dixit resume"))
+	assert.Contains(t, h.comments()[len(h.comments())-1], "Resumed", "once fixed, a failed run resumes")
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 3 }, 5*time.Second, 10*time.Millisecond)
 }

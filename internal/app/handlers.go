@@ -160,8 +160,10 @@ func (h *CommentHandler) answer(issue Issue, cmd commands.Command) string {
 		return "Stopped. Everything done so far is kept; `/dixit resume` goes on from there."
 	case "resume":
 		r, ok, err := h.Runs.Record(issue)
-		if err != nil || !ok || r.State != Stopped {
-			return "There is no stopped run to resume on this issue."
+		// A failed run resumes too: it failed on something a human can fix (a missing
+		// workshop repository, a revoked permission), and its journal keeps its work.
+		if err != nil || !ok || (r.State != Stopped && r.State != Failed) {
+			return "There is no stopped or failed run to resume on this issue."
 		}
 		if _, err := h.Runs.Start(issue); err != nil {
 			return "I could not resume the run: " + err.Error()

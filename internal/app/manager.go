@@ -48,12 +48,21 @@ type Record struct {
 // It must be resumable: it is called again with the same issue after a restart.
 type Execute func(ctx context.Context, issue Issue) error
 
+// ErrElsewhere is returned by an Execute whose run another server drives (it holds the
+// run's lease). The manager tries again every RetryElsewhere, so this server takes the
+// run over if the other one goes away.
+var ErrElsewhere = errors.New("the run is driven by another server")
+
 // Manager keeps at most one run per issue, records each run's state under dir, and
 // resumes running runs when the server starts.
 type Manager struct {
 	dir     string
 	execute Execute
 	log     *slog.Logger
+
+	// RetryElsewhere is how long to wait before asking again for a run another server
+	// drives (default one minute). Set it before the first Start.
+	RetryElsewhere time.Duration
 
 	mu      sync.Mutex
 	cancels map[string]context.CancelFunc
@@ -133,8 +142,23 @@ func (m *Manager) run(ctx context.Context, i Issue) {
 				state, detail = Failed, fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
-		if err := m.execute(ctx, i); err != nil {
-			state, detail = Failed, err.Error()
+		for {
+			err := m.execute(ctx, i)
+			if errors.Is(err, ErrElsewhere) && ctx.Err() == nil {
+				m.log.Info("app: another server drives this run; trying again later", "github_issue", i.String(), "err", err)
+				if err := m.save(Record{Issue: i, State: Running, Detail: err.Error()}); err != nil {
+					m.log.Error("app: cannot record a run", "github_issue", i.String(), "err", err)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(m.retryElsewhere()):
+					continue
+				}
+			}
+			if err != nil {
+				state, detail = Failed, err.Error()
+			}
+			return
 		}
 	}()
 	m.mu.Lock()
@@ -149,6 +173,13 @@ func (m *Manager) run(ctx context.Context, i Issue) {
 	if state == Failed {
 		m.log.Error("app: run failed", "github_issue", i.String(), "err", detail)
 	}
+}
+
+func (m *Manager) retryElsewhere() time.Duration {
+	if m.RetryElsewhere > 0 {
+		return m.RetryElsewhere
+	}
+	return time.Minute
 }
 
 // Stop ends a live run with the given final state (Stopped or Cancelled). It returns

@@ -19,7 +19,7 @@ type Command struct {
 var Known = map[string]string{
 	"status": "show the run's state",
 	"stop":   "stop the run (it can be resumed)",
-	"resume": "resume a stopped run",
+	"resume": "resume a stopped or failed run",
 	"help":   "list the commands",
 }
 
