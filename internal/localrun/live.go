@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/agent"
 	"github.com/dixit-bot/dixit/internal/agent/scripted"
@@ -64,13 +65,24 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 		return nil, err
 	}
 	defer s.close()
-	tree, err := s.ws.WriteFiles(in.Files)
+	// A resumed run keeps the base it started from, even if the branch moved since.
+	baseRef := "refs/dixit/" + opts.RunID + "/base"
+	base, pinned, err := s.ws.Ref(baseRef)
 	if err != nil {
 		return nil, err
 	}
-	base, err := s.ws.CommitAfter("refs/dixit/"+opts.RunID+"/base", "", tree, "base revision "+in.Head)
-	if err != nil {
-		return nil, err
+	if pinned {
+		if msg, err := s.ws.Message(base); err == nil {
+			in.Head = strings.TrimSpace(strings.TrimPrefix(msg, "base revision "))
+		}
+	} else {
+		tree, err := s.ws.WriteFiles(in.Files)
+		if err != nil {
+			return nil, err
+		}
+		if base, err = s.ws.CommitAfter(baseRef, "", tree, "base revision "+in.Head); err != nil {
+			return nil, err
+		}
 	}
 	coders, testers, kind, err := s.agents(in, base)
 	if err != nil {

@@ -43,6 +43,10 @@ type Options struct {
 	Logger     *slog.Logger
 	// AfterAppend is passed to the orchestrator (tests cut runs with it).
 	AfterAppend func(seq int) error
+	// Attach, when set, is called once the run's workshop is open and locked, before its
+	// journal is read: the App adopts a run mirrored by another server here, and keeps the
+	// workshop to mirror the run as it goes.
+	Attach func(ws *gitstate.Workshop) error
 }
 
 // Outcome is what a finished local run produced.
@@ -121,6 +125,11 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	}
 	if err := s.ws.ClearLocks(); err != nil {
 		return nil, err
+	}
+	if opts.Attach != nil {
+		if err := opts.Attach(s.ws); err != nil {
+			return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
+		}
 	}
 	journal, err := s.ws.Journal("refs/dixit/" + opts.RunID + "/journal")
 	if err != nil {
