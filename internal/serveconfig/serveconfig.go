@@ -26,7 +26,18 @@ type Config struct {
 	// Workshop names the private repository that holds a target repository's hidden
 	// work; {owner} and {repo} are replaced.
 	Workshop string `yaml:"workshop"`
-	Judge    string `yaml:"judge"` // local (actions arrives with the Actions judge)
+	// WorkshopCreate lets the App create a missing workshop, private, in an organization
+	// where it has the Administration permission.
+	WorkshopCreate bool `yaml:"workshop_create"`
+	// Name identifies this server in run leases; two servers must not share one.
+	// Default: host name and process id.
+	Name string `yaml:"name"`
+	// LeaseTTL is how long a run stays with a server that stopped renewing its lease.
+	LeaseTTL time.Duration `yaml:"lease_ttl"`
+	// Reconcile is the period of the pass that starts labelled issues without a run and
+	// asks GitHub again for failed deliveries; 0 turns it off.
+	Reconcile time.Duration `yaml:"reconcile_interval"`
+	Judge     string        `yaml:"judge"` // local (actions arrives with the Actions judge)
 	// Population, when set, makes scripted agents from this directory stand in for the
 	// model: for trying the App without an LLM endpoint.
 	Population string        `yaml:"population"`
@@ -47,7 +58,8 @@ type GitHub struct {
 func Defaults() Config {
 	return Config{
 		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
-		Workshop: "{repo}-dixit", Judge: "local", Shutdown: 30 * time.Second,
+		Workshop: "{repo}-dixit", WorkshopCreate: true, LeaseTTL: 2 * time.Minute, Reconcile: 10 * time.Minute,
+		Judge: "local", Shutdown: 30 * time.Second,
 		GitHub: GitHub{BaseURL: "https://api.github.com/"},
 	}
 }
@@ -88,6 +100,7 @@ func (c *Config) fromEnv(getenv func(string) string) error {
 		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge, "DIXIT_POPULATION": &c.Population,
 		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
 		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
+		"DIXIT_NAME": &c.Name,
 	}
 	for name, dst := range str {
 		if v := getenv(name); v != "" {
@@ -141,6 +154,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("judge: actions is not available yet (it comes with the GitHub Actions judge); use local")
 	case c.Judge != "local":
 		return fmt.Errorf("judge: must be local (got %q)", c.Judge)
+	case c.LeaseTTL < 10*time.Second || c.LeaseTTL > time.Hour:
+		return fmt.Errorf("lease_ttl: must be between 10s and 1h (got %s)", c.LeaseTTL)
+	case c.Reconcile != 0 && (c.Reconcile < time.Minute || c.Reconcile > 24*time.Hour):
+		return fmt.Errorf("reconcile_interval: must be 0 (off) or between 1m and 24h (got %s)", c.Reconcile)
 	case c.Shutdown < time.Second || c.Shutdown > time.Hour:
 		return fmt.Errorf("shutdown_grace: must be between 1s and 1h (got %s)", c.Shutdown)
 	}

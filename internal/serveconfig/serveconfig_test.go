@@ -35,6 +35,9 @@ func TestTheCommentedExampleLoads(t *testing.T) {
 	assert.Equal(t, "a-long-webhook-secret", c.GitHub.WebhookSecret, "read from the file, trimmed")
 	assert.Equal(t, 8, c.Workers, "the environment wins over the file")
 	assert.Equal(t, 30*time.Second, c.Shutdown)
+	assert.True(t, c.WorkshopCreate)
+	assert.Equal(t, 2*time.Minute, c.LeaseTTL)
+	assert.Equal(t, 10*time.Minute, c.Reconcile)
 }
 
 func TestEnvironmentAlone(t *testing.T) {
@@ -75,6 +78,8 @@ func TestBadConfigsSayWhatIsWrong(t *testing.T) {
 		{"base url without slash", "github:\n  base_url: https://ghe.example.com/api/v3\n", good, "must end with /"},
 		{"workers", "workers: 0\n", good, "workers: must be between 1 and 64"},
 		{"label", "label: \"a,b\"\n", good, "label: not a GitHub label name"},
+		{"lease too short", "lease_ttl: 1s\n", good, "lease_ttl: must be between 10s and 1h"},
+		{"reconcile too often", "reconcile_interval: 5s\n", good, "reconcile_interval: must be 0 (off) or between 1m and 24h"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

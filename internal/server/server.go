@@ -20,6 +20,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/reconcile"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
@@ -33,6 +34,8 @@ type Server struct {
 	gh    *ghapp.ClientCreator
 	ready atomic.Bool
 	http  *http.Server
+
+	reconciler *reconcile.Reconciler // nil when turned off
 }
 
 // New builds every part from the configuration; client is the model endpoint (nil when a
@@ -57,20 +60,38 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir,
 		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
+		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL,
 	}
 	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)
 	if err != nil {
 		return nil, err
 	}
+	// A run another server drives is asked for again once its lease could have lapsed.
+	runs.RetryElsewhere = cfg.LeaseTTL
 	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger}
+	issues := &app.IssuesHandler{Base: base}
 	hook, err := webhook.New(webhook.Config{
 		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,
 		QueueDir: filepath.Join(cfg.StateDir, "deliveries"), Logger: logger,
-	}, &app.IssuesHandler{Base: base}, &app.CommentHandler{Base: base})
+	}, issues, &app.CommentHandler{Base: base})
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: logger, hook: hook, runs: runs, gh: gh}
+	if cfg.Reconcile > 0 {
+		s.reconciler, err = reconcile.New(reconcile.Config{
+			AppClient: gh.AppClient, Clients: gh, Label: cfg.Label,
+			HasRun: func(i app.Issue) (bool, error) {
+				_, ok, err := runs.Record(i)
+				return ok, err
+			},
+			Start: issues.StartIssue, Seen: hook.Seen,
+			StateFile: filepath.Join(cfg.StateDir, "reconcile.json"), Interval: cfg.Reconcile, Logger: logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhook", hook)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
@@ -109,6 +130,15 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("server: listening", "addr", ln.Addr().String(), "resumed_runs", resumed)
 	s.ready.Store(true)
+	rctx, stopReconciling := context.WithCancel(ctx)
+	reconciled := make(chan struct{})
+	go func() {
+		defer close(reconciled)
+		if s.reconciler != nil {
+			s.reconciler.Run(rctx) // a first pass at once: what was missed while down
+		}
+	}()
+	defer func() { stopReconciling(); <-reconciled }()
 	served := make(chan error, 1)
 	go func() { served <- s.http.Serve(ln) }()
 	select {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,16 @@ func TestServeAnswersWebhooksAndProbesAndStopsCleanly(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Contains(t, string(body), "dixit_webhook_rejected_signature_total 2")
+
+	// The reconciler's first pass runs at start, as the App (a JWT), over every installation.
+	require.Eventually(t, func() bool {
+		for _, r := range gh.Requests() {
+			if r.Method == http.MethodGet && r.Path == "app/installations" && strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "the reconciler looked for missed work")
 
 	cancel()
 	select {
