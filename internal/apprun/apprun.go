@@ -6,11 +6,16 @@ package apprun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -36,6 +41,17 @@ type Executor struct {
 	Client     llm.Client // live agents; nil when Population is set
 	Population string     // scripted agents standing in for the model (demos, tests)
 	Logger     *slog.Logger
+
+	// Workshop names the private repository holding a target's hidden work: "{repo}-dixit"
+	// (the default) or "owner/name", with {owner} and {repo} replaced.
+	Workshop string
+	// CreateWorkshop lets the App create a missing workshop (organizations only, with the
+	// Administration permission).
+	CreateWorkshop bool
+	// Holder names this server in run leases; it must differ between servers.
+	Holder string
+	// LeaseTTL is how long a run's lease lasts without renewal (default 2m).
+	LeaseTTL time.Duration
 }
 
 var _ app.Execute = (*Executor)(nil).Execute
@@ -53,6 +69,60 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	if err != nil {
 		return fmt.Errorf("client for %s: %w", issue, err)
 	}
+	run := RunID(issue)
+	dir := filepath.Join(e.StateDir, "github", run)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("state of %s: %w", issue, err)
+	}
+	wsOwner, wsName, err := e.ensureWorkshop(ctx, gh, issue)
+	if errors.Is(err, ErrNoWorkshop) {
+		msg := fmt.Sprintf("Dixit cannot start: %s.\n\nThe workshop repository keeps the hidden work of a run (each coder's branch, the tests, the journal) out of this repository. Once it is fixed, `/dixit resume` starts the run.",
+			strings.TrimPrefix(err.Error(), ErrNoWorkshop.Error()+": "))
+		return errors.Join(err, tellOnce(ctx, gh, issue, dir, msg))
+	}
+	if err != nil {
+		return err
+	}
+	wsURL := "https://github.com/" + wsOwner + "/" + wsName + ".git"
+	if e.GitURL != nil {
+		wsURL = e.GitURL(wsOwner, wsName)
+	}
+	tokenFn := func(ctx context.Context) (string, error) { return e.Token(ctx, issue.Installation) }
+
+	// One server drives a run: the lease is a ref in the workshop, moved by compare-and-swap.
+	lease, err := gitstate.AcquireLease(ctx, gitstate.LeaseOptions{
+		URL: wsURL, Token: tokenFn, Ref: "refs/dixit-lease/" + run, Holder: e.holder(), TTL: e.LeaseTTL,
+	})
+	if errors.Is(err, gitstate.ErrLeaseHeld) {
+		return fmt.Errorf("%w: %w", app.ErrElsewhere, err)
+	}
+	if err != nil {
+		return fmt.Errorf("lease of %s: %w", issue, err)
+	}
+	runCtx, stop := context.WithCancelCause(ctx)
+	kept := make(chan struct{})
+	go func() { defer close(kept); lease.Keep(runCtx, stop) }()
+	defer func() {
+		stop(nil)
+		<-kept // no renewal may follow the release
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := lease.Release(release); err != nil {
+			e.logger().Warn("apprun: lease not released; it expires by itself", "github_issue", issue.String(), "err", err)
+		}
+	}()
+	ctx = runCtx
+	err = e.drive(ctx, gh, issue, dir, run, &mirror{url: wsURL, token: tokenFn, prefix: "refs/dixit/" + run + "/"}, wsOwner+"/"+wsName)
+	if cause := context.Cause(ctx); errors.Is(cause, gitstate.ErrLeaseLost) {
+		return fmt.Errorf("%w: %w", app.ErrElsewhere, cause)
+	}
+	return err
+}
+
+// drive runs the protocol while holding the run's lease, then publishes the escalation.
+// Everything it reads from GitHub comes after the lease: a server that backs off costs
+// little.
+func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue, dir, run string, mir *mirror, workshop string) error {
 	is, _, err := gh.Issues.Get(ctx, issue.Owner, issue.Repo, issue.Number)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", issue, err)
@@ -74,18 +144,10 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 		return err
 	}
 
-	run := RunID(issue)
-	log := e.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	// The fixed log keys of the App (webhook.LogKey*), plus the run.
-	log = log.With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
+	log := e.logger().With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
 		webhook.LogKeyIssue, issue.Number, "run_id", run)
-	dir := filepath.Join(e.StateDir, "github", run)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("state of %s: %w", issue, err)
-	}
+	mir.log = log
 	var coders, testers []string
 	for _, c := range cfg.Settings.Agents.Coders {
 		coders = append(coders, c.Name)
@@ -100,25 +162,48 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	}
 	out, err := localrun.RunInput(ctx, localrun.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: log,
+		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
 	}, localrun.Input{
 		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
-		Source: issue.String(), Reporters: []orchestrate.Reporter{pub},
+		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, mir},
 	})
 	if err != nil {
 		return err
+	}
+	if err := mir.push(ctx); err != nil {
+		return fmt.Errorf("mirror %s to the workshop: %w", issue, err)
 	}
 	if err := pub.Finish(ctx, out.Result); err != nil {
 		return err
 	}
-	branch, chosen, agreed, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token)
+	// A run can outlast an installation token (one hour): take a current one.
+	if token, err = e.Token(ctx, issue.Installation); err != nil {
+		return fmt.Errorf("token for %s: %w", issue, err)
+	}
+	branch, chosen, agreed, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token, mir.url)
 	if err != nil {
 		return fmt.Errorf("push the branches of %s: %w", issue, err)
 	}
 	_, err = ghreport.OpenOrUpdate(ctx, gh, issue.Owner, issue.Repo, ghreport.PR{
-		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, chosen.Name, agreed), Head: branch, Base: cfg.Branch,
+		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, chosen.Name, agreed, workshop), Head: branch, Base: cfg.Branch,
 	})
 	return err
+}
+
+func (e *Executor) logger() *slog.Logger {
+	if e.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Logger
+}
+
+// holder names this server in leases: the configured name, else host and process.
+func (e *Executor) holder() string {
+	if e.Holder != "" {
+		return e.Holder
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
 // spec is the issue as the agents read it: its title and its text, nothing else (no

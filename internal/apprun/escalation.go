@@ -31,10 +31,11 @@ func consensus(res *orchestrate.Result) (orchestrate.CoderState, bool) {
 	return res.Coders[0], false
 }
 
-// pushBranches pushes every coder's work as dixit/<issue>/<coder>, and the PR branch
-// dixit/<issue>-pr: the chosen implementation plus the vetted tests, placed as the test
-// contract says. It returns the PR branch and the chosen coder.
-func pushBranches(ctx context.Context, out *localrun.Outcome, issue app.Issue, contract ci.Contract, url, token string) (string, orchestrate.CoderState, bool, error) {
+// pushBranches pushes every coder's work as a branch dixit/<issue>/<coder> of the workshop
+// repository (wsURL), and the PR branch dixit/<issue>-pr to the target (url): the chosen
+// implementation plus the vetted tests, placed as the test contract says. The target gets
+// no other branch. It returns the PR branch and the chosen coder.
+func pushBranches(ctx context.Context, out *localrun.Outcome, issue app.Issue, contract ci.Contract, url, token, wsURL string) (string, orchestrate.CoderState, bool, error) {
 	ws, err := gitstate.Open(out.RunDir + "/workshop.git")
 	if err != nil {
 		return "", orchestrate.CoderState{}, false, err
@@ -63,8 +64,10 @@ func pushBranches(ctx context.Context, out *localrun.Outcome, issue app.Issue, c
 	}
 	// Not dixit/<issue>: git cannot hold that branch beside dixit/<issue>/<coder>.
 	branch := fmt.Sprintf("dixit/%d-pr", issue.Number)
-	specs = append(specs, fmt.Sprintf("+%s:refs/heads/%s", ref, branch))
-	if err := ws.Push(ctx, url, token, specs...); err != nil {
+	if err := ws.Push(ctx, wsURL, token, specs...); err != nil {
+		return "", chosen, agreed, err
+	}
+	if err := ws.Push(ctx, url, token, fmt.Sprintf("+%s:refs/heads/%s", ref, branch)); err != nil {
 		return "", chosen, agreed, err
 	}
 	return branch, chosen, agreed, nil
@@ -72,7 +75,7 @@ func pushBranches(ctx context.Context, out *localrun.Outcome, issue app.Issue, c
 
 // prBody is the first version of the escalation PR's body: the reason, and the evidence
 // a reviewer needs to decide from the PR alone.
-func prBody(out *localrun.Outcome, issue app.Issue, chosen string, agreed bool) string {
+func prBody(out *localrun.Outcome, issue app.Issue, chosen string, agreed bool, workshop string) string {
 	var b strings.Builder
 	res := out.Result
 	if res.Outcome == orchestrate.TestersExhausted {
@@ -86,7 +89,7 @@ func prBody(out *localrun.Outcome, issue app.Issue, chosen string, agreed bool) 
 	} else {
 		fmt.Fprintf(&b, "No implementation passes every vetted test; this branch is **%s**'s. ", chosen)
 	}
-	fmt.Fprintf(&b, "Every coder's work is on its own branch `dixit/%d/<coder>`.\n\n", issue.Number)
+	fmt.Fprintf(&b, "Every coder's work is on its own branch `dixit/%d/<coder>` of the private workshop repository `%s`.\n\n", issue.Number, workshop)
 	b.WriteString(report.Markdown(out.Summary, res))
 	return b.String()
 }

@@ -119,7 +119,11 @@ func (l *Lease) Keep(ctx context.Context, lost func(error)) {
 			return
 		case <-tick.C:
 		}
-		err := l.Renew(ctx)
+		// A renewal is not cut when ctx ends: a push cut mid-flight may still land on the
+		// remote, and the release that follows would then race with it.
+		push, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.TTL/3)
+		err := l.Renew(push)
+		cancel()
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
