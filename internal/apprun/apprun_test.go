@@ -391,6 +391,12 @@ func TestTheAppCreatesAPrivateWorkshopWhereItMay(t *testing.T) {
 	}
 	assert.Equal(t, 1, creates)
 
+	// It exists, but outside the installation: GitHub answers 404, then 422 on creation.
+	gh.State.AddRepo("octo-org", "hidden-dixit", true, 99)
+	e.Workshop = "hidden-dixit"
+	_, _, err = e.ensureWorkshop(context.Background(), inst, issue)
+	assert.ErrorIs(t, err, ErrNoWorkshop)
+
 	// "owner/name" puts it in another account.
 	e.Workshop = "octo-org/{owner}-{repo}-hidden"
 	owner, name, err = e.ensureWorkshop(context.Background(), inst, issue)

@@ -63,6 +63,9 @@ func (e *Executor) ensureWorkshop(ctx context.Context, gh *github.Client, issue 
 		HasIssues:   github.Bool(false), HasWiki: github.Bool(false), HasProjects: github.Bool(false),
 	})
 	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusUnprocessableEntity {
+			return "", "", fmt.Errorf("%w: %s exists but the App cannot see it; add it to the App's installation", ErrNoWorkshop, full)
+		}
 		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusNotFound) {
 			return "", "", fmt.Errorf("%w: %s does not exist and the App may not create it (%v); create it as a private repository and add it to the App's installation", ErrNoWorkshop, full, err)
 		}

@@ -299,3 +299,13 @@ func TestCheckRunsOfACommit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, all.GetTotal())
 }
+
+func TestAPrivateRepositoryOutsideTheInstallationIsNotFound(t *testing.T) {
+	s := NewServer(t)
+	s.State.AddRepo("acme", "secret", true, 2)
+	_, _, err := installationClient(t, s, 1).Repositories.Get(t.Context(), "acme", "secret")
+	assert.Equal(t, http.StatusNotFound, status(t, err))
+	repo, _, err := installationClient(t, s, 2).Repositories.Get(t.Context(), "acme", "secret")
+	require.NoError(t, err)
+	assert.True(t, repo.GetPrivate())
+}

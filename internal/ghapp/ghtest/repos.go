@@ -103,6 +103,14 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	rp, ok := st.repo(r.PathValue("owner"), r.PathValue("repo"))
+	// An installation sees a private repository only if it is installed on it; to any
+	// other installation GitHub answers 404, as if it did not exist.
+	if ok && rp.private && rp.installation != 0 {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "token ")
+		if inst := tokenInstallation(tok); inst != 0 && inst != rp.installation {
+			ok = false
+		}
+	}
 	if !ok {
 		notFound(w)
 		return
