@@ -21,8 +21,10 @@ import (
 type Config struct {
 	Listen   string `yaml:"listen"`    // address of the webhook and health endpoints
 	StateDir string `yaml:"state_dir"` // deliveries, runs, caches
-	Label    string `yaml:"label"`     // the issue label that starts a run
-	Workers  int    `yaml:"workers"`   // deliveries processed at once
+	// BuildCache is the judge's toolchain build cache; default state_dir/cache/build.
+	BuildCache string `yaml:"build_cache"`
+	Label      string `yaml:"label"`   // the issue label that starts a run
+	Workers    int    `yaml:"workers"` // deliveries processed at once
 	// Workshop names the private repository that holds a target repository's hidden
 	// work; {owner} and {repo} are replaced.
 	Workshop string `yaml:"workshop"`
@@ -52,6 +54,7 @@ type GitHub struct {
 	WebhookSecret  string `yaml:"-"` // from a file or the environment only, never from YAML
 	SecretFile     string `yaml:"webhook_secret_file"`
 	BaseURL        string `yaml:"base_url"` // GitHub Enterprise Server: https://HOST/api/v3/
+	GitURL         string `yaml:"git_url"`  // where repositories are cloned from; GitHub Enterprise Server: https://HOST/
 }
 
 // Defaults are used for every key nobody set.
@@ -60,7 +63,7 @@ func Defaults() Config {
 		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
 		Workshop: "{repo}-dixit", WorkshopCreate: true, LeaseTTL: 2 * time.Minute, Reconcile: 10 * time.Minute,
 		Judge: "local", Shutdown: 30 * time.Second,
-		GitHub: GitHub{BaseURL: "https://api.github.com/"},
+		GitHub: GitHub{BaseURL: "https://api.github.com/", GitURL: "https://github.com/"},
 	}
 }
 
@@ -96,11 +99,12 @@ var unknownKey = regexp.MustCompile(`field (\S+) not found in type`)
 // fromEnv applies DIXIT_* variables over the file's values.
 func (c *Config) fromEnv(getenv func(string) string) error {
 	str := map[string]*string{
-		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_LABEL": &c.Label,
+		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_BUILD_CACHE": &c.BuildCache, "DIXIT_LABEL": &c.Label,
 		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge, "DIXIT_POPULATION": &c.Population,
 		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
 		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
-		"DIXIT_NAME": &c.Name,
+		"DIXIT_GITHUB_GIT_URL": &c.GitHub.GitURL,
+		"DIXIT_NAME":           &c.Name,
 	}
 	for name, dst := range str {
 		if v := getenv(name); v != "" {
@@ -140,6 +144,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("github.base_url: must be an http(s) URL (got %q)", c.GitHub.BaseURL)
 	case !strings.HasSuffix(c.GitHub.BaseURL, "/"):
 		return fmt.Errorf("github.base_url: must end with / (got %q)", c.GitHub.BaseURL)
+	case !strings.HasPrefix(c.GitHub.GitURL, "https://") && !strings.HasPrefix(c.GitHub.GitURL, "http://"):
+		return fmt.Errorf("github.git_url: must be an http(s) URL (got %q)", c.GitHub.GitURL)
+	case !strings.HasSuffix(c.GitHub.GitURL, "/"):
+		return fmt.Errorf("github.git_url: must end with / (got %q)", c.GitHub.GitURL)
 	case c.Listen == "":
 		return errors.New("listen: must be an address such as :8080")
 	case c.StateDir == "":

@@ -58,9 +58,10 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 		return nil, err
 	}
 	exec := &apprun.Executor{
-		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir,
+		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache,
 		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL,
+		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
 	}
 	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)
 	if err != nil {

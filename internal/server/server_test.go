@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net"
@@ -16,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v60/github"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
@@ -111,4 +114,88 @@ func TestServeRefusesToStartWithoutAModel(t *testing.T) {
 	cfg.Population = ""
 	_, err := New(cfg, nil, nil)
 	assert.ErrorContains(t, err, "no model")
+}
+
+// TestServeRunsALabelledIssueToItsPullRequest is the App as a user installs it: `bot serve`
+// wired from its configuration (App JWT, installation tokens, the webhook over real HTTP)
+// against the fake GitHub and a git host serving the repository and its empty private
+// workshop; the scripted population stands in for the model.
+func TestServeRunsALabelledIssueToItsPullRequest(t *testing.T) {
+	const demo = "../../examples/semver"
+	gh := ghtest.NewServer(t)
+	git := gittest.NewServer(t)
+	git.Accept = func(token string) bool { return strings.HasPrefix(token, "ghs_fake_7_") } // tokens the fake issued to installation 7
+	files := map[string]string{}
+	base := filepath.Join(demo, "base")
+	require.NoError(t, filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(base, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	settings, err := os.ReadFile(filepath.Join(demo, "dixit.yml"))
+	require.NoError(t, err)
+	files[".github/dixit.yml"] = string(settings)
+	git.Repo("Codertocat/Hello-World", "main", files)
+	git.EmptyRepo("Codertocat/Hello-World-dixit")
+	spec, err := os.ReadFile(filepath.Join(demo, "spec.md"))
+	require.NoError(t, err)
+	gh.State.AddInstallation(7, "Codertocat")
+	gh.State.AddRepo("Codertocat", "Hello-World", false, 7)
+	gh.State.AddRepo("Codertocat", "Hello-World-dixit", true, 7)
+	gh.State.AddIssue("Codertocat", "Hello-World", 1, "Compare semantic versions", string(spec))
+	gh.State.SetFile("Codertocat", "Hello-World", "main", ".github/dixit.yml", string(settings))
+
+	cfg := config(t, gh)
+	cfg.GitHub.GitURL = git.URL + "/"
+	cfg.BuildCache = filepath.Join(os.TempDir(), "dixit-test-gocache")
+	s, err := New(cfg, nil, nil)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+
+	payload, err := os.ReadFile("../webhook/testdata/issues.labeled.json")
+	require.NoError(t, err)
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(payload, &p))
+	p["installation"] = map[string]any{"id": 7}
+	p["label"] = map[string]any{"name": "dixit"}
+	body, err := json.Marshal(p)
+	require.NoError(t, err)
+	req, err := webhook.SignedRequest("http://"+ln.Addr().String()+"/webhook", []byte("a-test-webhook-secret"), "issues", "delivery-1", body)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		resp, err := http.DefaultClient.Do(req.Clone(ctx))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusAccepted
+	}, 10*time.Second, 50*time.Millisecond, "the server accepts the signed delivery")
+
+	var prs []*github.PullRequest
+	require.Eventually(t, func() bool {
+		prs, _, err = gh.Client(nil).PullRequests.List(ctx, "Codertocat", "Hello-World", nil)
+		return err == nil && len(prs) == 1
+	}, 5*time.Minute, 200*time.Millisecond, "the run ends with its pull request")
+	assert.Equal(t, "dixit/1-pr", prs[0].GetHead().GetRef())
+	assert.Contains(t, prs[0].GetBody(), "**TESTERS_EXHAUSTED**")
+	comments := gh.State.Comments("Codertocat", "Hello-World", 1)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0], "### Dixit: TESTERS_EXHAUSTED")
+	assert.Contains(t, git.Refs("Codertocat/Hello-World-dixit"), "refs/heads/dixit/1/amber", "the coders' branches are in the workshop")
+	for _, tok := range gh.State.Tokens() {
+		assert.True(t, strings.HasPrefix(tok.Authorization, "Bearer "), "installation tokens are fetched with the App's JWT")
+	}
+	assert.NotEmpty(t, gh.State.Tokens())
 }

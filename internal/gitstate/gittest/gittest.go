@@ -18,8 +18,11 @@ import (
 type Server struct {
 	URL   string // base URL; a repository is at URL + "/" + name + ".git"
 	Token string // the password clients must present
-	root  string
-	t     testing.TB
+	// Accept, when set, decides which passwords are valid instead of Token: for tests
+	// whose tokens come from a fake GitHub.
+	Accept func(token string) bool
+	root   string
+	t      testing.TB
 }
 
 // NewServer starts a git host; it is skipped when git is not installed.
@@ -37,7 +40,11 @@ func NewServer(t testing.TB) *Server {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
-		if !ok || user != "x-access-token" || pass != s.Token {
+		valid := pass == s.Token
+		if s.Accept != nil {
+			valid = s.Accept(pass)
+		}
+		if !ok || user != "x-access-token" || !valid {
 			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
