@@ -17,6 +17,7 @@ func (s *Server) routes() {
 	s.handle("PATCH repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
 	s.repoRoutes()
 	s.appRoutes()
+	s.actionRoutes()
 }
 
 // listIssues lists a repository's issues and pull requests (those carry a

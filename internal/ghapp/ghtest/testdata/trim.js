@@ -23,6 +23,12 @@ const keep = {
   "/repos/{owner}/{repo}/pulls": ["get", "post"],
   "/repos/{owner}/{repo}/pulls/{pull_number}": ["get", "patch"],
   "/repos/{owner}/{repo}/collaborators/{username}/permission": ["get"],
+  "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches": ["post"],
+  "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs": ["get"],
+  "/repos/{owner}/{repo}/actions/runs/{run_id}": ["get"],
+  "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs": ["get"],
+  "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts": ["get"],
+  "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}": ["get"],
 };
 const out = {
   openapi: src.openapi,
