@@ -279,6 +279,8 @@ func (w *world) head(t *testing.T) string {
 	return w.git.Refs("Hello-World")["refs/heads/main"]
 }
 
+var midway = regexp.MustCompile(`working on this issue: round [2-9]`)
+
 // TestARunMovesToAnotherServerMidway: the server driving a run stops in the middle; a
 // second server with an empty disk takes the run over from the workshop repository and
 // finishes it from where the first stopped, with one status comment and one PR.
@@ -288,8 +290,8 @@ func TestARunMovesToAnotherServerMidway(t *testing.T) {
 	w.deliver(t, a, "d1")
 	require.Eventually(t, func() bool {
 		c := w.gh.State.Comments("Codertocat", "Hello-World", 1)
-		return len(c) == 1 && strings.Contains(c[0], "working on this issue: round 3")
-	}, 5*time.Minute, 50*time.Millisecond, "the run reaches round 3 on server A")
+		return len(c) == 1 && midway.MatchString(c[0])
+	}, 5*time.Minute, 50*time.Millisecond, "the run gets past round 1 on server A")
 	require.NoError(t, a.runs.Shutdown(context.Background()))
 	before := w.journal(t)
 	require.NotEmpty(t, before, "server A mirrored the run to the workshop")
