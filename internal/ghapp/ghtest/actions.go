@@ -120,8 +120,9 @@ func (s *Server) actionRoutes() {
 	s.handle("GET repos/{owner}/{repo}/actions/artifacts/{id}/{format}", a.downloadArtifact)
 }
 
-// OnDispatch sets what each dispatched run does. fn runs inside the dispatch request: a
-// runner that takes time should run in a goroutine and call Finish. Without a script a
+// OnDispatch sets what each dispatched run does. fn runs inside the dispatch request,
+// with Dispatch.RunID already set: a runner that takes time should run in a goroutine
+// and call Finish. Without a script a
 // run stays in progress until Finish.
 func (a *Actions) OnDispatch(fn func(Dispatch) RunScript) {
 	a.mu.Lock()
@@ -265,23 +266,31 @@ func (a *Actions) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	d := Dispatch{Owner: owner, Repo: repo, Workflow: file, Ref: in.Ref, Inputs: inputs, Title: title}
 
+	// The run exists before the script runs, so that a runner the script starts in
+	// the background can Finish it at any time; a script that says NoRun removes it.
 	a.mu.Lock()
+	run := a.newRun(d, wf.Name)
+	d.RunID = run.obj["id"].(int64)
+	fn := a.onDispatch
+	a.mu.Unlock()
 	script := RunScript{}
-	if fn := a.onDispatch; fn != nil {
-		a.mu.Unlock()
-		script = fn(d) // a script may call Finish or Dispatches
-		a.mu.Lock()
+	if fn != nil {
+		script = fn(d)
 	}
+	a.mu.Lock()
 	defer a.mu.Unlock()
 	if script.NoRun {
+		delete(a.runs, d.RunID)
+		d.RunID = 0
 		a.dispatches = append(a.dispatches, d)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	run := a.newRun(d, wf.Name, script)
-	d.RunID = run.obj["id"].(int64)
 	a.dispatches = append(a.dispatches, d)
-	if script.Conclusion != "" {
+	if script.JobDuration > 0 {
+		run.jobTime = script.JobDuration
+	}
+	if script.Conclusion != "" && run.obj["status"] != "completed" {
 		a.complete(run, script.Conclusion, script.Artifacts)
 	}
 	if !in.ReturnRunDetails || a.noRunDetails {
@@ -295,7 +304,7 @@ func (a *Actions) dispatch(w http.ResponseWriter, r *http.Request) {
 
 // newRun creates an in-progress run of a dispatch, with one queued job per coder of the
 // matrix (the "coders" input) or a single job. Callers hold a.mu.
-func (a *Actions) newRun(d Dispatch, workflowName string, script RunScript) *fakeRun {
+func (a *Actions) newRun(d Dispatch, workflowName string) *fakeRun {
 	st := a.s.State
 	st.mu.Lock()
 	id := st.id()
@@ -318,10 +327,7 @@ func (a *Actions) newRun(d Dispatch, workflowName string, script RunScript) *fak
 		a.s.patchRepo(run[k].(obj), rp)
 	}
 	run["pull_requests"] = []any{}
-	fr := &fakeRun{obj: run, owner: d.Owner, repo: d.Repo, workflow: d.Workflow, jobTime: script.JobDuration}
-	if fr.jobTime == 0 {
-		fr.jobTime = time.Second
-	}
+	fr := &fakeRun{obj: run, owner: d.Owner, repo: d.Repo, workflow: d.Workflow, jobTime: time.Second}
 	var coders []struct {
 		Name string `json:"name"`
 	}
