@@ -179,4 +179,3 @@ func sortEntries(es []object.TreeEntry) {
 		}
 	}
 }
-
