@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sync"
 
 	"github.com/google/go-github/v60/github"
 
@@ -195,29 +194,22 @@ func (j *Judge) commitTree(t *tree) error {
 
 // prepare learns the default branch and, once, makes sure it holds the workflow.
 func (j *Judge) prepare(ctx context.Context) error {
-	j.branchOnce.Do(func() {
-		j.branch = j.o.Branch
-		if j.branch != "" {
-			return
-		}
-		repo, _, err := j.o.Client.Repositories.Get(ctx, j.o.Owner, j.o.Repo)
-		if err != nil {
-			j.branchErr = fmt.Errorf("actions judge: the workshop %s/%s: %w", j.o.Owner, j.o.Repo, err)
-			return
-		}
-		j.branch = repo.GetDefaultBranch()
-	})
-	if j.branchErr != nil {
-		err := j.branchErr
-		j.branchOnce = sync.Once{} // ask again next time
-		return err
-	}
-	if !j.o.EnsureWorkflow {
-		return nil
-	}
 	j.wfMu.Lock()
 	defer j.wfMu.Unlock()
-	if j.wfChecked {
+	if j.branch == "" {
+		if j.o.Branch != "" {
+			j.branch = j.o.Branch
+		} else {
+			repo, _, err := j.o.Client.Repositories.Get(ctx, j.o.Owner, j.o.Repo)
+			if err != nil {
+				return fmt.Errorf("actions judge: the workshop %s/%s: %w", j.o.Owner, j.o.Repo, err)
+			}
+			if j.branch = repo.GetDefaultBranch(); j.branch == "" {
+				return fmt.Errorf("actions judge: the workshop %s/%s has no default branch", j.o.Owner, j.o.Repo)
+			}
+		}
+	}
+	if !j.o.EnsureWorkflow || j.wfChecked {
 		return nil
 	}
 	current, err := WorkflowIsCurrent(ctx, j.o.Client, j.o.Owner, j.o.Repo, j.branch)

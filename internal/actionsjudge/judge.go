@@ -132,11 +132,9 @@ type Judge struct {
 	tempDir string
 	blob    *http.Client
 
-	branchOnce sync.Once
-	branch     string
-	branchErr  error
-	wfMu       sync.Mutex
-	wfChecked  bool
+	wfMu      sync.Mutex // guards branch and wfChecked
+	branch    string
+	wfChecked bool
 
 	mu      sync.Mutex
 	pushed  map[string]pushedTree // by ci.Tree hash: in the workshop already
