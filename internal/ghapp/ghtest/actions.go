@@ -94,24 +94,14 @@ type fakeArtifact struct {
 	token string // the blob URL's secret part
 }
 
-// Server and State have no field for this state (their files belong to the fake's
-// core); it is found by server instead and forgotten when the test ends.
-var actionsByServer sync.Map // *Server -> *Actions
-
 // Actions returns the fake's GitHub Actions state.
-func (s *Server) Actions() *Actions {
-	a, _ := actionsByServer.Load(s)
-	return a.(*Actions)
-}
+func (s *Server) Actions() *Actions { return s.actions }
 
 func (s *Server) actionRoutes() {
 	a := &Actions{s: s, runs: map[int64]*fakeRun{}, artifacts: map[int64]*fakeArtifact{}}
 	a.blob = httptest.NewServer(http.HandlerFunc(a.serveBlob))
-	actionsByServer.Store(s, a)
-	s.t.Cleanup(func() {
-		a.blob.Close()
-		actionsByServer.Delete(s)
-	})
+	s.actions = a
+	s.t.Cleanup(a.blob.Close)
 	s.handle("POST repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", a.dispatch)
 	s.handle("GET repos/{owner}/{repo}/actions/workflows/{workflow}/runs", a.listRuns)
 	s.handle("GET repos/{owner}/{repo}/actions/runs/{id}", a.getRun)

@@ -38,6 +38,8 @@ type Server struct {
 	URL   string // base URL, with BasePath and a trailing slash
 	State *State
 
+	actions *Actions // GitHub Actions: workflow runs, jobs, artifacts
+
 	t         testing.TB
 	srv       *httptest.Server
 	spec      *Spec
