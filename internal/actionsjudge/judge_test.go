@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/actionsjudge/actionstest"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
@@ -141,56 +142,17 @@ func requireSameVerdicts(t *testing.T, want, got []ci.Verdict) {
 	}
 }
 
-type coderInput struct {
-	Name string `json:"name"`
-	Ref  string `json:"ref"`
-}
-
-// runner acts as the workflow's jobs: it reads what the judge pushed to the git server
-// (the coder's commit and the batch commit the dispatch names), runs `bot classify`'s
-// code on each coder, and uploads each results.json zipped, as upload-artifact does.
+// runner acts as the workflow's jobs (actionstest.Run) on what the judge pushed.
 func (e *env) runner(t *testing.T, d ghtest.Dispatch) []ghtest.Artifact {
-	repo := e.git.Path(workshop)
-	batchFiles, err := classify.RepoTree(repo, d.Inputs["batch_ref"])
+	arts, err := actionstest.Run(context.Background(), d, e.git.Path(workshop), t.TempDir())
 	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, batchFiles.WriteTo(dir))
-	b, tests, err := classify.ReadBatch(filepath.Join(dir, "batch.json"))
-	require.NoError(t, err)
-	contract, err := classify.ContractFromJSON(b.Contract)
-	require.NoError(t, err)
-	reruns, err := strconv.Atoi(d.Inputs["reruns"])
-	require.NoError(t, err)
-	var coders []coderInput
-	require.NoError(t, json.Unmarshal([]byte(d.Inputs["coders"]), &coders))
-	var arts []ghtest.Artifact
-	for _, c := range coders {
-		tree, err := classify.RepoTree(repo, c.Ref)
-		require.NoError(t, err)
-		res, err := classify.Classify(context.Background(), classify.Options{
-			Run: d.Inputs["run_id"], Batch: d.Inputs["batch_id"], Coder: c.Name, Tree: tree, Tests: tests,
-			Reruns: reruns, Contract: contract, WorkDir: t.TempDir(),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		require.NoError(t, err)
-		data, err := res.Marshal()
-		require.NoError(t, err)
-		arts = append(arts, ghtest.Artifact{Name: ArtifactPrefix + c.Name, Zip: zipOf(t, map[string]string{"results.json": string(data)})})
-	}
 	return arts
 }
 
 func zipOf(t *testing.T, files map[string]string) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, content := range files {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, err = w.Write([]byte(content))
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
+	data, err := actionstest.Zip(files)
+	require.NoError(t, err)
+	return data
 }
 
 // honest makes every dispatch run the runner in the background; notify, if set, is
@@ -246,7 +208,7 @@ func TestVerdictsEqualTheLocalJudgeWhenTheWebhookSaysTheRunIsDone(t *testing.T) 
 	assert.Equal(t, "5", d.Inputs["reruns"])
 	assert.Equal(t, "v0.3.0", d.Inputs["bot_version"])
 	assert.Equal(t, RunName("shop-7", d.Inputs["batch_id"]), d.Title)
-	var coders []coderInput
+	var coders []struct{ Name, Ref string }
 	require.NoError(t, json.Unmarshal([]byte(d.Inputs["coders"]), &coders))
 	require.Len(t, coders, 3)
 	assert.Equal(t, "amber", coders[0].Name)
@@ -375,7 +337,7 @@ func TestOnlyTheTreeWhoseJudgeFailedIsDispatchedAgain(t *testing.T) {
 	requireSameVerdicts(t, localVerdicts(t, 2, jobs), got)
 	ds := e.gh.Actions().Dispatches()
 	require.Len(t, ds, 2)
-	var coders []coderInput
+	var coders []struct{ Name, Ref string }
 	require.NoError(t, json.Unmarshal([]byte(ds[1].Inputs["coders"]), &coders))
 	require.Len(t, coders, 2)
 	assert.Equal(t, "basil", coders[0].Name)
