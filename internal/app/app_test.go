@@ -286,3 +286,25 @@ func TestAFailedRunCanBeResumed(t *testing.T) {
 	assert.Contains(t, h.comments()[len(h.comments())-1], "Resumed", "once fixed, a failed run resumes")
 	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 3 }, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestAFinishedWorkflowRunIsPassedOnToTheJudge: the real workflow_run.completed payload
+// reaches Notify with the workshop, the run and its conclusion; other actions do not.
+func TestAFinishedWorkflowRunIsPassedOnToTheJudge(t *testing.T) {
+	var got []string
+	h := &WorkflowRunHandler{Notify: func(owner, repo string, id int64, status, conclusion string) {
+		got = append(got, fmt.Sprintf("%s/%s %d %s %s", owner, repo, id, status, conclusion))
+	}}
+	payload, err := os.ReadFile("../webhook/testdata/workflow_run.completed.json")
+	require.NoError(t, err)
+	require.NoError(t, h.Handle(context.Background(), "workflow_run", "d-1", payload))
+	assert.Equal(t, []string{"octo-org/octo-repo 289782451 completed success"}, got)
+
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(payload, &p))
+	p["action"] = "requested"
+	requested, err := json.Marshal(p)
+	require.NoError(t, err)
+	require.NoError(t, h.Handle(context.Background(), "workflow_run", "d-2", requested))
+	assert.Len(t, got, 1, "only a completed run is news")
+	assert.Error(t, h.Handle(context.Background(), "workflow_run", "d-3", []byte("{not json")))
+}

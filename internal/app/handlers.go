@@ -192,3 +192,26 @@ func comment(ctx context.Context, gh *github.Client, issue Issue, body string) e
 	}
 	return nil
 }
+
+// WorkflowRunHandler tells the Actions judge that a classification run in a workshop
+// repository finished, so it stops waiting at once instead of at its next poll.
+type WorkflowRunHandler struct {
+	Notify func(owner, repo string, runID int64, status, conclusion string)
+}
+
+func (h *WorkflowRunHandler) Handles() []string { return []string{"workflow_run"} }
+
+func (h *WorkflowRunHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev github.WorkflowRunEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse workflow_run event: %w", err)
+	}
+	run := ev.GetWorkflowRun()
+	if ev.GetAction() != "completed" || run.GetID() == 0 || ev.GetRepo().GetOwner().GetLogin() == "" {
+		return nil
+	}
+	// Only a judge waiting on this run in this repository acts on it, and the verdicts
+	// still come only from the run's artifacts, checked against what was asked.
+	h.Notify(ev.GetRepo().GetOwner().GetLogin(), ev.GetRepo().GetName(), run.GetID(), run.GetStatus(), run.GetConclusion())
+	return nil
+}

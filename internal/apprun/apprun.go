@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ghreport"
@@ -52,6 +53,15 @@ type Executor struct {
 	Holder string
 	// LeaseTTL is how long a run's lease lasts without renewal (default 2m).
 	LeaseTTL time.Duration
+
+	// Judge is where tests run: "local" (the default: this server's sandbox) or
+	// "actions" (GitHub Actions runners of the workshop repository).
+	Judge string
+	// Actions configures the Actions judge; BotVersion is the version of `bot` the
+	// runners install; Hub passes workflow_run webhooks on to waiting judges.
+	Actions    actionsjudge.Config
+	BotVersion string
+	Hub        *actionsjudge.Hub
 }
 
 var _ app.Execute = (*Executor)(nil).Execute
@@ -160,10 +170,24 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	if err != nil {
 		return err
 	}
-	out, err := localrun.RunInput(ctx, localrun.Options{
+	opts := localrun.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, RunID: run, Sandbox: e.Sandbox,
 		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
-	}, localrun.Input{
+	}
+	if e.Judge == "actions" {
+		var actions *actionsjudge.Judge
+		opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
+			var err error
+			actions, err = e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
+			return actions, err
+		}
+		defer func() {
+			if actions != nil {
+				actions.Close()
+			}
+		}()
+	}
+	out, err := localrun.RunInput(ctx, opts, localrun.Input{
 		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
 		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, mir},
 	})

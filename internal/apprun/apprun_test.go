@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +18,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/actionsjudge"
+	"github.com/dixit-bot/dixit/internal/actionsjudge/actionstest"
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
@@ -100,9 +105,10 @@ type server struct {
 	hook *webhook.Server
 }
 
-func (w *world) server(t *testing.T, holder string) *server {
+func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *server {
 	state := t.TempDir()
 	exec := &Executor{
+		Hub:        actionsjudge.NewHub(),
 		Clients:    clients{w.gh},
 		Token:      func(context.Context, int64) (string, error) { return w.git.Token, nil },
 		GitURL:     func(_, repo string) string { return w.git.URL + "/" + repo + ".git" },
@@ -112,11 +118,15 @@ func (w *world) server(t *testing.T, holder string) *server {
 		Holder:     holder,
 		LeaseTTL:   3 * time.Second,
 	}
+	for _, edit := range edits {
+		edit(exec)
+	}
 	runs, err := app.NewManager(filepath.Join(state, "runs"), exec.Execute, nil)
 	require.NoError(t, err)
 	runs.RetryElsewhere = 200 * time.Millisecond
 	base := app.Base{Clients: clients{w.gh}, Runs: runs, Label: "dixit"}
-	hook, err := webhook.New(webhook.Config{Secret: []byte("a-test-webhook-secret"), QueueDir: filepath.Join(state, "deliveries")}, &app.IssuesHandler{Base: base})
+	hook, err := webhook.New(webhook.Config{Secret: []byte("a-test-webhook-secret"), QueueDir: filepath.Join(state, "deliveries")},
+		&app.IssuesHandler{Base: base}, &app.WorkflowRunHandler{Notify: exec.Hub.Notify})
 	require.NoError(t, err)
 	require.NoError(t, hook.Start(context.Background()))
 	t.Cleanup(func() { hook.Shutdown(context.Background()); runs.Shutdown(context.Background()) })
@@ -404,4 +414,84 @@ func TestTheAppCreatesAPrivateWorkshopWhereItMay(t *testing.T) {
 	owner, name, err = e.ensureWorkshop(context.Background(), inst, issue)
 	require.NoError(t, err)
 	assert.Equal(t, "octo-org/octo-org-service-hidden", owner+"/"+name)
+}
+
+// TestTheContractTravelsToTheRunnersUnchanged: the contract the run uses, written back as
+// dixit.yml's test section, reads back the same on a runner.
+func TestTheContractTravelsToTheRunnersUnchanged(t *testing.T) {
+	for _, name := range []string{"go", "python", "node"} {
+		c, ok := ci.Preset(name)
+		require.True(t, ok)
+		c.Env = map[string]string{"LANG": "C"}
+		c.Exclude = append(c.Exclude, "mine_*")
+		section, err := contractSection(c)
+		require.NoError(t, err)
+		back, err := classify.ContractFromJSON(section)
+		require.NoError(t, err)
+		assert.Equal(t, c, back, name)
+	}
+}
+
+// TestAnIssueRunsWithTheActionsJudge: the same run with every test executed on (stand-in)
+// GitHub Actions runners of the workshop: each batch is dispatched as the workflow, the
+// runner runs bot classify's code on what was pushed, the workflow_run webhook ends the
+// wait, and the run reaches the same escalation as with the local judge.
+func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
+	w := newWorld(t)
+	w.gh.State.SetFile("Codertocat", "Hello-World-dixit", "main", classify.WorkflowPath, string(classify.Workflow))
+	s := w.server(t, "server-a", func(e *Executor) {
+		e.Judge = "actions"
+		e.BotVersion = "v0.0.0-test"
+		// Polling is slow here on purpose: the webhook must end each wait.
+		e.Actions = actionsjudge.Config{PollInterval: time.Hour, MaxPollInterval: time.Hour, FindTimeout: 10 * time.Second, RunTimeout: 5 * time.Minute}
+	})
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	w.gh.Actions().OnDispatch(func(d ghtest.Dispatch) ghtest.RunScript {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			arts, err := actionstest.Run(context.Background(), d, w.git.Path("Hello-World-dixit"), t.TempDir(),
+				filepath.Join(os.TempDir(), "dixit-test-gocache"))
+			if !assert.NoError(t, err) {
+				w.gh.Actions().Finish(d.RunID, "failure", nil)
+				return
+			}
+			w.gh.Actions().Finish(d.RunID, "success", arts)
+			w.workflowRunCompleted(t, s, d.RunID)
+		}()
+		return ghtest.RunScript{JobDuration: 50 * time.Second}
+	})
+	w.deliver(t, s, "d1")
+	r := w.waitEnd(t, s)
+	require.Equal(t, app.Finished, r.State, r.Detail)
+	w.assertEscalated(t)
+	ds := w.gh.Actions().Dispatches()
+	require.NotEmpty(t, ds)
+	for _, d := range ds {
+		assert.Equal(t, "Codertocat", d.Owner)
+		assert.Equal(t, "Hello-World-dixit", d.Repo, "tests run in the workshop, never in the target repository")
+		assert.Equal(t, "v0.0.0-test", d.Inputs["bot_version"])
+	}
+}
+
+// workflowRunCompleted sends GitHub's workflow_run.completed delivery for a run of the
+// workshop's classification workflow.
+func (w *world) workflowRunCompleted(t *testing.T, s *server, runID int64) {
+	payload, err := os.ReadFile("../webhook/testdata/workflow_run.completed.json")
+	require.NoError(t, err)
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(payload, &p))
+	p["installation"] = map[string]any{"id": 7}
+	repo := p["repository"].(map[string]any)
+	repo["name"], repo["full_name"] = "Hello-World-dixit", "Codertocat/Hello-World-dixit"
+	repo["owner"].(map[string]any)["login"] = "Codertocat"
+	p["workflow_run"].(map[string]any)["id"] = runID
+	body, err := json.Marshal(p)
+	require.NoError(t, err)
+	req, err := webhook.SignedRequest("/webhook", []byte("a-test-webhook-secret"), "workflow_run", fmt.Sprintf("run-%d", runID), body)
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	s.hook.ServeHTTP(rec, req)
+	require.Less(t, rec.Code, 300, rec.Body.String())
 }

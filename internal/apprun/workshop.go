@@ -2,6 +2,7 @@ package apprun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -140,4 +143,46 @@ func (m *mirror) attach(ctx context.Context) func(ws *gitstate.Workshop) error {
 		}
 		return nil
 	}
+}
+
+// actionsJudge classifies on GitHub Actions runners of the workshop repository, pushing
+// its inputs there with the same token as the mirror.
+func (e *Executor) actionsJudge(gh *github.Client, workshop string, mir *mirror, dir, run string, contract ci.Contract,
+	log *slog.Logger) (*actionsjudge.Judge, error) {
+	section, err := contractSection(contract)
+	if err != nil {
+		return nil, err
+	}
+	owner, repo, _ := strings.Cut(workshop, "/")
+	return actionsjudge.New(actionsjudge.Options{
+		Client: gh, Owner: owner, Repo: repo, GitURL: mir.url, Token: mir.token, Run: run,
+		Contract: section, BotVersion: e.BotVersion, GitDir: filepath.Join(dir, "classify.git"),
+		Hub: e.Hub, Config: e.Actions, Logger: log,
+	})
+}
+
+// contractSection writes a test contract back as the `test:` section of dixit.yml (in
+// JSON), the form batch.json carries to the runners.
+func contractSection(c ci.Contract) (json.RawMessage, error) {
+	section := map[string]any{"path": c.Path, "run": c.Run, "timeout": c.Timeout.String()}
+	if c.Build != "" {
+		section["build"] = c.Build
+	}
+	if c.BuildTimeout > 0 {
+		section["build_timeout"] = c.BuildTimeout.String()
+	}
+	if c.Toolchain != "" {
+		section["toolchain"] = c.Toolchain
+	}
+	if len(c.Exclude) > 0 {
+		section["exclude"] = c.Exclude
+	}
+	if len(c.Env) > 0 {
+		section["env"] = c.Env
+	}
+	data, err := json.Marshal(section)
+	if err != nil {
+		return nil, fmt.Errorf("test contract: %w", err)
+	}
+	return data, nil
 }

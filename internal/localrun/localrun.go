@@ -43,6 +43,10 @@ type Options struct {
 	Logger     *slog.Logger
 	// AfterAppend is passed to the orchestrator (tests cut runs with it).
 	AfterAppend func(seq int) error
+	// Judge, when set, makes the judge that classifies tests and runs the suite (the
+	// GitHub Actions judge); the local sandbox still serves live coders' own commands.
+	// Verdicts are cached in front of it all the same.
+	Judge func(contract ci.Contract) (ci.Judge, error)
 	// Attach, when set, is called once the run's workshop is open and locked, before its
 	// journal is read: the App adopts a run mirrored by another server here, and keeps the
 	// workshop to mirror the run as it goes.
@@ -153,7 +157,13 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	if s.judge, err = ci.NewCached(s.local, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
+	var inner ci.Judge = s.local
+	if opts.Judge != nil {
+		if inner, err = opts.Judge(contract); err != nil {
+			return nil, fmt.Errorf("start the judge: %w", err)
+		}
+	}
+	if s.judge, err = ci.NewCached(inner, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -24,8 +24,9 @@ import (
 const ArtifactPrefix = "dixit-results-"
 
 // Run does what the workflow's jobs do for dispatch d on the bare repository at repo
-// (the workshop as the git server holds it), with scratch space under workDir.
-func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir string) ([]ghtest.Artifact, error) {
+// (the workshop as the git server holds it), with scratch space under workDir and the
+// toolchain's build cache in cacheDir ("" for one under workDir).
+func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string) ([]ghtest.Artifact, error) {
 	batchFiles, err := classify.RepoTree(repo, d.Inputs["batch_ref"])
 	if err != nil {
 		return nil, fmt.Errorf("runner: batch: %w", err)
@@ -68,7 +69,7 @@ func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir string) ([]ghtest
 		}
 		res, err := classify.Classify(ctx, classify.Options{
 			Run: d.Inputs["run_id"], Batch: d.Inputs["batch_id"], Coder: c.Name, Tree: tree, Tests: tests,
-			Reruns: reruns, Contract: contract, WorkDir: work, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Reruns: reruns, Contract: contract, WorkDir: work, CacheDir: cacheDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("runner: classify %s: %w", c.Name, err)
