@@ -39,12 +39,23 @@ type Config struct {
 	// Reconcile is the period of the pass that starts labelled issues without a run and
 	// asks GitHub again for failed deliveries; 0 turns it off.
 	Reconcile time.Duration `yaml:"reconcile_interval"`
-	Judge     string        `yaml:"judge"` // local (actions arrives with the Actions judge)
+	Judge     string        `yaml:"judge"` // local (this server's sandbox) or actions (GitHub Actions)
+	Actions   Actions       `yaml:"actions"`
 	// Population, when set, makes scripted agents from this directory stand in for the
 	// model: for trying the App without an LLM endpoint.
 	Population string        `yaml:"population"`
 	GitHub     GitHub        `yaml:"github"`
 	Shutdown   time.Duration `yaml:"shutdown_grace"` // how long in-flight work may take on SIGTERM
+}
+
+// Actions configures the GitHub Actions judge (judge: actions).
+type Actions struct {
+	// BotVersion is what the runners `go install` (a tag or a commit of this module).
+	BotVersion   string        `yaml:"bot_version"`
+	PollInterval time.Duration `yaml:"poll_interval"` // fallback when a workflow_run webhook is missed
+	FindTimeout  time.Duration `yaml:"find_timeout"`  // how long a dispatched run may take to appear
+	RunTimeout   time.Duration `yaml:"run_timeout"`   // how long one classification run may take
+	Retries      int           `yaml:"retries"`       // dispatches again after a cancelled or broken run
 }
 
 // GitHub identifies the App.
@@ -128,6 +139,9 @@ func (c *Config) fromEnv(getenv func(string) string) error {
 	return nil
 }
 
+// botVersionRE is what `go install module@version` takes: a semantic version or a commit.
+var botVersionRE = regexp.MustCompile(`^(v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?|[0-9a-f]{7,40})$`)
+
 var labelRE = regexp.MustCompile(`^[^,\s][^,]{0,49}$`)
 
 // Validate names the first missing or bad setting. Missing secrets are errors: the server
@@ -158,10 +172,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("workers: must be between 1 and 64 (got %d)", c.Workers)
 	case !strings.Contains(c.Workshop, "{repo}"):
 		return fmt.Errorf("workshop: must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
-	case c.Judge == "actions":
-		return fmt.Errorf("judge: actions is not available yet (it comes with the GitHub Actions judge); use local")
-	case c.Judge != "local":
-		return fmt.Errorf("judge: must be local (got %q)", c.Judge)
+	case c.Judge != "local" && c.Judge != "actions":
+		return fmt.Errorf("judge: must be local or actions (got %q)", c.Judge)
+	case c.Judge == "actions" && !botVersionRE.MatchString(c.Actions.BotVersion):
+		return fmt.Errorf("actions.bot_version (DIXIT_ACTIONS_BOT_VERSION): the version of bot the runners install, a tag such as v0.4.0 or a commit, is required with judge: actions (got %q)", c.Actions.BotVersion)
+	case c.Actions.PollInterval < 0 || c.Actions.FindTimeout < 0 || c.Actions.RunTimeout < 0 || c.Actions.Retries < 0:
+		return errors.New("actions: poll_interval, find_timeout, run_timeout and retries must not be negative")
 	case c.LeaseTTL < 10*time.Second || c.LeaseTTL > time.Hour:
 		return fmt.Errorf("lease_ttl: must be between 10s and 1h (got %s)", c.LeaseTTL)
 	case c.Reconcile != 0 && (c.Reconcile < time.Minute || c.Reconcile > 24*time.Hour):

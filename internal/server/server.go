@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/apprun"
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -57,11 +58,15 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	if err != nil {
 		return nil, err
 	}
+	hub := actionsjudge.NewHub() // workflow_run webhooks → the Actions judges waiting on them
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache,
 		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
+		Judge:  cfg.Judge, Hub: hub, BotVersion: cfg.Actions.BotVersion,
+		Actions: actionsjudge.Config{PollInterval: cfg.Actions.PollInterval, FindTimeout: cfg.Actions.FindTimeout,
+			RunTimeout: cfg.Actions.RunTimeout, Retries: cfg.Actions.Retries},
 	}
 	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)
 	if err != nil {
@@ -74,7 +79,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	hook, err := webhook.New(webhook.Config{
 		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,
 		QueueDir: filepath.Join(cfg.StateDir, "deliveries"), Logger: logger,
-	}, issues, &app.CommentHandler{Base: base})
+	}, issues, &app.CommentHandler{Base: base}, &app.WorkflowRunHandler{Notify: hub.Notify})
 	if err != nil {
 		return nil, err
 	}
