@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -175,12 +176,23 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
 	}
 	if e.Judge == "actions" {
+		var mu sync.Mutex
 		var actions *actionsjudge.Judge
 		opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
-			var err error
-			actions, err = e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
-			return actions, err
+			j, err := e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
+			mu.Lock()
+			actions = j
+			mu.Unlock()
+			return j, err
 		}
+		pub.CountMinutes(func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			if actions == nil {
+				return 0
+			}
+			return actions.Minutes()
+		})
 		defer func() {
 			if actions != nil {
 				actions.Close()

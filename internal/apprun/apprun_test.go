@@ -468,6 +468,12 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 	w.assertEscalated(t)
 	ds := w.gh.Actions().Dispatches()
 	require.NotEmpty(t, ds)
+	// Each job took 50 s: a minute billed per coder per dispatch, shown on the issue and in the PR.
+	comment := w.gh.State.Comments("Codertocat", "Hello-World", 1)[0]
+	assert.Regexp(t, `· [1-9][0-9]* GitHub Actions minutes`, comment)
+	prs, _, err := w.gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
+	require.NoError(t, err)
+	assert.Regexp(t, `GitHub Actions: [1-9][0-9]* minutes billed`, prs[0].GetBody())
 	for _, d := range ds {
 		assert.Equal(t, "Codertocat", d.Owner)
 		assert.Equal(t, "Hello-World-dixit", d.Repo, "tests run in the workshop, never in the target repository")

@@ -85,6 +85,9 @@ func New(ctx context.Context, gh *github.Client, t Target, coders, testers []str
 	return p, p.save()
 }
 
+// CountMinutes shows the GitHub Actions minutes minutes reports in the status comment.
+func (p *Publisher) CountMinutes(minutes func() int) { p.status.CountMinutes(minutes) }
+
 // findComment looks for an earlier status comment of this run by its marker.
 func (p *Publisher) findComment(ctx context.Context) error {
 	marker := report.Marker(p.t.Run)

@@ -100,6 +100,7 @@ type session struct {
 	ws      *gitstate.Workshop
 	journal *timedJournal
 	local   *ci.Local
+	inner   ci.Judge // what the cache asks: the local judge, or Options.Judge's
 	judge   *ci.Cached
 }
 
@@ -157,13 +158,13 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	var inner ci.Judge = s.local
+	s.inner = s.local
 	if opts.Judge != nil {
-		if inner, err = opts.Judge(contract); err != nil {
+		if s.inner, err = opts.Judge(contract); err != nil {
 			return nil, fmt.Errorf("start the judge: %w", err)
 		}
 	}
-	if s.judge, err = ci.NewCached(inner, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
+	if s.judge, err = ci.NewCached(s.inner, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -195,6 +196,10 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	sum := report.NewSummary(s.opts.RunID, res)
 	describe(&sum)
 	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
+	if remote, ok := s.inner.(interface{ Minutes() int }); ok {
+		sum.Judge.Sandbox = "github-actions"
+		sum.Judge.ActionsMinutes = remote.Minutes()
+	}
 	sum.Journal.Seconds = s.journal.seconds.Seconds()
 	sum.WallSeconds = time.Since(s.start).Seconds()
 	out := &Outcome{Result: res, Summary: sum, RunDir: s.runDir}

@@ -18,6 +18,9 @@ func Markdown(s Summary, res *orchestrate.Result) string {
 	p("**Outcome: %s** — %s.\n\n", s.Outcome, s.Reason)
 	p("%d rounds · %d vetted tests · %d coders · %d testers · judge: %d executions, %d cache hits, %d test runs, %.1f s (%s) · wall time %.1f s\n\n",
 		s.Rounds, len(s.Vetted), len(s.Coders), len(s.Testers), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Runs, s.Judge.Seconds, s.Judge.Sandbox, s.WallSeconds)
+	if s.Judge.ActionsMinutes > 0 {
+		p("GitHub Actions: %d minutes billed for classification.\n\n", s.Judge.ActionsMinutes)
+	}
 	p("%s\n\n", whatNext(s.Outcome))
 
 	p("## Vetted suite\n\n")

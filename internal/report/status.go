@@ -24,6 +24,7 @@ type Status struct {
 	coders  []string
 	testers map[string]string // tester → active | hibernated
 	tokens  int
+	minutes func() int // GitHub Actions minutes so far; nil with the local judge
 	outcome orchestrate.Outcome
 	reason  string
 }
@@ -66,6 +67,13 @@ func (s *Status) Event(_ context.Context, ev orchestrate.Event) {
 	}
 }
 
+// CountMinutes makes the status show the GitHub Actions minutes minutes reports.
+func (s *Status) CountMinutes(minutes func() int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.minutes = minutes
+}
+
 // Marker identifies the bot's status comment for a run, so it is edited in place.
 func Marker(run string) string { return fmt.Sprintf("<!-- dixit:status run=%s -->", run) }
 
@@ -83,6 +91,11 @@ func (s *Status) Markdown() string {
 	fmt.Fprintf(&b, "**%d vetted tests**", len(s.suite))
 	if s.tokens > 0 {
 		fmt.Fprintf(&b, " · %d tokens so far", s.tokens)
+	}
+	if s.minutes != nil {
+		if m := s.minutes(); m > 0 {
+			fmt.Fprintf(&b, " · %d GitHub Actions minutes", m)
+		}
 	}
 	b.WriteString("\n\n| coder | vetted tests |\n|---|---|\n")
 	for _, c := range s.coders {

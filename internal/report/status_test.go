@@ -31,3 +31,13 @@ func TestStatusFollowsTheRun(t *testing.T) {
 	assert.Contains(t, md, "| jun | hibernated |")
 	assert.Contains(t, md, "| ivy | active |")
 }
+
+func TestStatusShowsActionsMinutesOnlyWhenThereAreSome(t *testing.T) {
+	s := NewStatus("r", []string{"amber"}, nil)
+	assert.NotContains(t, s.Markdown(), "GitHub Actions", "the local judge costs no minutes")
+	minutes := 0
+	s.CountMinutes(func() int { return minutes })
+	assert.NotContains(t, s.Markdown(), "GitHub Actions")
+	minutes = 12
+	assert.Contains(t, s.Markdown(), "· 12 GitHub Actions minutes")
+}

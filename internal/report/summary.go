@@ -67,6 +67,9 @@ type Tokens struct {
 type Judge struct {
 	ci.Stats
 	Sandbox string `json:"sandbox"`
+	// ActionsMinutes is what the run's GitHub Actions jobs are billed, each job rounded up
+	// to a minute (judge: actions; zero otherwise).
+	ActionsMinutes int `json:"actions_minutes,omitempty"`
 }
 
 // Journal is how the run's journal was used.
