@@ -55,8 +55,9 @@ type Executor struct {
 	// LeaseTTL is how long a run's lease lasts without renewal (default 2m).
 	LeaseTTL time.Duration
 
-	// Judge is where tests run: "local" (the default: this server's sandbox) or
-	// "actions" (GitHub Actions runners of the workshop repository).
+	// Judge is where tests run: "local" (the default: this server's sandbox), "actions"
+	// (GitHub Actions runners of the workshop repository), or "auto": actions when the
+	// workshop holds the current classification workflow and BotVersion is set, else local.
 	Judge string
 	// Actions configures the Actions judge; BotVersion is the version of `bot` the
 	// runners install; Hub passes workflow_run webhooks on to waiting judges.
@@ -175,7 +176,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		StateDir: e.StateDir, BuildCache: e.BuildCache, RunID: run, Sandbox: e.Sandbox,
 		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
 	}
-	if e.Judge == "actions" {
+	if e.judge(ctx, gh, workshop, log) == "actions" {
 		var mu sync.Mutex
 		var actions *actionsjudge.Judge
 		opts.Judge = func(contract ci.Contract) (ci.Judge, error) {

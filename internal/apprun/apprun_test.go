@@ -117,6 +117,8 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 		Population: demo,
 		Holder:     holder,
 		LeaseTTL:   3 * time.Second,
+		Judge:      "auto", // Actions only where the workshop holds the workflow
+		BotVersion: "v0.0.0-test",
 	}
 	for _, edit := range edits {
 		edit(exec)
@@ -258,6 +260,7 @@ func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	}
 	want := []string{
 		"GET repos/Codertocat/Hello-World-dixit",
+		"GET repos/Codertocat/Hello-World-dixit/contents/.github/workflows/dixit-classify.yml",
 		"GET repos/Codertocat/Hello-World/issues/N",
 		"GET repos/Codertocat/Hello-World",
 		"GET repos/Codertocat/Hello-World/contents/.github/dixit.yml",
@@ -282,6 +285,7 @@ func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	}
 	r, _, _ = s.runs.Record(w.issue)
 	assert.Equal(t, app.Finished, r.State, "the /dixit line in the issue text stopped nothing")
+	assert.Empty(t, w.gh.Actions().Dispatches(), "without the workflow in the workshop, tests ran on this server")
 }
 
 // head is the commit of the target's main branch.
@@ -440,8 +444,6 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 	w := newWorld(t)
 	w.gh.State.SetFile("Codertocat", "Hello-World-dixit", "main", classify.WorkflowPath, string(classify.Workflow))
 	s := w.server(t, "server-a", func(e *Executor) {
-		e.Judge = "actions"
-		e.BotVersion = "v0.0.0-test"
 		// Polling is slow here on purpose: the webhook must end each wait.
 		e.Actions = actionsjudge.Config{PollInterval: time.Hour, MaxPollInterval: time.Hour, FindTimeout: 10 * time.Second, RunTimeout: 5 * time.Minute}
 	})

@@ -186,3 +186,26 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 	}
 	return data, nil
 }
+
+// judge decides where this run's tests go. "auto" picks GitHub Actions only when the
+// workshop's default branch holds the current classification workflow (the App cannot
+// commit it: it has no workflows permission) and the runners know which bot to install.
+func (e *Executor) judge(ctx context.Context, gh *github.Client, workshop string, log *slog.Logger) string {
+	if e.Judge != "auto" {
+		return e.Judge
+	}
+	if e.BotVersion == "" {
+		return "local"
+	}
+	owner, repo, _ := strings.Cut(workshop, "/")
+	current, err := actionsjudge.WorkflowIsCurrent(ctx, gh, owner, repo, "")
+	switch {
+	case err != nil:
+		log.Warn("apprun: cannot tell whether the workshop holds the classification workflow; judging on this server", "err", err)
+		return "local"
+	case !current:
+		log.Info("apprun: the workshop does not hold the current classification workflow; judging on this server (docs/actions.md says how to use GitHub Actions)")
+		return "local"
+	}
+	return "actions"
+}

@@ -39,7 +39,7 @@ type Config struct {
 	// Reconcile is the period of the pass that starts labelled issues without a run and
 	// asks GitHub again for failed deliveries; 0 turns it off.
 	Reconcile time.Duration `yaml:"reconcile_interval"`
-	Judge     string        `yaml:"judge"` // local (this server's sandbox) or actions (GitHub Actions)
+	Judge     string        `yaml:"judge"` // auto, local (this server's sandbox) or actions (GitHub Actions)
 	Actions   Actions       `yaml:"actions"`
 	// Population, when set, makes scripted agents from this directory stand in for the
 	// model: for trying the App without an LLM endpoint.
@@ -73,7 +73,7 @@ func Defaults() Config {
 	return Config{
 		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
 		Workshop: "{repo}-dixit", WorkshopCreate: true, LeaseTTL: 2 * time.Minute, Reconcile: 10 * time.Minute,
-		Judge: "local", Shutdown: 30 * time.Second,
+		Judge: "auto", Shutdown: 30 * time.Second,
 		GitHub: GitHub{BaseURL: "https://api.github.com/", GitURL: "https://github.com/"},
 	}
 }
@@ -172,8 +172,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("workers: must be between 1 and 64 (got %d)", c.Workers)
 	case !strings.Contains(c.Workshop, "{repo}"):
 		return fmt.Errorf("workshop: must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
-	case c.Judge != "local" && c.Judge != "actions":
-		return fmt.Errorf("judge: must be local or actions (got %q)", c.Judge)
+	case c.Judge != "local" && c.Judge != "actions" && c.Judge != "auto":
+		return fmt.Errorf("judge: must be auto, local or actions (got %q)", c.Judge)
+	case c.Actions.BotVersion != "" && !botVersionRE.MatchString(c.Actions.BotVersion):
+		return fmt.Errorf("actions.bot_version: not a version go install takes, such as v0.4.0 or a commit (got %q)", c.Actions.BotVersion)
 	case c.Judge == "actions" && !botVersionRE.MatchString(c.Actions.BotVersion):
 		return fmt.Errorf("actions.bot_version (DIXIT_ACTIONS_BOT_VERSION): the version of bot the runners install, a tag such as v0.4.0 or a commit, is required with judge: actions (got %q)", c.Actions.BotVersion)
 	case c.Actions.PollInterval < 0 || c.Actions.FindTimeout < 0 || c.Actions.RunTimeout < 0 || c.Actions.Retries < 0:

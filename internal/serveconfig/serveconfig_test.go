@@ -46,7 +46,7 @@ func TestEnvironmentAlone(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, Defaults().Label, c.Label)
-	assert.Equal(t, "local", c.Judge)
+	assert.Equal(t, "auto", c.Judge, "GitHub Actions where the workshop holds the workflow")
 }
 
 func TestBadConfigsSayWhatIsWrong(t *testing.T) {
@@ -72,9 +72,10 @@ func TestBadConfigsSayWhatIsWrong(t *testing.T) {
 		{"missing key file", "", with("DIXIT_GITHUB_PRIVATE_KEY_FILE", "/nonexistent/key.pem"), "github.private_key_file"},
 		{"unknown key", "lable: x\n", good, "unknown key lable"},
 		{"secret in YAML is refused", "github:\n  webhook_secret: abc\n", good, "unknown key webhook_secret"},
-		{"bad judge", "judge: cloud\n", good, "judge: must be local or actions"},
+		{"bad judge", "judge: cloud\n", good, "judge: must be auto, local or actions"},
 		{"actions judge without a bot version", "judge: actions\n", good, "actions.bot_version"},
 		{"actions judge with a version go cannot install", "judge: actions\nactions:\n  bot_version: latest; rm -rf /\n", good, "actions.bot_version"},
+		{"a bot version go cannot install", "actions:\n  bot_version: \"$(id)\"\n", good, "actions.bot_version: not a version"},
 		{"workshop without repo", "workshop: shared\n", good, "workshop: must contain {repo}"},
 		{"base url without slash", "github:\n  base_url: https://ghe.example.com/api/v3\n", good, "must end with /"},
 		{"workers", "workers: 0\n", good, "workers: must be between 1 and 64"},
