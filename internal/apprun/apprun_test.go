@@ -116,7 +116,7 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 		BuildCache: filepath.Join(os.TempDir(), "dixit-test-gocache"),
 		Population: demo,
 		Holder:     holder,
-		LeaseTTL:   3 * time.Second,
+		LeaseTTL:   10 * time.Second,
 		Judge:      "auto", // Actions only where the workshop holds the workflow
 		BotVersion: "v0.0.0-test",
 	}

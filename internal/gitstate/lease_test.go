@@ -107,14 +107,14 @@ func TestKeepCallsLostWhenTheLeaseMoves(t *testing.T) {
 	clk := &clock{now: time.Now()}
 	ctx := context.Background()
 	o := leaseOpts(srv, url, "server-a", clk)
-	o.TTL = 300 * time.Millisecond
+	o.TTL = 3 * time.Second // a renewal push may take TTL/3: ample even on a loaded machine
 	a, err := AcquireLease(ctx, o)
 	require.NoError(t, err)
 
 	// Another server forces its way in (as after a long network partition).
 	ob := leaseOpts(srv, url, "server-b", clk)
 	ob.TTL = o.TTL
-	clk.add(time.Second)
+	clk.add(4 * time.Second)
 	_, err = AcquireLease(ctx, ob)
 	require.NoError(t, err)
 

@@ -183,14 +183,16 @@ func TestChatStreamTimeoutIsPerChunk(t *testing.T) {
 		chunkDelay   time.Duration
 		wantRequests int
 	}{
-		{name: "slow but steady stream outlives the timeout", chunkDelay: 40 * time.Millisecond, wantRequests: 1},
-		{name: "stalled stream is retried", chunkDelay: time.Second, wantRequests: 2},
+		// Six chunks 250 ms apart take 1.5 s, past the 1 s timeout: it is per chunk. The
+		// margins are wide so that a loaded machine does not stall a steady stream.
+		{name: "slow but steady stream outlives the timeout", chunkDelay: 250 * time.Millisecond, wantRequests: 1},
+		{name: "stalled stream is retried", chunkDelay: 3 * time.Second, wantRequests: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t)
 			srv.Enqueue(llmtest.Step{Content: "steady", ChunkSize: 1, ChunkDelay: tc.chunkDelay}, llmtest.Text("steady"))
-			c, _ := newClient(t, srv, true, func(cfg *llm.OpenAIConfig) { cfg.RequestTimeout = 200 * time.Millisecond })
+			c, _ := newClient(t, srv, true, func(cfg *llm.OpenAIConfig) { cfg.RequestTimeout = time.Second })
 			got, err := c.Chat(t.Context(), hello())
 			require.NoError(t, err)
 			assert.Equal(t, "steady", got.Message.Content)
