@@ -113,11 +113,11 @@ func (w *Workshop) keepAll(prefix string) error {
 	return w.setRefTo(keep, head)
 }
 
-// PullRun fetches the remote's refs under prefix and adopts them when the remote's
-// journal (the ref prefix+journal) strictly extends the local one: the remote then holds
-// everything this disk has and more. Otherwise the local refs stay as they are (the
-// remote is behind: this server got further before its last mirror). It reports whether
-// it adopted the remote's state.
+// PullRun fetches the remote's refs under prefix and adopts them unless the local journal
+// (the ref prefix+journal) already contains the remote's: then this server got further
+// than its last mirror (it stopped before pushing) and its disk is the truth. When the two
+// journals diverged, this server went on after losing the run's lease, and the remote,
+// pushed by the lease holder since, wins. It reports whether it adopted the remote's state.
 func (w *Workshop) PullRun(ctx context.Context, url, token, prefix string) (bool, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return false, err
@@ -164,7 +164,7 @@ func (w *Workshop) PullRun(ctx context.Context, url, token, prefix string) (bool
 		if err != nil {
 			return false, fmt.Errorf("read remote journal: %w", err)
 		}
-		if ahead, err := c.IsAncestor(r); err != nil || !ahead {
+		if behind, err := r.IsAncestor(c); err != nil || behind {
 			return false, err
 		}
 	}

@@ -100,6 +100,18 @@ func TestARunMovesToAnotherDiskThroughTheWorkshop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 4, "never moved back")
 
+	// Diverged: b went on after a lost its lease and pushed; a's unpushed entry is void.
+	appendN(t, jb, `{"n":4, "by":"b"}`)
+	require.NoError(t, b.PushRun(ctx, url, srv.Token, prefix))
+	adopted, err = a.PullRun(ctx, url, srv.Token, prefix)
+	require.NoError(t, err)
+	assert.True(t, adopted, "the lease holder's pushed state wins over a diverged disk")
+	ja, err = a.Journal(prefix + "journal")
+	require.NoError(t, err)
+	entries, err = ja.Entries()
+	require.NoError(t, err)
+	assert.Equal(t, `{"n":4, "by":"b"}`, string(entries[3]))
+
 	_, err = a.PullRun(ctx, url, srv.Token, "refs/dixit/../x/")
 	assert.Error(t, err, "a prefix that is not a ref prefix is refused")
 }
