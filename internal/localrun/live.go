@@ -65,7 +65,11 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 		return nil, err
 	}
 	defer s.close()
-	// A resumed run keeps the base it started from, even if the branch moved since.
+	// A resumed run keeps the spec and the base it started from, even if the issue was
+	// edited or the branch moved since: its agents' histories were built on them.
+	if in.Spec, err = s.pinSpec(in.Spec); err != nil {
+		return nil, err
+	}
 	baseRef := "refs/dixit/" + opts.RunID + "/base"
 	base, pinned, err := s.ws.Ref(baseRef)
 	if err != nil {
@@ -206,4 +210,31 @@ func liveRunID(repo, spec, head string, cfg config.Settings) string {
 		abs = repo
 	}
 	return unsafeInRef.ReplaceAllString(filepath.Base(abs), "-") + "-" + hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+// pinSpec returns the spec the run started with, recording spec as that when the run is new.
+func (s *session) pinSpec(spec string) (string, error) {
+	ref := "refs/dixit/" + s.opts.RunID + "/spec"
+	commit, pinned, err := s.ws.Ref(ref)
+	if err != nil {
+		return "", err
+	}
+	if pinned {
+		files, err := s.ws.Files(commit)
+		if err != nil {
+			return "", fmt.Errorf("read the run's spec: %w", err)
+		}
+		if len(files) != 1 {
+			return "", fmt.Errorf("read the run's spec: %d files where one was expected", len(files))
+		}
+		return string(files[0].Content), nil
+	}
+	tree, err := s.ws.WriteFiles([]gitstate.File{{Path: "spec.md", Content: []byte(spec)}})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.ws.CommitAfter(ref, "", tree, "spec"); err != nil {
+		return "", err
+	}
+	return spec, nil
 }

@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/localrun"
@@ -177,4 +180,51 @@ func writeSpec(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "spec.md")
 	require.NoError(t, os.WriteFile(p, []byte("Implement `Add(a, b int) int` in package calc: it returns the sum.\n"), 0o644))
 	return p
+}
+
+// TestAResumedRunKeepsItsSpec: an issue edited while its run was cut does not change
+// what the run's agents are told when it resumes.
+func TestAResumedRunKeepsItsSpec(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Reply(population)
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	files, head, err := gitstate.ReadHead(calcRepo(t))
+	require.NoError(t, err)
+	var settings config.Settings
+	for _, f := range files {
+		if f.Path == ".github/dixit.yml" {
+			settings, err = config.Parse(f.Content)
+			require.NoError(t, err)
+		}
+	}
+	require.NotEmpty(t, settings.Agents.Coders)
+	const liveSpec = "Implement `Add(a, b int) int` in package calc: it returns the sum.\n"
+	cut := errors.New("cut")
+	opts := localrun.Options{RunID: "issue-7", Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
+		AfterAppend: func(seq int) error {
+			if seq == 3 {
+				return cut
+			}
+			return nil
+		}}
+	in := localrun.Input{Spec: "SPEC-AS-LABELLED: " + liveSpec, Files: files, Head: head, Settings: settings, Source: "test"}
+	_, err = localrun.RunInput(context.Background(), opts, in)
+	require.ErrorIs(t, err, cut)
+	before := len(srv.Requests())
+
+	opts.AfterAppend = nil
+	in.Spec = "SPEC-AS-EDITED-LATER: " + liveSpec
+	_, err = localrun.RunInput(context.Background(), opts, in)
+	require.NoError(t, err)
+	after := srv.Requests()[before:]
+	require.NotEmpty(t, after)
+	for _, r := range after {
+		text := ""
+		for _, m := range r.Messages {
+			text += m.Content
+		}
+		assert.NotContains(t, text, "SPEC-AS-EDITED-LATER", "request %d", r.Index)
+		assert.Contains(t, text, "SPEC-AS-LABELLED", "request %d", r.Index)
+	}
 }
