@@ -47,21 +47,6 @@ func (t tokenAuth) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// readDir returns the files under dir, by slash path.
-func readDir(t *testing.T, dir string) map[string]string {
-	files := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	}))
-	return files
-}
-
 // world is GitHub for one issue: the fake REST API, and git over HTTP with the target
 // repository (the demo's base revision and its dixit.yml) and its empty private workshop.
 type world struct {
@@ -83,7 +68,7 @@ func newWorld(t *testing.T) *world {
 	spec = append(spec, injection...)
 	settings, err := os.ReadFile(filepath.Join(demo, "dixit.yml"))
 	require.NoError(t, err)
-	files := readDir(t, filepath.Join(demo, "base"))
+	files := gittest.ReadDir(t, filepath.Join(demo, "base"))
 	files[repoconfig.Path] = string(settings)
 
 	w := &world{git: gittest.NewServer(t), gh: ghtest.NewServer(t)}

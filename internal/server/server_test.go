@@ -125,17 +125,7 @@ func TestServeRunsALabelledIssueToItsPullRequest(t *testing.T) {
 	gh := ghtest.NewServer(t)
 	git := gittest.NewServer(t)
 	git.Accept = func(token string) bool { return strings.HasPrefix(token, "ghs_fake_7_") } // tokens the fake issued to installation 7
-	files := map[string]string{}
-	base := filepath.Join(demo, "base")
-	require.NoError(t, filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(base, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	}))
+	files := gittest.ReadDir(t, filepath.Join(demo, "base"))
 	settings, err := os.ReadFile(filepath.Join(demo, "dixit.yml"))
 	require.NoError(t, err)
 	files[".github/dixit.yml"] = string(settings)

@@ -123,3 +123,22 @@ func (s *Server) Refs(name string) map[string]string {
 
 // Path returns the directory of a repository the server holds, to inspect it directly.
 func (s *Server) Path(name string) string { return filepath.Join(s.root, name+".git") }
+
+// ReadDir returns the files under dir by slash path, to seed a repository with Repo.
+func ReadDir(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	return files
+}
