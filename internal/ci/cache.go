@@ -34,6 +34,8 @@ var _ Judge = (*Cached)(nil)
 
 // NewCached wraps inner, whose jobs all follow contract. dir may be empty (memory only).
 func NewCached(inner Judge, contract Contract, dir string, logger *slog.Logger) (*Cached, error) {
+	// Probe never changes a verdict: leaving it out keeps the keys of existing caches.
+	contract.Probe = ""
 	fp, err := json.Marshal(contract) // map keys are sorted, so this is stable
 	if err != nil {
 		return nil, fmt.Errorf("contract fingerprint: %w", err)

@@ -20,6 +20,9 @@ type Contract struct {
 	Build string `yaml:"build,omitempty" json:"build,omitempty"`
 	// Run runs the test once; exit status 0 means pass.
 	Run string `yaml:"run" json:"run"`
+	// Probe runs a differential probe file (placed like a test) once and lets its stdout
+	// through; "" means Run. It never decides a verdict, so the verdict cache ignores it.
+	Probe string `yaml:"probe,omitempty" json:"probe,omitempty"`
 	// Timeout bounds one run; BuildTimeout bounds the build.
 	Timeout      time.Duration `yaml:"timeout" json:"timeout"`
 	BuildTimeout time.Duration `yaml:"build_timeout,omitempty" json:"build_timeout,omitempty"`

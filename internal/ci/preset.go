@@ -14,7 +14,8 @@ func Preset(name string) (Contract, bool) {
 			// -ldflags=-w skips DWARF, which only debuggers read: linking is ~30% faster.
 			Build: "go test -c -ldflags=-w -o dixit.test .",
 			// -test.paniconexit0 turns an early os.Exit(0) into a failure, as go test does.
-			Run:       "./dixit.test -test.count=1 -test.paniconexit0",
+			Run: "./dixit.test -test.count=1 -test.paniconexit0",
+			// No Probe: the test binary does not capture what tests print to stdout.
 			Timeout:   60 * time.Second,
 			Toolchain: "go",
 		}, true
@@ -23,16 +24,21 @@ func Preset(name string) (Contract, bool) {
 			Path: "test_dixit_{id}.py",
 			// A coder's conftest.py or test files could rewrite outcomes; -c /dev/null
 			// ignores its pytest configuration for the same reason.
-			Exclude:   []string{"test_*.py", "*_test.py", "conftest.py"},
-			Run:       "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
+			Exclude: []string{"test_*.py", "*_test.py", "conftest.py"},
+			Run:     "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
+			// -s lets the probe's prints through instead of capturing them.
+			Probe:     "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
 			Timeout:   60 * time.Second,
 			Toolchain: "python",
 		}, true
 	case "node":
 		return Contract{
-			Path:      "dixit_{id}.test.js",
-			Exclude:   []string{"*.test.js", "*.test.mjs", "*.spec.js"},
-			Run:       "node --test dixit_{id}.test.js",
+			Path:    "dixit_{id}.test.js",
+			Exclude: []string{"*.test.js", "*.test.mjs", "*.spec.js"},
+			Run:     "node --test dixit_{id}.test.js",
+			// The runner would rewrite console.log lines as TAP comments; the file alone prints
+			// them as they are.
+			Probe:     "node dixit_{id}.test.js",
 			Timeout:   60 * time.Second,
 			Toolchain: "node",
 		}, true

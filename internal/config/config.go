@@ -57,6 +57,7 @@ type file struct {
 		Exclude      []string          `yaml:"exclude"`
 		Build        *string           `yaml:"build"`
 		Run          *string           `yaml:"run"`
+		Probe        *string           `yaml:"probe"`
 		Timeout      *time.Duration    `yaml:"timeout"`
 		BuildTimeout *time.Duration    `yaml:"build_timeout"`
 		Toolchain    *string           `yaml:"toolchain"`
@@ -123,6 +124,7 @@ func Parse(data []byte) (Settings, error) {
 		setStr(&s.Test.Path, t.Path)
 		setStr(&s.Test.Build, t.Build)
 		setStr(&s.Test.Run, t.Run)
+		setStr(&s.Test.Probe, t.Probe)
 		setStr(&s.Test.Toolchain, t.Toolchain)
 		if t.Exclude != nil {
 			s.Test.Exclude = t.Exclude

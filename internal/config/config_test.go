@@ -33,6 +33,7 @@ func TestParseCustomContract(t *testing.T) {
 test:
   path: tests/test_dixit_{id}.py
   run: python3 -m pytest -q tests/test_dixit_{id}.py
+  probe: python3 -m pytest -q -s tests/test_dixit_{id}.py
   timeout: 10s
   env:
     PYTHONHASHSEED: "0"
@@ -40,6 +41,7 @@ test:
 	require.NoError(t, err)
 	assert.Equal(t, "tests/test_dixit_{id}.py", s.Test.Path)
 	assert.Empty(t, s.Test.Build, "a custom contract does not inherit the Go build")
+	assert.Equal(t, "python3 -m pytest -q -s tests/test_dixit_{id}.py", s.Test.Probe)
 	assert.Equal(t, "0", s.Test.Env["PYTHONHASHSEED"])
 }
 
