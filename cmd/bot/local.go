@@ -82,7 +82,7 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 		}
 		fmt.Fprintln(stdout)
 	}
-	fmt.Fprintf(stdout, "Report:  %s\nSummary: %s\nHidden state (git): %s\n", out.Report, out.JSON, out.RunDir+"/workshop.git")
+	fmt.Fprintf(stdout, "Report:  %s (and %s)\nSummary: %s\nHidden state (git): %s\n", out.Report, out.HTML, out.JSON, out.RunDir+"/workshop.git")
 	return nil
 }
 

@@ -56,3 +56,65 @@ Submit each test with submit_test, giving the whole file.
 	fmt.Fprintf(&b, "\n<specification>\n%s\n</specification>\n", strings.TrimSpace(spec))
 	return b.String()
 }
+
+// ProbeRequest asks a tester, once the run is over, for a probe: a file that records
+// what the code returns on many inputs instead of asserting anything. Differential
+// testing runs it on every implementation (docs/differential.md); the request says
+// nothing of them.
+func ProbeRequest(contract ci.Contract, tests []ci.Test) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `One last request, different from the earlier ones: write a probe instead of a test.
+
+A probe asserts nothing. It calls the code the specification describes on many inputs and, for
+each input, prints exactly one line to standard output:
+
+    dixit-probe {"input": <the input, as JSON>, "output": <what the code returned, as JSON>}
+
+Use every input the tests below use, then about 30 more on which a reasonable implementation of
+the specification could answer differently: boundaries, unusual but valid inputs, invalid inputs.
+Catch failures input by input (a panic, an exception, an error value) and print them as the
+output, for example "error: <message>", so that one bad input does not hide the others. The file
+is placed at %s with %s replaced by "probe" and run with `+"`%s`"+`; it must not depend on
+anything the specification does not promise. Submit it with submit_test.
+`, "`"+contract.Path+"`", "`{id}`", probeCommand(contract))
+	if strings.HasSuffix(contract.Path, ".go") {
+		b.WriteString(`
+In Go, a probe is a test function that prints with fmt.Println and never fails, for example:
+
+    func TestProbe(t *testing.T) {
+        for _, in := range [][2]string{{"1.0.0", "1.0.1"}} {
+            line, _ := json.Marshal(map[string]any{"input": in, "output": safeCall(in)})
+            fmt.Println("dixit-probe " + string(line))
+        }
+    }
+`)
+	}
+	for _, t := range tests {
+		text := strings.TrimRight(string(t.Content), "\n")
+		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+		fmt.Fprintf(&b, "\nTest %s:\n%s\n%s\n%s\n", t.ID, fence, text, fence)
+	}
+	return b.String()
+}
+
+func probeCommand(c ci.Contract) string {
+	if c.Probe != "" {
+		return c.Probe
+	}
+	return c.Run
+}
+
+// longestRun is the length of the longest run of r in s: a fence one longer cannot be
+// closed by the text it encloses.
+func longestRun(s string, r rune) int {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == r {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}

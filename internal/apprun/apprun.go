@@ -217,12 +217,13 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	if token, err = e.Token(ctx, issue.Installation); err != nil {
 		return fmt.Errorf("token for %s: %w", issue, err)
 	}
-	branch, chosen, agreed, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token, mir.url)
+	branch, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token, mir.url)
 	if err != nil {
 		return fmt.Errorf("push the branches of %s: %w", issue, err)
 	}
+	reportURL := fmt.Sprintf("%s/blob/%s/report.md", strings.TrimSuffix(mir.url, ".git"), reportBranch(issue))
 	_, err = ghreport.OpenOrUpdate(ctx, gh, issue.Owner, issue.Repo, ghreport.PR{
-		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, chosen.Name, agreed, workshop), Head: branch, Base: cfg.Branch,
+		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, workshop, reportURL), Head: branch, Base: cfg.Branch,
 	})
 	return err
 }

@@ -182,6 +182,20 @@ func (w *world) assertEscalated(t *testing.T) {
 	assert.Contains(t, pr.GetBody(), "**TESTERS_EXHAUSTED**")
 	assert.Contains(t, pr.GetBody(), "## Coders × vetted tests")
 	assert.Contains(t, pr.GetBody(), "`Codertocat/Hello-World-dixit`", "the PR says where each coder's branch is")
+	body := pr.GetBody()
+	for _, part := range []string{"**The pick: ", "## Why it stopped", "## Where the implementations disagree", "```mermaid\nxychart-beta",
+		"## How the implementations differ", "<details><summary>test 1: <code>ivy-3</code>"} {
+		assert.Contains(t, body, part)
+	}
+	assert.Contains(t, body, "| `[\"1.0.0+20130313144700\",\"1.0.0\"]` | `0` | `0` | `0` | `0` | `1` |", "the probe's finding is in the PR")
+	assert.Contains(t, body, strings.TrimSuffix(w.git.URL+"/Hello-World-dixit.git", ".git")+"/blob/dixit/1-report/report.md", "the PR links the full report")
+	report, _, err := gitstate.FetchHead(context.Background(), w.git.URL+"/Hello-World-dixit.git", "dixit/1-report", w.git.Token)
+	require.NoError(t, err)
+	var reportFiles []string
+	for _, f := range report {
+		reportFiles = append(reportFiles, f.Path)
+	}
+	assert.ElementsMatch(t, []string{"report.md", "report.html", "summary.json"}, reportFiles, "the full report is in the workshop")
 	branch, _, err := gitstate.FetchHead(context.Background(), w.url, "dixit/1-pr", w.git.Token)
 	require.NoError(t, err)
 	paths := map[string]bool{}

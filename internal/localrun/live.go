@@ -112,6 +112,7 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		for _, t := range pop.Testers {
 			testers = append(testers, scripted.NewTester(s.ws, s.opts.RunID, t))
 		}
+		s.base, s.probe = base, populationProbe(pop.Probe)
 		return coders, testers, "scripted", nil
 	}
 	if s.opts.Client == nil {
@@ -155,6 +156,7 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		}
 		testers = append(testers, t)
 	}
+	s.base, s.probe = base, testerProbe(testers, cfg.Test)
 	return coders, testers, "llm", nil
 }
 

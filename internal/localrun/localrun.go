@@ -59,6 +59,7 @@ type Outcome struct {
 	Summary report.Summary
 	RunDir  string
 	Report  string // path of report.md
+	HTML    string // path of report.html
 	JSON    string // path of summary.json
 }
 
@@ -86,6 +87,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, t := range pop.Testers {
 		testers = append(testers, scripted.NewTester(s.ws, opts.RunID, t))
 	}
+	if s.base, err = s.ws.ImportDir(filepath.Join(pop.Dir, "base")); err != nil {
+		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
+	}
+	s.probe = populationProbe(pop.Probe)
 	return s.execute(ctx, pop.Settings, coders, testers, nil, func(sum *report.Summary) {
 		sum.Population, sum.Agents = opts.Population, "scripted"
 	})
@@ -102,10 +107,15 @@ type session struct {
 	local   *ci.Local
 	inner   ci.Judge // what the cache asks: the local judge, or Options.Judge's
 	judge   *ci.Cached
+	// base is the base revision's tree or commit, and probe writes the probe for
+	// differential testing: what compare needs once the protocol has ended.
+	base     string
+	probe    prober
+	contract ci.Contract
 }
 
 func open(opts Options, contract ci.Contract) (_ *session, err error) {
-	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID)}
+	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID), contract: contract}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -202,10 +212,18 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	}
 	sum.Journal.Seconds = s.journal.seconds.Seconds()
 	sum.WallSeconds = time.Since(s.start).Seconds()
+	cmp, err := s.compare(ctx, &sum, res, s.base, s.probe)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
+	}
+	sum.Comparison = cmp
+	sum.WallSeconds = time.Since(s.start).Seconds()
 	out := &Outcome{Result: res, Summary: sum, RunDir: s.runDir}
-	if out.JSON, out.Report, err = report.Write(s.runDir, sum, res); err != nil {
+	paths, err := report.Write(s.runDir, sum, res)
+	if err != nil {
 		return nil, err
 	}
+	out.JSON, out.Report, out.HTML = paths.Summary, paths.Markdown, paths.HTML
 	return out, nil
 }
 

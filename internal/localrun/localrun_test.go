@@ -85,6 +85,29 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "**Outcome: TESTERS_EXHAUSTED**")
 	assert.Contains(t, string(md), "no LLM was called")
+
+	// Differential testing: the five implementations pass the same suite, yet the probe
+	// finds where they differ: ember counts build metadata (the only test about it had a
+	// wrong expectation), dune overflows on a huge numeric identifier.
+	cmp := sum.Comparison
+	require.NotNil(t, cmp)
+	require.NotNil(t, cmp.Differential, cmp.ProbeNote)
+	got := map[string]map[string]string{}
+	for _, d := range cmp.Differential.Disagreements {
+		got[d.Input] = d.Outputs
+	}
+	assert.Equal(t, map[string]string{"amber": "0", "basil": "0", "cedar": "0", "dune": "0", "ember": "1"}, got[`["1.0.0+20130313144700","1.0.0"]`])
+	assert.Equal(t, "0", got[`["1.0.0-18446744073709551616","1.0.0-18446744073709551615"]`]["dune"])
+	assert.Len(t, got, 4)
+	assert.Contains(t, string(md), "## Where the implementations disagree")
+	assert.NotContains(t, []string{"dune", "ember"}, cmp.Pick.Coder, "the pick agrees with the majority")
+	assert.Equal(t, []string{"amber", "basil", "cedar", "dune", "ember"}, cmp.Pick.Candidates)
+	for _, d := range cmp.Touched {
+		assert.NotEmpty(t, d.Files, "%s changed semver.go", d.Coder)
+	}
+	page, err := os.ReadFile(out.HTML)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<svg", "the HTML page draws the chart itself")
 }
 
 // TestDemoResumesAfterAnInterruptionAtEveryEffect cuts the demo after each journalled

@@ -15,11 +15,11 @@ func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Re
 		res.Coders = append(res.Coders, CoderState{Name: c.Name(), Solves: c.solves, Commit: c.commit})
 	}
 	for _, t := range r.testers {
-		state := "active"
+		ts := TesterState{Name: t.Name(), State: "active", Proposals: t.draws}
 		if t.hibernated {
-			state = "hibernated"
+			ts.State, ts.Stacked = "hibernated", append([]Candidate(nil), t.stacked[:]...)
 		}
-		res.Testers = append(res.Testers, TesterState{Name: t.Name(), State: state, Proposals: t.draws})
+		res.Testers = append(res.Testers, ts)
 	}
 	return res, nil
 }

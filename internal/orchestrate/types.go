@@ -51,6 +51,8 @@ type TesterState struct {
 	Name      string `json:"name"`
 	State     string `json:"state"` // active | hibernated
 	Proposals int    `json:"proposals"`
+	// Stacked holds a hibernated tester's two too-hard tests, oldest first.
+	Stacked []Candidate `json:"stacked,omitempty"`
 }
 
 // Result is what a finished run hands to the reporters.

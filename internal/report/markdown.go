@@ -3,75 +3,112 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
-// Markdown renders the human report of a run.
+// Options shape one rendering of the report.
+type Options struct {
+	// Title starts the report with a "# Dixit run" heading (report.md; a PR has its own).
+	Title bool
+	// Preface is Markdown put first: the PR's link to its issue and what its branch holds.
+	Preface string
+	// Limit caps the length in characters; 0 means none. Parts that do not fit are
+	// shortened, the least useful first, and FullReport is linked in their place.
+	Limit int
+	// FullReport is where the complete report can be read.
+	FullReport string
+
+	svg bool // draw the chart as inline SVG (the HTML page) instead of Mermaid
+}
+
+// PRLimit keeps a pull request body under GitHub's 65,536 characters with room to spare.
+const PRLimit = 65_000
+
+// Markdown renders the complete report of a run.
 func Markdown(s Summary, res *orchestrate.Result) string {
+	return Render(s, res, Options{Title: true})
+}
+
+// section is a part of the report with a shorter form for when the whole does not fit.
+type section struct {
+	name        string
+	full, short string
+}
+
+// shortenFirst orders the sections by how little a reviewer loses when they shrink.
+var shortenFirst = []string{"log", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence"}
+
+// Render renders the report with the given options.
+func Render(s Summary, res *orchestrate.Result, opt Options) string {
+	more := "the full report"
+	if opt.FullReport != "" {
+		more = fmt.Sprintf("[the full report](%s)", opt.FullReport)
+	}
+	sections := []section{
+		{name: "head", full: head(s, opt)},
+		{name: "evidence", full: evidenceSection(s, res)},
+		{name: "differential", full: differentialSection(s, 0), short: differentialSection(s, 10)},
+		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),
+			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more)},
+		{name: "diffs", full: diffSection(s, true), short: diffSection(s, false)},
+		{name: "timeline", full: timelineSection(s, true, opt.svg), short: timelineSection(s, false, opt.svg)},
+		{name: "spend", full: spendSection(s, true), short: spendSection(s, false)},
+		{name: "tests", full: testsSection(res, true, more), short: testsSection(res, false, more)},
+		{name: "agents", full: agentsSection(s), short: ""},
+		{name: "log", full: logSection(s), short: ""},
+	}
+	out := join(sections)
+	if opt.Limit <= 0 || length(out) <= opt.Limit {
+		return out
+	}
+	for _, name := range shortenFirst {
+		for i := range sections {
+			if sections[i].name == name {
+				sections[i].full = sections[i].short
+			}
+		}
+		out = join(sections) + fmt.Sprintf("\n---\nThis body is shortened to fit GitHub's limit; see %s.\n", more)
+		if length(out) <= opt.Limit {
+			return out
+		}
+	}
+	// Still too long (a huge reason or preface): cut at a line, and say so.
+	note := fmt.Sprintf("\n\n… cut here to fit GitHub's limit; see %s.\n", more)
+	cut := []rune(out)[:max(0, opt.Limit-length(note))]
+	text := string(cut)
+	if i := strings.LastIndexByte(text, '\n'); i > 0 {
+		text = text[:i]
+	}
+	return text + note
+}
+
+func join(sections []section) string {
+	var b strings.Builder
+	for _, s := range sections {
+		b.WriteString(s.full)
+	}
+	return b.String()
+}
+
+func length(s string) int { return utf8.RuneCountInString(s) }
+
+func head(s Summary, opt Options) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# Dixit run %s\n\n", s.Run)
+	if opt.Title {
+		p("# Dixit run %s\n\n", s.Run)
+	}
+	b.WriteString(opt.Preface)
 	if s.Agents == "scripted" {
 		p("> Agents: a **scripted population** (hand-written coders and testers from `%s`); no LLM was called.\n\n", s.Population)
 	}
-	p("**Outcome: %s** — %s.\n\n", s.Outcome, s.Reason)
-	p("%d rounds · %d vetted tests · %d coders · %d testers · judge: %d executions, %d cache hits, %d test runs, %.1f s (%s) · wall time %.1f s\n\n",
-		s.Rounds, len(s.Vetted), len(s.Coders), len(s.Testers), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Runs, s.Judge.Seconds, s.Judge.Sandbox, s.WallSeconds)
-	if s.Judge.ActionsMinutes > 0 {
-		p("GitHub Actions: %d minutes billed for classification.\n\n", s.Judge.ActionsMinutes)
-	}
-	p("%s\n\n", whatNext(s.Outcome))
-
-	p("## Vetted suite\n\n")
-	if len(s.Vetted) == 0 {
-		p("No test entered the suite.\n\n")
-	} else {
-		p("| # | test | tester (proposal) | round | passed by | failed by when vetted |\n|---|---|---|---|---|---|\n")
-		for _, v := range s.Vetted {
-			p("| %d | `%s` | %s (%d) | %d | %s | %s |\n", v.Number, v.ID, v.Tester, v.Proposal, v.Round, strings.Join(v.PassedBy, ", "), strings.Join(v.FailedBy, ", "))
-		}
-		p("\n")
-	}
-
-	p("## Coders × vetted tests (last suite run)\n\n")
-	p("%s\n", matrix(s))
-
-	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
-	for _, c := range s.Coders {
-		p("| %s | %d | `%s` |\n", c.Name, c.Solves, c.Ref)
-	}
-	p("\n| tester | state | proposals |\n|---|---|---|\n")
-	for _, t := range s.Testers {
-		p("| %s | %s | %d |\n", t.Name, t.State, t.Proposals)
-	}
-
-	if s.Spend.PromptTokens+s.Spend.CompletionTokens > 0 {
-		p("\n## Spend\n\n%d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
-		if s.Spend.CostUSD > 0 {
-			p(", about $%.2f", s.Spend.CostUSD)
-		}
-		p(".\n\n| agent | prompt | completion |\n|---|---|---|\n")
-		for _, c := range s.Coders {
-			t := s.Spend.ByAgent[c.Name]
-			p("| %s | %d | %d |\n", c.Name, t.Prompt, t.Completion)
-		}
-		for _, tt := range s.Testers {
-			t := s.Spend.ByAgent[tt.Name]
-			p("| %s | %d | %d |\n", tt.Name, t.Prompt, t.Completion)
-		}
-	}
-	p("\n## Timeline\n\n```\n")
-	for _, ev := range s.Events {
-		if line := Line(ev); line != "" {
-			p("%s\n", line)
-		}
-	}
-	p("```\n\n## The vetted tests\n\n")
-	for _, v := range res.Vetted {
-		f := fence(string(v.Content))
-		p("<details><summary>test %d: <code>%s</code> by %s, round %d</summary>\n\n%s\n%s\n%s\n</details>\n\n",
-			v.Number, v.ID, v.Tester, v.Round, f, strings.TrimRight(string(v.Content), "\n"), f)
+	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, s.Reason, whatNext(s.Outcome))
+	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
+		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
+	if c := s.Comparison; c != nil && c.Pick.Coder != "" {
+		p("**The pick: %s.** %s\n\n", c.Pick.Coder, c.Pick.Why)
 	}
 	return b.String()
 }
@@ -89,10 +126,111 @@ func whatNext(o orchestrate.Outcome) string {
 	}
 }
 
+func evidenceSection(s Summary, res *orchestrate.Result) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Why it stopped\n\n")
+	e := s.Evidence
+	switch {
+	case e.Stuck != nil:
+		st := e.Stuck
+		p("**%s** still failed %s after %d attempts in round %d. Its verdicts on the vetted suite, attempt by attempt:\n\n",
+			st.Coder, testList(st.Failing, s), len(st.Attempts), s.Rounds)
+		p("| attempt | passed | failed | verdict vector |\n|---|---|---|---|\n")
+		for i, cells := range st.Attempts {
+			var failed []string
+			passed := 0
+			for _, c := range cells {
+				if c.Outcome == "pass" {
+					passed++
+				} else {
+					failed = append(failed, fmt.Sprintf("%d (%s)", numberOf(s, c.Test), c.Outcome))
+				}
+			}
+			p("| %d | %d/%d | %s | `%s` |\n", i+1, passed, len(cells), orNone(strings.Join(failed, ", ")), vector(cells))
+		}
+		p("\nThe other coders pass these tests: either %s is broken, or the tests expect something the spec does not say.\n\n", st.Coder)
+	case len(e.Stacked) > 0:
+		p("Each tester's last two tests were too hard: fewer coders passed them than the threshold asks. They are stacked, waiting for the coders to catch up.\n\n")
+		p("| tester | stacked test | coders passing | last tried in round |\n|---|---|---|---|\n")
+		for _, t := range e.Stacked {
+			p("| %s | `%s` | %d/%d | %d |\n", t.Tester, t.Test, t.Passed, t.Coders, t.Round)
+		}
+		b.WriteString("\n")
+		for _, t := range res.Testers {
+			for _, c := range t.Stacked {
+				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), c.Content)
+			}
+		}
+	case len(e.Exhausted) > 0:
+		last := e.Exhausted[len(e.Exhausted)-1]
+		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",
+			last.Round, last.TooWeak, last.TooHard, last.None)
+		p("| round | too weak | too hard | vetted | nothing to propose |\n|---|---|---|---|---|\n")
+		for _, rc := range e.Exhausted {
+			p("| %d | %d | %d | %d | %d |\n", rc.Round, rc.TooWeak, rc.TooHard, rc.Ideal, rc.None)
+		}
+		b.WriteString("\n")
+	default:
+		p("What ran out: %s. Spent so far: %s.\n\n", orNone(e.Budget), spendLine(s))
+	}
+	return b.String()
+}
+
+// differentialSection lists the inputs the passing implementations answer differently;
+// rows caps the list (0: all).
+func differentialSection(s Summary, rows int) string {
+	c := s.Comparison
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Where the implementations disagree\n\n")
+	d := c.Differential
+	if d == nil {
+		p("No differential testing: %s.\n\n", orNone(c.ProbeNote))
+		return b.String()
+	}
+	p("A probe written by %s asked the %d implementations that pass every vetted test (%s) for their answers on %s. ",
+		orNone(c.ProbeBy), len(d.Coders), strings.Join(d.Coders, ", "), plural(d.Inputs, "input"))
+	if len(d.Disagreements) == 0 {
+		p("They agree on every one.\n\n")
+	} else {
+		p("They disagree on **%d**. Each row is an input and each implementation's answer; a blank answer means it gave none.\n\n", len(d.Disagreements))
+		p("| input |")
+		for _, coder := range d.Coders {
+			p(" %s |", coder)
+		}
+		p("\n|---|%s\n", strings.Repeat("---|", len(d.Coders)))
+		for i, dis := range d.Disagreements {
+			if rows > 0 && i == rows {
+				p("\n… and %d more inputs.\n", len(d.Disagreements)-rows)
+				break
+			}
+			p("| %s |", code(dis.Input))
+			for _, coder := range d.Coders {
+				p(" %s |", code(dis.Outputs[coder]))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, coder := range d.Coders {
+		if note := d.Notes[coder]; note != "" {
+			p("- %s: %s\n", coder, escapeLine(note))
+		}
+	}
+	if len(d.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // matrix is the coder × test table from each coder's last suite run.
 func matrix(s Summary) string {
 	if len(s.Vetted) == 0 {
-		return "(empty suite)\n"
+		return "(empty suite)\n\n"
 	}
 	last := map[string]map[string]string{}
 	for _, ev := range s.Events {
@@ -126,15 +264,197 @@ func matrix(s Summary) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n✅ pass · ❌ fail · `·` not run since the test entered\n")
+	b.WriteString("\n✅ pass · ❌ fail · `·` not run since the test entered\n\n")
 	return b.String()
+}
+
+// diffSection shows how far the implementations are from the base and from each other;
+// the short form leaves out the per-file lists.
+func diffSection(s Summary, files bool) string {
+	c := s.Comparison
+	if c == nil || len(c.Touched) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## How the implementations differ\n\n")
+	p("Changes from the base revision:\n\n| coder | files | lines added | lines deleted |%s\n|---|---|---|---|%s\n",
+		map[bool]string{true: " files touched |", false: ""}[files], map[bool]string{true: "---|", false: ""}[files])
+	for _, t := range c.Touched {
+		p("| %s | %d | +%d | −%d |", t.Coder, len(t.Files), t.Added, t.Deleted)
+		if files {
+			var names []string
+			for i, f := range t.Files {
+				if i == 20 {
+					names = append(names, fmt.Sprintf("… %d more", len(t.Files)-20))
+					break
+				}
+				names = append(names, fmt.Sprintf("%s +%d −%d", code(f.Path), f.Added, f.Deleted))
+			}
+			p(" %s |", strings.Join(names, "<br>"))
+		}
+		b.WriteString("\n")
+	}
+	if len(c.Pairs) > 0 {
+		b.WriteString("\nBetween each pair (lines that differ, in how many files):\n\n|   |")
+		for _, t := range c.Touched {
+			p(" %s |", t.Coder)
+		}
+		p("\n|---|%s\n", strings.Repeat("---|", len(c.Touched)))
+		dist := map[[2]string]PairDiff{}
+		for _, pd := range c.Pairs {
+			dist[[2]string{pd.A, pd.B}], dist[[2]string{pd.B, pd.A}] = pd, pd
+		}
+		for _, row := range c.Touched {
+			p("| **%s** |", row.Coder)
+			for _, col := range c.Touched {
+				if row.Coder == col.Coder {
+					b.WriteString(" — |")
+					continue
+				}
+				pd := dist[[2]string{row.Coder, col.Coder}]
+				p(" %d in %d |", pd.Added+pd.Deleted, pd.Files)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// timelineSection charts the suite growing and the coders converging, round by round.
+func timelineSection(s Summary, table, svg bool) string {
+	rounds := Timeline(s)
+	if len(rounds) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Rounds\n\n")
+	if svg {
+		p("%s\n\n", chartSVG(rounds, len(s.Coders)))
+	} else {
+		p("```mermaid\n%s```\n\n", Mermaid(rounds, len(s.Coders)))
+	}
+	b.WriteString("Bars: vetted tests at the end of each round. Line: coders passing every one of them.\n\n")
+	if !table {
+		return b.String()
+	}
+	p("| round | suite | proposals: weak / hard / vetted / none | coder solves | rollbacks | hibernated / woke | coders agreeing | tokens |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rounds {
+		p("| %d | %d → %d | %d / %d / %d / %d | %d | %d | %d / %d | %d/%d | %d |\n", r.Round, r.SuiteBefore, r.SuiteAfter,
+			r.TooWeak, r.TooHard, r.Ideal, r.None, r.Solves, r.Rollbacks, r.Hibernated, r.Revived, r.Agreeing, len(s.Coders), r.Tokens)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func spendSection(s Summary, perAgent bool) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Spend\n\n%s.\n\n", spendLine(s))
+	p("Judge: %d executions, %d test runs, %d cache hits, %s (%s).\n\n", s.Judge.Executions, s.Judge.Runs, s.Judge.CacheHits, seconds(s.Judge.Seconds), s.Judge.Sandbox)
+	if !perAgent || s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
+		return b.String()
+	}
+	b.WriteString("| agent | prompt tokens | completion tokens |\n|---|---|---|\n")
+	for _, c := range s.Coders {
+		t := s.Spend.ByAgent[c.Name]
+		p("| %s | %d | %d |\n", c.Name, t.Prompt, t.Completion)
+	}
+	for _, tt := range s.Testers {
+		t := s.Spend.ByAgent[tt.Name]
+		p("| %s | %d | %d |\n", tt.Name, t.Prompt, t.Completion)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// spendLine is the run's cost in one line: tokens, dollars, Actions minutes, wall time.
+func spendLine(s Summary) string {
+	parts := []string{fmt.Sprintf("%d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)}
+	if s.Spend.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("about $%.2f", s.Spend.CostUSD))
+	}
+	if s.Judge.ActionsMinutes > 0 {
+		parts = append(parts, fmt.Sprintf("%d GitHub Actions minutes", s.Judge.ActionsMinutes))
+	}
+	parts = append(parts, seconds(s.WallSeconds)+" wall time")
+	return strings.Join(parts, " · ")
+}
+
+// testsSection shows each vetted test in a collapsible block; the short form lists them.
+func testsSection(res *orchestrate.Result, contents bool, more string) string {
+	var b strings.Builder
+	b.WriteString("## The vetted tests\n\n")
+	if len(res.Vetted) == 0 {
+		b.WriteString("No test entered the suite.\n\n")
+		return b.String()
+	}
+	if !contents {
+		fmt.Fprintf(&b, "Their text is in %s and on the pull request's branch.\n\n", more)
+	}
+	for _, v := range res.Vetted {
+		first := "no one"
+		if len(v.FailedBy) > 0 {
+			first = strings.Join(v.FailedBy, ", ")
+		}
+		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, v.ID, v.Tester, v.Round, first)
+		if contents {
+			details(&b, summary, v.Content)
+		} else {
+			fmt.Fprintf(&b, "- %s\n", summary)
+		}
+	}
+	if !contents {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func agentsSection(s Summary) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
+	for _, c := range s.Coders {
+		p("| %s | %d | `%s` |\n", c.Name, c.Solves, c.Ref)
+	}
+	p("\n| tester | state | proposals |\n|---|---|---|\n")
+	for _, t := range s.Testers {
+		p("| %s | %s | %d |\n", t.Name, t.State, t.Proposals)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func logSection(s Summary) string {
+	var lines []string
+	for _, ev := range s.Events {
+		if line := Line(ev); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	f := fence(text)
+	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%s\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+}
+
+// details writes a collapsible block holding a file's text.
+func details(b *strings.Builder, summary string, content []byte) {
+	text := strings.TrimRight(strings.ToValidUTF8(string(content), "\uFFFD"), "\n")
+	f := fence(text)
+	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n%s\n%s\n%s\n\n</details>\n\n", summary, f, text, f)
 }
 
 // fence returns a code fence longer than any run of backticks in content, so a test's own
 // text can never close the block early.
 func fence(content string) string {
+	return strings.Repeat("`", max(3, longestBackticks(content)+1))
+}
+
+func longestBackticks(s string) int {
 	longest, run := 0, 0
-	for _, r := range content {
+	for _, r := range s {
 		if r == '`' {
 			run++
 			longest = max(longest, run)
@@ -142,5 +462,82 @@ func fence(content string) string {
 			run = 0
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
+}
+
+// code renders untrusted text as an inline code span that fits in a table cell: one
+// line, at most 80 characters, pipes escaped, a delimiter longer than its backticks.
+func code(s string) string { return codeSpan(s, 80) }
+
+func codeSpan(s string, limit int) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎").Replace(s)
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit-1]) + "…"
+	}
+	s = strings.ReplaceAll(s, "|", `\|`)
+	f := strings.Repeat("`", longestBackticks(s)+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return f + s + f
+}
+
+// escapeLine makes untrusted text safe as Markdown on one line.
+func escapeLine(s string) string {
+	return codeSpan(strings.NewReplacer("\r", " ", "\n", " ").Replace(s), 300)
+}
+
+func testList(ids []string, s Summary) string {
+	var parts []string
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf("test %d (`%s`)", numberOf(s, id), id))
+	}
+	return orNone(strings.Join(parts, ", "))
+}
+
+func numberOf(s Summary, id string) int {
+	for _, v := range s.Vetted {
+		if v.ID == id {
+			return v.Number
+		}
+	}
+	return 0
+}
+
+// vector renders a suite run as one mark per test, in suite order.
+func vector(cells []orchestrate.Cell) string {
+	var b strings.Builder
+	for _, c := range cells {
+		if c.Outcome == "pass" {
+			b.WriteString("ACC ")
+		} else {
+			b.WriteString("WA ")
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func seconds(s float64) string {
+	if s >= 120 {
+		return fmt.Sprintf("%.1f min", s/60)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -61,8 +61,9 @@ func TestWriteProducesSummaryAndReport(t *testing.T) {
 	res := sampleResult()
 	s := NewSummary("demo-1", res)
 	s.Agents, s.Population = "scripted", "examples/x"
-	jsonPath, mdPath, err := Write(dir, s, res)
+	paths, err := Write(dir, s, res)
 	require.NoError(t, err)
+	jsonPath, mdPath := paths.Summary, paths.Markdown
 
 	var back map[string]any
 	data, err := os.ReadFile(jsonPath)
@@ -86,6 +87,10 @@ func TestWriteProducesSummaryAndReport(t *testing.T) {
 	assert.Contains(t, report, "| basil | ❌ build_failed |", "the matrix shows the last suite run")
 	assert.Contains(t, report, "| cedar | · |", "a coder not run since shows a dot")
 	assert.Contains(t, report, "````\nfunc TestX(t *testing.T) {}\n```\n````\n", "a test's own fence cannot close the report's")
+	page, err := os.ReadFile(paths.HTML)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<td>basil</td>", "the HTML page has the matrix")
+	assert.NotContains(t, string(page), "<script", "the page runs no script")
 	_, err = os.Stat(filepath.Join(dir, "summary.json.tmp"))
 	assert.True(t, os.IsNotExist(err), "writes are atomic")
 }

@@ -17,6 +17,7 @@ type Summary struct {
 	Agents      string                    `json:"agents"` // scripted | llm
 	Outcome     orchestrate.Outcome       `json:"outcome"`
 	Reason      string                    `json:"reason"`
+	Evidence    Evidence                  `json:"evidence"`
 	Rounds      int                       `json:"rounds"`
 	Vetted      []VettedTest              `json:"vetted"`
 	Coders      []Coder                   `json:"coders"`
@@ -26,6 +27,9 @@ type Summary struct {
 	Judge       Judge                     `json:"judge"`
 	Journal     Journal                   `json:"journal"`
 	WallSeconds float64                   `json:"wall_seconds"`
+	// Comparison is set once the implementations have been compared (diff stats,
+	// differential testing, the pick).
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // VettedTest is one test of the vetted suite.
@@ -83,7 +87,7 @@ type Journal struct {
 // NewSummary assembles the summary of a finished run.
 func NewSummary(run string, res *orchestrate.Result) Summary {
 	s := Summary{
-		Run: run, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds,
+		Run: run, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds, Evidence: evidence(res),
 		Testers: res.Testers, Events: res.Events, Vetted: []VettedTest{},
 		Journal: Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
 	}
@@ -99,21 +103,30 @@ func NewSummary(run string, res *orchestrate.Result) Summary {
 	return s
 }
 
-// Write saves summary.json and report.md in dir and returns their paths.
-func Write(dir string, s Summary, res *orchestrate.Result) (summaryPath, reportPath string, err error) {
+// Paths are the files Write produced.
+type Paths struct {
+	Summary  string // summary.json
+	Markdown string // report.md
+	HTML     string // report.html: the same report as a self-contained page
+}
+
+// Write saves summary.json, report.md and report.html in dir.
+func Write(dir string, s Summary, res *orchestrate.Result) (Paths, error) {
+	p := Paths{Summary: filepath.Join(dir, "summary.json"), Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return "", "", fmt.Errorf("encode summary: %w", err)
+		return Paths{}, fmt.Errorf("encode summary: %w", err)
 	}
-	summaryPath = filepath.Join(dir, "summary.json")
-	reportPath = filepath.Join(dir, "report.md")
-	if err := writeAtomic(summaryPath, append(data, '\n')); err != nil {
-		return "", "", err
+	page, err := HTML(s, res)
+	if err != nil {
+		return Paths{}, err
 	}
-	if err := writeAtomic(reportPath, []byte(Markdown(s, res))); err != nil {
-		return "", "", err
+	for path, content := range map[string][]byte{p.Summary: append(data, '\n'), p.Markdown: []byte(Markdown(s, res)), p.HTML: []byte(page)} {
+		if err := writeAtomic(path, content); err != nil {
+			return Paths{}, err
+		}
 	}
-	return summaryPath, reportPath, nil
+	return p, nil
 }
 
 func writeAtomic(path string, data []byte) error {

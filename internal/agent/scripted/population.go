@@ -29,6 +29,9 @@ type Population struct {
 	Settings config.Settings
 	Coders   []Script // each version is a directory: the coder's whole tree
 	Testers  []Script // each version is a file: one proposed test
+	// Probe is the file probe/ holds, if any: the program differential testing runs on
+	// every implementation that passes the vetted suite (docs/differential.md).
+	Probe string
 }
 
 // Script is one scripted agent: its name and its answers in order.
@@ -70,6 +73,11 @@ func Load(dir string) (*Population, error) {
 	}
 	if len(p.Testers) != p.Settings.Testers {
 		return nil, fmt.Errorf("population %s: dixit.yml says testers: %d, but testers/ holds %d", dir, p.Settings.Testers, len(p.Testers))
+	}
+	if info, err := os.Stat(filepath.Join(dir, "probe")); err == nil && info.IsDir() {
+		if p.Probe, err = onlyFile(filepath.Join(dir, "probe")); err != nil {
+			return nil, fmt.Errorf("population %s: probe/: %w", dir, err)
+		}
 	}
 	for _, c := range p.Coders {
 		for _, t := range p.Testers {

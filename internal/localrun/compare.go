@@ -1,0 +1,240 @@
+package localrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dixit-bot/dixit/internal/agent"
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/differential"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+// maxProbe bounds a probe file, as a proposal is bounded.
+const maxProbe = 1 << 20
+
+// prober writes the probe for differential testing. by names who wrote it; a nil
+// content with a reason means there is none.
+type prober func(ctx context.Context, res *orchestrate.Result) (content []byte, by, reason string, err error)
+
+// compare measures how the implementations differ, from the base revision and from
+// each other, runs the probe on those that pass the whole vetted suite, and picks the
+// one the pull request is built from. None of it changes a verdict.
+func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, base string, probe prober) (*report.Comparison, error) {
+	c := &report.Comparison{}
+	for _, coder := range res.Coders {
+		files, err := s.ws.DiffStat(base, coder.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s with the base: %w", coder.Name, err)
+		}
+		d := report.CoderDiff{Coder: coder.Name, Files: files}
+		for _, f := range files {
+			d.Added, d.Deleted = d.Added+f.Added, d.Deleted+f.Deleted
+		}
+		c.Touched = append(c.Touched, d)
+	}
+	for i, a := range res.Coders {
+		for _, b := range res.Coders[i+1:] {
+			files, err := s.ws.DiffStat(a.Commit, b.Commit)
+			if err != nil {
+				return nil, fmt.Errorf("compare %s with %s: %w", a.Name, b.Name, err)
+			}
+			pd := report.PairDiff{A: a.Name, B: b.Name, Files: len(files)}
+			for _, f := range files {
+				pd.Added, pd.Deleted = pd.Added+f.Added, pd.Deleted+f.Deleted
+			}
+			c.Pairs = append(c.Pairs, pd)
+		}
+	}
+	if err := s.differential(ctx, c, sum, res, probe); err != nil {
+		return nil, err
+	}
+	c.Pick = report.Choose(*sum, *c)
+	return c, nil
+}
+
+// differential runs the probe on every implementation that passes the vetted suite.
+func (s *session) differential(ctx context.Context, c *report.Comparison, sum *report.Summary, res *orchestrate.Result, probe prober) error {
+	passing := report.Consensus(*sum)
+	if len(passing) < 2 {
+		c.ProbeNote = fmt.Sprintf("%d implementation(s) pass every vetted test; there is nothing to compare", len(passing))
+		return nil
+	}
+	if probe == nil {
+		c.ProbeNote = "no probe for this run"
+		return nil
+	}
+	content, by, reason, err := s.probeFile(ctx, res, probe)
+	if err != nil {
+		return err
+	}
+	if content == nil {
+		c.ProbeNote = reason
+		return nil
+	}
+	commits := map[string]string{}
+	for _, coder := range res.Coders {
+		commits[coder.Name] = coder.Commit
+	}
+	var impls []differential.Implementation
+	for _, name := range passing {
+		tree, err := s.ws.Source(commits[name])
+		if err != nil {
+			return err
+		}
+		impls = append(impls, differential.Implementation{Coder: name, Tree: tree})
+	}
+	s.progress("differential testing: a probe by %s on %d implementations", by, len(impls))
+	obs := observations{inner: s.local, dir: filepath.Join(s.opts.StateDir, "cache", "observations"), contract: s.contract}
+	rep, err := differential.Run(ctx, obs, impls, ci.Test{ID: "probe", Content: content})
+	if err != nil {
+		return fmt.Errorf("differential testing: %w", err)
+	}
+	s.progress("differential testing: %d inputs, %d on which the implementations disagree", rep.Inputs, len(rep.Disagreements))
+	c.Differential, c.ProbeBy = &rep, by
+	return nil
+}
+
+// probeFile returns the run's probe: the one recorded in the workshop, or a new one,
+// recorded before use so that a resumed run never asks for it twice.
+func (s *session) probeFile(ctx context.Context, res *orchestrate.Result, probe prober) ([]byte, string, string, error) {
+	ref := "refs/dixit/" + s.opts.RunID + "/probe"
+	commit, ok, err := s.ws.Ref(ref)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if ok {
+		files, err := s.ws.Files(commit)
+		if err != nil || len(files) != 1 {
+			return nil, "", "", fmt.Errorf("read the run's probe (%d files): %v", len(files), err)
+		}
+		by, _ := s.ws.Message(commit)
+		return files[0].Content, by, "", nil
+	}
+	content, by, reason, err := probe(ctx, res)
+	if err != nil || content == nil {
+		return nil, "", reason, err
+	}
+	tree, err := s.ws.WriteFiles([]gitstate.File{{Path: "probe", Content: content}})
+	if err != nil {
+		return nil, "", "", err
+	}
+	if _, err := s.ws.CommitAfter(ref, "", tree, by); err != nil {
+		return nil, "", "", err
+	}
+	return content, by, "", nil
+}
+
+// observations caches probe runs by contract, tree and probe, as verdicts are cached: a
+// resumed run does not rebuild every implementation to print the same lines again.
+type observations struct {
+	inner    differential.Observer
+	dir      string
+	contract ci.Contract
+}
+
+func (o observations) Observe(ctx context.Context, job ci.Job) (ci.Observation, error) {
+	contract, err := json.Marshal(o.contract)
+	if err != nil {
+		return ci.Observation{}, fmt.Errorf("encode the contract: %w", err)
+	}
+	h := sha256.New()
+	probe := sha256.Sum256(job.Test.Content)
+	for _, part := range [][]byte{[]byte("dixit-observation-v1"), contract, []byte(job.Tree.Hash()), probe[:]} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	path := filepath.Join(o.dir, hex.EncodeToString(h.Sum(nil))+".json")
+	if data, err := os.ReadFile(path); err == nil {
+		var cached ci.Observation
+		if json.Unmarshal(data, &cached) == nil {
+			return cached, nil
+		}
+	}
+	got, err := o.inner.Observe(ctx, job)
+	if err != nil {
+		return got, err
+	}
+	// A cache that cannot be written only costs time the next time.
+	if data, err := json.Marshal(got); err == nil && os.MkdirAll(o.dir, 0o755) == nil {
+		_ = writeFileAtomic(path, data)
+	}
+	return got, nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (s *session) progress(format string, args ...any) {
+	if s.opts.Progress != nil {
+		fmt.Fprintf(s.opts.Progress, format+"\n", args...)
+	}
+}
+
+// populationProbe serves a scripted population's probe/ file.
+func populationProbe(path string) prober {
+	return func(context.Context, *orchestrate.Result) ([]byte, string, string, error) {
+		if path == "" {
+			return nil, "", "the population has no probe/ directory", nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("read the population's probe: %w", err)
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, maxProbe+1))
+		if err != nil {
+			return nil, "", "", fmt.Errorf("read the population's probe: %w", err)
+		}
+		if len(data) > maxProbe {
+			return nil, "", "", fmt.Errorf("the population's probe is larger than %d bytes", maxProbe)
+		}
+		return data, "the scripted population (probe/)", "", nil
+	}
+}
+
+// testerProbe asks a live tester for the probe, after the run: the first tester still
+// awake, else the first. Its reply is journalled like any other (the request's draw
+// follows its last proposal), so a resumed run does not pay for it twice.
+func testerProbe(testers []orchestrate.Tester, contract ci.Contract) prober {
+	return func(ctx context.Context, res *orchestrate.Result) ([]byte, string, string, error) {
+		if len(testers) == 0 {
+			return nil, "", "no tester to write a probe", nil
+		}
+		pick, draws := testers[0], 0
+		for i, st := range res.Testers {
+			if i < len(testers) && st.State == "active" {
+				pick, draws = testers[i], st.Proposals
+				break
+			}
+			if i == 0 {
+				draws = st.Proposals
+			}
+		}
+		var tests []ci.Test
+		for _, v := range res.Vetted {
+			tests = append(tests, ci.Test{ID: fmt.Sprintf("%d", v.Number), Content: v.Content})
+		}
+		p, err := pick.Propose(ctx, orchestrate.Turn{Message: agent.ProbeRequest(contract, tests), Draw: draws + 1})
+		if err != nil {
+			return nil, "", "", fmt.Errorf("ask %s for a probe: %w", pick.Name(), err)
+		}
+		if p.None {
+			return nil, "", fmt.Sprintf("tester %s wrote no probe", pick.Name()), nil
+		}
+		return p.Content, "tester " + pick.Name(), "", nil
+	}
+}
