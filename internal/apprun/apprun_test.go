@@ -179,7 +179,7 @@ func (w *world) assertEscalated(t *testing.T) {
 	assert.Equal(t, "dixit/1-pr", pr.GetHead().GetRef())
 	assert.Equal(t, "main", pr.GetBase().GetRef())
 	assert.True(t, strings.HasPrefix(pr.GetBody(), "Closes #1"), "TESTERS_EXHAUSTED closes the issue")
-	assert.Contains(t, pr.GetBody(), "**TESTERS_EXHAUSTED**")
+	assert.Contains(t, pr.GetBody(), "**Outcome: TESTERS_EXHAUSTED**")
 	assert.Contains(t, pr.GetBody(), "## Coders × vetted tests")
 	assert.Contains(t, pr.GetBody(), "`Codertocat/Hello-World-dixit`", "the PR says where each coder's branch is")
 	body := pr.GetBody()
@@ -474,7 +474,7 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 	assert.Regexp(t, `· [1-9][0-9]* GitHub Actions minutes`, comment)
 	prs, _, err := w.gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
 	require.NoError(t, err)
-	assert.Regexp(t, `GitHub Actions: [1-9][0-9]* minutes billed`, prs[0].GetBody())
+	assert.Regexp(t, `· [1-9][0-9]* GitHub Actions minutes ·`, prs[0].GetBody())
 	for _, d := range ds {
 		assert.Equal(t, "Codertocat", d.Owner)
 		assert.Equal(t, "Hello-World-dixit", d.Repo, "tests run in the workshop, never in the target repository")

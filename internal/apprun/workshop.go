@@ -174,6 +174,9 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 	if c.Toolchain != "" {
 		section["toolchain"] = c.Toolchain
 	}
+	if c.Probe != "" {
+		section["probe"] = c.Probe
+	}
 	if len(c.Exclude) > 0 {
 		section["exclude"] = c.Exclude
 	}

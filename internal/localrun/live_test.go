@@ -82,6 +82,12 @@ func population(req llmtest.RecordedRequest) llmtest.Step {
 			turns++
 		}
 	}
+	if strings.Contains(system, "You write tests") && last.Role == "user" && strings.Contains(last.Content, "write a probe") {
+		probe := "package calc\n\n// CANARY-TEST-probe\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\n" +
+			"func TestProbe(t *testing.T) {\n\tfor _, in := range [][2]int{{2, 3}, {0, 0}, {-1, 1}, {1 << 62, 1 << 62}} {\n" +
+			"\t\tfmt.Printf(\"dixit-probe {\\\"input\\\": [%d, %d], \\\"output\\\": %d}\\n\", in[0], in[1], Add(in[0], in[1]))\n\t}\n}\n"
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("p1", "submit_test", map[string]string{"content": probe})}}
+	}
 	if strings.Contains(system, "You write tests") {
 		name := "sum"
 		test := "func TestAddSum(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(Add(2, 3))\n\t}\n}\n"
@@ -140,6 +146,11 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Spend")
+	cmp := out.Summary.Comparison
+	require.NotNil(t, cmp.Differential, "a tester wrote the probe once the run was over: %s", cmp.ProbeNote)
+	assert.Equal(t, "tester sum", cmp.ProbeBy)
+	assert.Equal(t, 4, cmp.Differential.Inputs, "the probe ran on the implementations")
+	assert.Empty(t, cmp.Differential.Disagreements, "all three now return a + b")
 
 	requests := srv.Requests()
 	seen := map[string]bool{}

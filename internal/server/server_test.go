@@ -179,7 +179,7 @@ func TestServeRunsALabelledIssueToItsPullRequest(t *testing.T) {
 		return err == nil && len(prs) == 1
 	}, 5*time.Minute, 200*time.Millisecond, "the run ends with its pull request")
 	assert.Equal(t, "dixit/1-pr", prs[0].GetHead().GetRef())
-	assert.Contains(t, prs[0].GetBody(), "**TESTERS_EXHAUSTED**")
+	assert.Contains(t, prs[0].GetBody(), "**Outcome: TESTERS_EXHAUSTED**")
 	comments := gh.State.Comments("Codertocat", "Hello-World", 1)
 	require.Len(t, comments, 1)
 	assert.Contains(t, comments[0], "### Dixit: TESTERS_EXHAUSTED")
