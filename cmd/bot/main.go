@@ -21,6 +21,7 @@ commands:
          or with a scripted population (--population DIR)
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
   classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
+  eval   --replay: replay the Dixit rule, CodeT and the hybrid pick on recorded HumanEval output (docs/replay.md)
 
 Run "bot <command> -h" for the flags of a command.
 `
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args[1:], os.Getenv, stderr)
 	case "classify":
 		return runClassify(ctx, args[1:], stdout, stderr)
+	case "eval":
+		return runEval(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEvalReplayWritesItsReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl",
+		"--panels", "3", "--seed", "7", "--out", out}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	for _, want := range []string{
+		"loading problems from ../../internal/replay/testdata/slice.jsonl…",
+		"loaded 4 problems",
+		"panel kind diverse, K=3: 12 panels on 4 problems",
+		"panel kind same:agentcoder/gpt-3.5-turbo-1106, K=5: 9 panels on 3 problems",
+		"wrote " + filepath.Join(out, "replay.svg"),
+	} {
+		assert.Contains(t, stdout.String(), want)
+	}
+	for _, f := range []string{"replay.md", "replay.json", "replay.svg"} {
+		info, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err)
+		assert.Positive(t, info.Size(), f)
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"protocols not built", []string{"eval"}, "the protocol evaluation is not built yet (issue 7, in progress)"},
+		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "open replay data: open nope.jsonl: no such file"},
+		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
+		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tc.args, &stdout, &stderr)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

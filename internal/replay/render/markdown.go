@@ -1,0 +1,142 @@
+// Package render writes a replay.Report for people: replay.md (BASELINE.md's tables plus
+// the hybrid pick and the calibration), replay.json, and an SVG plot drawn by hand.
+package render
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/replay"
+)
+
+// headline is the threshold of BASELINE.md's tables, the seeds' 0.6.
+const headline = 60
+
+// Markdown writes replay.md.
+func Markdown(w io.Writer, rep *replay.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Replay of the Dixit rule on humaneval-replay\n\n")
+	fmt.Fprintf(&b, "%d problems, %d panels per problem for each kind and size, seed %d; panels drawn with %s. "+
+		"Definitions as in the data set's BASELINE.md; shares are expected values, not sampled picks.\n\n",
+		rep.Problems, rep.Panels, rep.Seed, rep.SeedsUsed)
+
+	rows := rep.Rows
+	at := func(pct int) []replay.Row {
+		return slices.DeleteFunc(slices.Clone(rows), func(r replay.Row) bool { return pctOf(r) != pct })
+	}
+	main := at(headline)
+
+	b.WriteString("## Tests (threshold 0.6)\n\n")
+	b.WriteString("| panel | K | panels | ≥1 kept test | kept tests | kept precision | wrong rejected | correct lost | of which all-pass | all-pass precision |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range main {
+		f := r.Figures
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d | **%s** | %s | %s | %s | %s |\n", r.Kind, r.K, r.Panels,
+			pc(f.AnyKept), f.KeptTests, pc(f.KeptPrecision), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
+	}
+
+	b.WriteString("\n## Picks (threshold 0.6)\n\nExpected share of picked coders that pass the hidden tests.\n\n")
+	b.WriteString("| panel | K | panel has a correct coder | random pick | CodeT pick (all panels) | Dixit picks made | Dixit pick | CodeT pick, same panels | random, same panels | kept tests but empty consensus |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range main {
+		f := r.Figures
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | **%s** | %s | %s | %s |\n", r.Kind, r.K,
+			pc(f.HasCorrect), pc(f.RandomPick), pc(f.CodeTPick), pc(f.DixitMade), pc(f.DixitPick), pc(f.CodeTSame), pc(f.RandomSame), pc(f.EmptyConsensus))
+	}
+
+	b.WriteString("\n## Kept-test precision by tester (diverse panels, threshold 0.6)\n\n")
+	var testers []string
+	for _, r := range main {
+		for s := range r.Figures.TesterKept {
+			if !slices.Contains(testers, s) {
+				testers = append(testers, s)
+			}
+		}
+	}
+	slices.Sort(testers)
+	b.WriteString("| K | " + strings.Join(testers, " | ") + " |\n|---|" + strings.Repeat("---|", len(testers)) + "\n")
+	for _, r := range main {
+		if r.Kind != replay.Diverse.String() {
+			continue
+		}
+		fmt.Fprintf(&b, "| %d |", r.K)
+		for _, s := range testers {
+			fmt.Fprintf(&b, " %s (%d) |", pc(r.Figures.TesterPrecision[s]), r.Figures.TesterKept[s])
+		}
+		b.WriteString("\n")
+	}
+
+	hybrid(&b, main)
+	calibration(&b, rep)
+	reading(&b, rep)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func hybrid(b *strings.Builder, main []replay.Row) {
+	b.WriteString("\n## Hybrid pick (threshold 0.6)\n\n")
+	b.WriteString("The hybrid picks among the consensus coders (those passing every kept test) the ones CodeT's dual agreement " +
+		"ranks highest, over all the problem's tests; with no consensus it falls back to CodeT's pick. " +
+		"Differences are paired on the same panels, ± one standard error with problems as clusters.\n\n")
+	b.WriteString("| panel | K | Dixit picks made | Dixit pick | CodeT pick | **hybrid pick** | hybrid − CodeT | hybrid − Dixit | CodeT, all panels | hybrid, all panels | hybrid − CodeT, all panels |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range main {
+		f := r.Figures
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | **%s** | %s | %s | %s | %s | %s |\n", r.Kind, r.K, pc(f.DixitMade),
+			pc(f.DixitPick), pc(f.CodeTSame), pc(f.HybridSame), diff(f.HybridMinusCodeT), diff(f.HybridMinusDixit),
+			pc(f.CodeTPick), pc(f.HybridPick), diff(f.HybridMinusCodeTAll))
+	}
+}
+
+func calibration(b *strings.Builder, rep *replay.Report) {
+	var pcts []int
+	for _, r := range rep.Rows {
+		if !slices.Contains(pcts, pctOf(r)) {
+			pcts = append(pcts, pctOf(r))
+		}
+	}
+	slices.Sort(pcts)
+	b.WriteString("\n## Calibration: panel size and threshold\n\n")
+	b.WriteString("![Kept precision and yield against K and the threshold](replay.svg)\n\n")
+	b.WriteString("Each cell: kept precision / share of problems' panels keeping at least one test (yield). " +
+		"Every threshold is applied to the same drawn panels. \"nothing kept\" marks a size where the threshold " +
+		"would need every coder to pass, which the rule never keeps. " +
+		"Reruns do not apply here: the matrix is static, each cell was executed once when the data set was built.\n")
+	for _, kind := range rep.Kinds {
+		fmt.Fprintf(b, "\n**%s**\n\n| K | problems |", kind)
+		for _, p := range pcts {
+			fmt.Fprintf(b, " t=%.1f |", float64(p)/100)
+		}
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(pcts)) + "\n")
+		for _, k := range rep.Sizes {
+			cells, problems := []string{}, 0
+			for _, p := range pcts {
+				r, ok := rep.Find(kind, k, p)
+				switch {
+				case !ok:
+					cells = append(cells, "–")
+				case !(replay.Rule{ThresholdPct: p}).KeepsAny(k):
+					problems = r.Problems
+					cells = append(cells, "nothing kept")
+				default:
+					problems = r.Problems
+					cells = append(cells, fmt.Sprintf("%s / %s", pc(r.Figures.KeptPrecision), pc(r.Figures.AnyKept)))
+				}
+			}
+			if problems == 0 {
+				continue
+			}
+			fmt.Fprintf(b, "| %d | %d | %s |\n", k, problems, strings.Join(cells, " | "))
+		}
+	}
+}
+
+func pctOf(r replay.Row) int { return int(r.Threshold*100 + 0.5) }
+
+func pc(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+func diff(d replay.Diff) string {
+	return fmt.Sprintf("%+.1f ± %.1f pt", 100*d.Mean, 100*d.SE)
+}

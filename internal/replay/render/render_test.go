@@ -1,0 +1,99 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/replay"
+)
+
+func sliceReport(t *testing.T) *replay.Report {
+	t.Helper()
+	ps, err := replay.LoadFile(context.Background(), "../testdata/slice.jsonl")
+	require.NoError(t, err)
+	cfg := replay.DefaultConfig()
+	cfg.Panels = 4
+	rep, err := replay.Run(context.Background(), ps, cfg, nil)
+	require.NoError(t, err)
+	return rep
+}
+
+func TestMarkdownHasEveryTable(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, Markdown(&b, sliceReport(t)))
+	md := b.String()
+	for _, want := range []string{
+		"## Tests (threshold 0.6)",
+		"| panel | K | panels | ≥1 kept test | kept tests | kept precision |",
+		"## Picks (threshold 0.6)",
+		"| Dixit pick | CodeT pick, same panels |",
+		"## Kept-test precision by tester (diverse panels, threshold 0.6)",
+		"## Hybrid pick (threshold 0.6)",
+		"## Calibration: panel size and threshold",
+		"| K | problems | t=0.5 | t=0.6 | t=0.7 | t=0.8 |",
+		"| 3 | 4 | ", // diverse K=3 on the four problems
+		"nothing kept",
+		"![Kept precision and yield against K and the threshold](replay.svg)",
+		"## Reading the figures",
+		"this replay has 4, so its figures are not comparable",
+		"Reruns do not apply here",
+	} {
+		assert.Contains(t, md, want)
+	}
+	// Every table row has as many cells as its header.
+	var cols int
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case !strings.HasPrefix(line, "|"):
+			cols = 0
+		case cols == 0:
+			cols = strings.Count(line, "|")
+		default:
+			assert.Equal(t, cols, strings.Count(line, "|"), line)
+		}
+	}
+}
+
+func TestSVGIsWellFormed(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, SVG(&b, sliceReport(t)))
+	dec := xml.NewDecoder(&b)
+	polylines := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "polyline" {
+			polylines++
+		}
+	}
+	assert.GreaterOrEqual(t, polylines, 6, "a line per kind in two charts, and per K in the third")
+}
+
+func TestWriteLeavesThreeFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	paths, err := Write(dir, sliceReport(t))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "replay.md"), filepath.Join(dir, "replay.json"), filepath.Join(dir, "replay.svg")}, paths)
+	data, err := os.ReadFile(filepath.Join(dir, "replay.json"))
+	require.NoError(t, err)
+	var back replay.Report
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, 4, back.Problems)
+	row, ok := back.Find("diverse", 5, 60)
+	require.True(t, ok)
+	assert.Equal(t, 16, row.Panels)
+}
