@@ -26,12 +26,12 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 	at := func(pct int) []replay.Row {
 		return slices.DeleteFunc(slices.Clone(rows), func(r replay.Row) bool { return pctOf(r) != pct })
 	}
-	main := at(headline)
+	headlineRows := at(headline)
 
 	b.WriteString("## Tests (threshold 0.6)\n\n")
 	b.WriteString("| panel | K | panels | ≥1 kept test | kept tests | kept precision | wrong rejected | correct lost | of which all-pass | all-pass precision |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range main {
+	for _, r := range headlineRows {
 		f := r.Figures
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d | **%s** | %s | %s | %s | %s |\n", r.Kind, r.K, r.Panels,
 			pc(f.AnyKept), f.KeptTests, pc(f.KeptPrecision), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
@@ -40,7 +40,7 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 	b.WriteString("\n## Picks (threshold 0.6)\n\nExpected share of picked coders that pass the hidden tests.\n\n")
 	b.WriteString("| panel | K | panel has a correct coder | random pick | CodeT pick (all panels) | Dixit picks made | Dixit pick | CodeT pick, same panels | random, same panels | kept tests but empty consensus |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range main {
+	for _, r := range headlineRows {
 		f := r.Figures
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | **%s** | %s | %s | %s |\n", r.Kind, r.K,
 			pc(f.HasCorrect), pc(f.RandomPick), pc(f.CodeTPick), pc(f.DixitMade), pc(f.DixitPick), pc(f.CodeTSame), pc(f.RandomSame), pc(f.EmptyConsensus))
@@ -48,7 +48,7 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 
 	b.WriteString("\n## Kept-test precision by tester (diverse panels, threshold 0.6)\n\n")
 	var testers []string
-	for _, r := range main {
+	for _, r := range headlineRows {
 		for s := range r.Figures.TesterKept {
 			if !slices.Contains(testers, s) {
 				testers = append(testers, s)
@@ -57,7 +57,7 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 	}
 	slices.Sort(testers)
 	b.WriteString("| K | " + strings.Join(testers, " | ") + " |\n|---|" + strings.Repeat("---|", len(testers)) + "\n")
-	for _, r := range main {
+	for _, r := range headlineRows {
 		if r.Kind != replay.Diverse.String() {
 			continue
 		}
@@ -68,21 +68,21 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 		b.WriteString("\n")
 	}
 
-	hybrid(&b, main)
+	hybrid(&b, headlineRows)
 	calibration(&b, rep)
 	reading(&b, rep)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func hybrid(b *strings.Builder, main []replay.Row) {
+func hybrid(b *strings.Builder, rows []replay.Row) {
 	b.WriteString("\n## Hybrid pick (threshold 0.6)\n\n")
 	b.WriteString("The hybrid picks among the consensus coders (those passing every kept test) the ones CodeT's dual agreement " +
 		"ranks highest, over all the problem's tests; with no consensus it falls back to CodeT's pick. " +
 		"Differences are paired on the same panels, ± one standard error with problems as clusters.\n\n")
 	b.WriteString("| panel | K | Dixit picks made | Dixit pick | CodeT pick | **hybrid pick** | hybrid − CodeT | hybrid − Dixit | CodeT, all panels | hybrid, all panels | hybrid − CodeT, all panels |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range main {
+	for _, r := range rows {
 		f := r.Figures
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | **%s** | %s | %s | %s | %s | %s |\n", r.Kind, r.K, pc(f.DixitMade),
 			pc(f.DixitPick), pc(f.CodeTSame), pc(f.HybridSame), diff(f.HybridMinusCodeT), diff(f.HybridMinusDixit),
