@@ -63,7 +63,7 @@ func reading(b *strings.Builder, rep *replay.Report) {
 			replay.DefaultSeed, rep.Panels, rep.Seed)
 	case rows == 0:
 	case same == rows:
-		fmt.Fprintf(b, "- **Same panels as BASELINE.md.** All %d of its rows this replay has print the same kept tests, kept precision, Dixit pick and CodeT pick.\n", rows)
+		fmt.Fprintf(b, "- **Same panels as BASELINE.md.** All %d of its rows come out the same here: kept tests, kept precision, Dixit pick and CodeT pick.\n", rows)
 	default:
 		fmt.Fprintf(b, "- **BASELINE.md:** %d of %d rows print the same; the others differ (%s). The panels should be the same: this is a bug to look into.\n",
 			same, rows, strings.Join(differ, "; "))
