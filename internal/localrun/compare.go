@@ -28,7 +28,7 @@ type prober func(ctx context.Context, res *orchestrate.Result) (content []byte, 
 // compare measures how the implementations differ, from the base revision and from
 // each other, runs the probe on those that pass the whole vetted suite, and picks the
 // one the pull request is built from. None of it changes a verdict.
-func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, base string, probe prober) (*report.Comparison, error) {
+func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int, base string, probe prober) (*report.Comparison, error) {
 	c := &report.Comparison{}
 	for _, coder := range res.Coders {
 		files, err := s.ws.DiffStat(base, coder.Commit)
@@ -54,11 +54,47 @@ func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchest
 			c.Pairs = append(c.Pairs, pd)
 		}
 	}
+	if err := s.dualAgreement(ctx, c, res, reruns); err != nil {
+		return nil, err
+	}
 	if err := s.differential(ctx, c, sum, res, probe); err != nil {
 		return nil, err
 	}
 	c.Pick = report.Choose(*sum, *c)
 	return c, nil
+}
+
+// dualAgreement runs every final implementation against every test the testers proposed,
+// vetted or not, and scores them as CodeT does. The judge's cache answers the pairs the
+// run already judged; only implementations that changed since a test was classified run
+// again.
+func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *orchestrate.Result, reruns int) error {
+	if len(res.Proposals) == 0 {
+		return nil
+	}
+	var jobs []ci.Job
+	var coders []string
+	for _, coder := range res.Coders {
+		tree, err := s.ws.Source(coder.Commit)
+		if err != nil {
+			return err
+		}
+		coders = append(coders, coder.Name)
+		for _, p := range res.Proposals {
+			jobs = append(jobs, ci.Job{Coder: coder.Name, Tree: tree, Test: ci.Test{ID: p.ID, Content: p.Content}})
+		}
+	}
+	s.progress("dual agreement: %d implementations × %d proposed tests", len(coders), len(res.Proposals))
+	verdicts, err := s.judge.Run(ctx, reruns, jobs)
+	if err != nil {
+		return fmt.Errorf("dual agreement: %w", err)
+	}
+	passes := map[string][]bool{}
+	for i, v := range verdicts {
+		passes[jobs[i].Coder] = append(passes[jobs[i].Coder], v.Passed())
+	}
+	c.Dual, c.DualTests = report.DualAgreement(coders, passes), len(res.Proposals)
+	return nil
 }
 
 // differential runs the probe on every implementation that passes the vetted suite.

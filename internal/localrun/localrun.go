@@ -205,18 +205,18 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	}
 	sum := report.NewSummary(s.opts.RunID, res)
 	describe(&sum)
+	cmp, err := s.compare(ctx, &sum, res, cfg.Reruns, s.base, s.probe)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
+	}
+	sum.Comparison = cmp
+	// After the comparison, whose judge work (dual agreement) counts too.
 	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
 	if remote, ok := s.inner.(interface{ Minutes() int }); ok {
 		sum.Judge.Sandbox = "github-actions"
 		sum.Judge.ActionsMinutes = remote.Minutes()
 	}
 	sum.Journal.Seconds = s.journal.seconds.Seconds()
-	sum.WallSeconds = time.Since(s.start).Seconds()
-	cmp, err := s.compare(ctx, &sum, res, s.base, s.probe)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
-	}
-	sum.Comparison = cmp
 	sum.WallSeconds = time.Since(s.start).Seconds()
 	out := &Outcome{Result: res, Summary: sum, RunDir: s.runDir}
 	paths, err := report.Write(s.runDir, sum, res)

@@ -88,6 +88,9 @@ func (r *Run) classifyAgain(ctx context.Context, test Candidate) (Class, Vetted,
 }
 
 func (r *Run) classifyAs(ctx context.Context, test Candidate, detail string) (Class, Vetted, error) {
+	if detail == "" {
+		r.proposals = append(r.proposals, test)
+	}
 	jobs := make([]ci.Job, 0, len(r.coders))
 	for _, coder := range r.coders {
 		tree, err := r.store.Tree(ctx, coder.commit)

@@ -30,11 +30,12 @@ type Run struct {
 	reporter Reporter
 	journalState
 
-	suite   []Vetted
-	round   int
-	events  []Event
-	spent   Spend
-	spentBy map[string]Spend
+	suite     []Vetted
+	proposals []Candidate // every candidate classified, once, in order
+	round     int
+	events    []Event
+	spent     Spend
+	spentBy   map[string]Spend
 }
 
 type coderSlot struct {

@@ -57,13 +57,16 @@ type TesterState struct {
 
 // Result is what a finished run hands to the reporters.
 type Result struct {
-	Outcome Outcome       `json:"outcome"`
-	Reason  string        `json:"reason"`
-	Rounds  int           `json:"rounds"`
-	Vetted  []Vetted      `json:"vetted"`
-	Coders  []CoderState  `json:"coders"`
-	Testers []TesterState `json:"testers"`
-	Events  []Event       `json:"events"`
+	Outcome Outcome  `json:"outcome"`
+	Reason  string   `json:"reason"`
+	Rounds  int      `json:"rounds"`
+	Vetted  []Vetted `json:"vetted"`
+	// Proposals are all the candidates the testers proposed and the judge classified,
+	// vetted or not: the escalation ranks implementations by how they do on all of them.
+	Proposals []Candidate   `json:"proposals"`
+	Coders    []CoderState  `json:"coders"`
+	Testers   []TesterState `json:"testers"`
+	Events    []Event       `json:"events"`
 	// Spend totals every effect's cost, replayed ones included; SpentBy splits it by
 	// agent (the judge's time is under "judge").
 	Spend   Spend            `json:"spend"`

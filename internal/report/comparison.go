@@ -20,7 +20,42 @@ type Comparison struct {
 	Differential *differential.Report `json:"differential,omitempty"`
 	ProbeBy      string               `json:"probe_by,omitempty"`
 	ProbeNote    string               `json:"probe_note,omitempty"`
-	Pick         Pick                 `json:"pick"`
+	// Dual is each coder's CodeT dual-agreement score over every test the testers
+	// proposed (DualAgreement), run against the final implementations.
+	Dual      map[string]int `json:"dual_agreement,omitempty"`
+	DualTests int            `json:"dual_tests,omitempty"`
+	Pick      Pick           `json:"pick"`
+}
+
+// DualAgreement scores coders as CodeT does: coders that pass exactly the same tests form
+// a group, and each member scores (tests the group passes) × (coders in the group).
+// Coders passing no test score 0.
+func DualAgreement(coders []string, passes map[string][]bool) map[string]int {
+	key := func(row []bool) string {
+		b := make([]byte, len(row))
+		for i, ok := range row {
+			b[i] = '0'
+			if ok {
+				b[i] = '1'
+			}
+		}
+		return string(b)
+	}
+	size := map[string]int{}
+	for _, c := range coders {
+		size[key(passes[c])]++
+	}
+	out := map[string]int{}
+	for _, c := range coders {
+		n := 0
+		for _, ok := range passes[c] {
+			if ok {
+				n++
+			}
+		}
+		out[c] = n * size[key(passes[c])]
+	}
+	return out
 }
 
 // CoderDiff is the files a coder changed from the base revision.
@@ -48,16 +83,17 @@ type Pick struct {
 	Why        string   `json:"why"`
 }
 
-// Choose applies the pick rule (docs/escalation.md):
+// Choose applies the pick rule (docs/escalation.md), the hybrid that the replay of
+// recorded LLM runs favours (docs/replay.md):
 //  1. only coders passing the whole vetted suite are candidates;
-//  2. among them, the one whose answers to the probe's inputs agree most often with the
-//     other candidates' (the most typical implementation, as CodeT's dual agreement
-//     ranks by consensus);
-//  3. then the smallest change from the base revision (lines added plus deleted);
-//  4. then the configured order of the coders.
+//  2. among them, the highest CodeT dual-agreement score over every proposed test;
+//  3. then the answers to the probe's inputs that agree most often with the other
+//     candidates' (the most typical behaviour);
+//  4. then the smallest change from the base revision (lines added plus deleted);
+//  5. then the configured order of the coders.
 //
-// With no candidate, the coder passing the most vetted tests is shown, and the body says
-// that none passes them all.
+// With no candidate it is CodeT's pick over all coders, and the body says that none
+// passes every vetted test.
 func Choose(s Summary, c Comparison) Pick {
 	candidates := Consensus(s)
 	size := map[string]int{}
@@ -69,7 +105,7 @@ func Choose(s Summary, c Comparison) Pick {
 		order[coder.Name] = i
 	}
 	if len(candidates) == 0 {
-		return bestOfNone(s, order)
+		return bestOfNone(s, c)
 	}
 	agree := map[string]int{}
 	if c.Differential != nil {
@@ -80,10 +116,12 @@ func Choose(s Summary, c Comparison) Pick {
 	ranked := append([]string(nil), candidates...)
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
-		if agree[a] != agree[b] {
+		switch {
+		case c.Dual[a] != c.Dual[b]:
+			return c.Dual[a] > c.Dual[b]
+		case agree[a] != agree[b]:
 			return agree[a] > agree[b]
-		}
-		if size[a] != size[b] {
+		case size[a] != size[b]:
 			return size[a] < size[b]
 		}
 		return order[a] < order[b]
@@ -94,26 +132,33 @@ func Choose(s Summary, c Comparison) Pick {
 		return p
 	}
 	p.Why = fmt.Sprintf("%s passes every vetted test, as do %d others. ", p.Coder, len(candidates)-1)
-	// The coders the probe could not separate from the pick.
-	var tied []string
-	for _, name := range ranked {
-		if agree[name] == agree[p.Coder] {
-			tied = append(tied, name)
+	// Each step keeps the coders the previous ones could not separate from the pick.
+	tied := ranked
+	narrow := func(score map[string]int) {
+		var keep []string
+		for _, name := range tied {
+			if score[name] == score[p.Coder] {
+				keep = append(keep, name)
+			}
 		}
+		tied = keep
+	}
+	if c.DualTests > 0 {
+		narrow(c.Dual)
+		if len(tied) == 1 {
+			return withWhy(p, "Over all %d tests the testers proposed, its dual-agreement score is the highest (%d: tests passed × implementations passing exactly the same ones).", c.DualTests, c.Dual[p.Coder])
+		}
+		p.Why += fmt.Sprintf("Over all %d proposed tests, %s share the highest dual-agreement score (%d). ", c.DualTests, strings.Join(tied, ", "), c.Dual[p.Coder])
 	}
 	if c.Differential != nil {
+		narrow(agree)
 		if len(tied) == 1 {
-			return withWhy(p, "On the probe's inputs its answers agree with the others' most often (%d shared answers).", agree[p.Coder])
+			return withWhy(p, "Of these, its answers to the probe's inputs agree with the others' most often (%d shared answers).", agree[p.Coder])
 		}
 		p.Why += fmt.Sprintf("On the probe's inputs, %s agree with the others most often (%d shared answers each). ", strings.Join(tied, ", "), agree[p.Coder])
-	} else {
-		p.Why += "No probe tells them apart. "
 	}
-	smallest := true
-	for _, name := range tied[1:] {
-		smallest = smallest && size[name] > size[p.Coder]
-	}
-	if smallest {
+	narrow(size)
+	if len(tied) == 1 {
 		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines).", p.Coder, size[p.Coder])
 	}
 	return withWhy(p, "Nothing else tells them apart, so the first in the configured order is shown.")
@@ -124,9 +169,9 @@ func withWhy(p Pick, format string, args ...any) Pick {
 	return p
 }
 
-// bestOfNone picks, when no coder passes the whole suite, the one whose last suite run
-// passed the most tests.
-func bestOfNone(s Summary, order map[string]int) Pick {
+// bestOfNone is CodeT's pick when no coder passes the whole suite: the highest dual
+// agreement over the proposed tests, else the coder whose last suite run passed the most.
+func bestOfNone(s Summary, c Comparison) Pick {
 	passed := map[string]int{}
 	for _, ev := range s.Events {
 		if ev.Kind == orchestrate.EvSuite {
@@ -134,11 +179,17 @@ func bestOfNone(s Summary, order map[string]int) Pick {
 		}
 	}
 	best := ""
-	for _, c := range s.Coders {
-		if best == "" || passed[c.Name] > passed[best] {
-			best = c.Name
+	for _, coder := range s.Coders {
+		name := coder.Name
+		if best == "" || c.Dual[name] > c.Dual[best] || (c.Dual[name] == c.Dual[best] && passed[name] > passed[best]) {
+			best = name
 		}
 	}
-	return Pick{Coder: best, Candidates: []string{},
-		Why: fmt.Sprintf("No implementation passes every vetted test; %s passed the most (%d of %d) in its last run of the suite.", best, passed[best], len(s.Vetted))}
+	p := Pick{Coder: best, Candidates: []string{}}
+	if c.Dual[best] > 0 {
+		p.Why = fmt.Sprintf("No implementation passes every vetted test; %s has the highest dual-agreement score over the %d proposed tests (%d), CodeT's pick.", best, c.DualTests, c.Dual[best])
+		return p
+	}
+	p.Why = fmt.Sprintf("No implementation passes every vetted test; %s passed the most (%d of %d) in its last run of the suite.", best, passed[best], len(s.Vetted))
+	return p
 }

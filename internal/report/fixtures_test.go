@@ -91,14 +91,15 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 		}
 		deps.Testers = append(deps.Testers, orchestratetest.NewTester(fmt.Sprintf("t%d", i+1), calls, props...))
 	}
-	deps.Judge = orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool {
+	passes := func(test, tree string) bool {
 		for _, ok := range f.passes[byContent[test]] {
 			if ok == "*" || ok == tree {
 				return true
 			}
 		}
 		return false
-	}}
+	}
+	deps.Judge = orchestratetest.Judge{Calls: calls, Passes: passes}
 	run, err := orchestrate.New(cfg, deps)
 	require.NoError(t, err)
 	res, err := run.Execute(context.Background())
@@ -117,6 +118,16 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 			cmp.Pairs = append(cmp.Pairs, PairDiff{A: c.Name, B: d.Name, Files: 1, Added: 5 + i, Deleted: 3})
 		}
 	}
+	// Dual agreement as localrun computes it: the final trees against every proposal.
+	var names []string
+	final := map[string][]bool{}
+	for _, c := range res.Coders {
+		names = append(names, c.Name)
+		for _, p := range res.Proposals {
+			final[c.Name] = append(final[c.Name], passes(string(p.Content), c.Commit))
+		}
+	}
+	cmp.Dual, cmp.DualTests = DualAgreement(names, final), len(res.Proposals)
 	if agree := Consensus(s); len(agree) >= 2 {
 		rep := differential.Compare(agree, answers(agree), nil)
 		cmp.Differential, cmp.ProbeBy = &rep, "tester t1"

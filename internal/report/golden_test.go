@@ -39,3 +39,49 @@ func TestGoldenReportPerEscalationReason(t *testing.T) {
 		})
 	}
 }
+
+// The pick follows the hybrid rule that the replay favours: consensus first, then dual
+// agreement, then the probe, then the size of the change, then the configured order.
+func TestChooseFollowsTheHybridRule(t *testing.T) {
+	s, _ := fixtures[0].play(t) // every coder passes the whole suite at the end
+	base := *s.Comparison
+	base.Differential = nil
+	cases := []struct {
+		name  string
+		dual  map[string]int
+		sizes map[string]int
+		want  string
+		why   string
+	}{
+		{"dual agreement decides", map[string]int{"c1": 4, "c2": 9, "c3": 9, "c4": 2}, map[string]int{"c2": 50, "c3": 10}, "c3", "smallest"},
+		{"a unique top score", map[string]int{"c1": 4, "c2": 12, "c3": 9, "c4": 2}, nil, "c2", "dual-agreement score is the highest (12"},
+		{"all tied: the smallest change", map[string]int{}, map[string]int{"c1": 30, "c2": 30, "c3": 5, "c4": 30}, "c3", "smallest (5 lines)"},
+		{"nothing tells them apart", map[string]int{}, map[string]int{"c1": 1, "c2": 1, "c3": 1, "c4": 1}, "c1", "configured order"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base
+			c.Dual, c.DualTests = tc.dual, 7
+			c.Touched = nil
+			for _, coder := range s.Coders {
+				c.Touched = append(c.Touched, CoderDiff{Coder: coder.Name, Added: tc.sizes[coder.Name]})
+			}
+			p := Choose(s, c)
+			assert.Equal(t, tc.want, p.Coder)
+			assert.True(t, p.Agreed)
+			assert.Contains(t, p.Why, tc.why)
+		})
+	}
+
+	stuck, _ := fixtures[1].play(t) // c4 never passes
+	c := *stuck.Comparison
+	c.Dual = map[string]int{"c1": 3, "c2": 3, "c3": 3, "c4": 8}
+	assert.NotEqual(t, "c4", Choose(stuck, c).Coder, "a coder failing a vetted test is never picked while another passes them all")
+	none := stuck
+	none.Events = append(none.Events, orchestrate.Event{Kind: orchestrate.EvVet, Test: "x"})
+	none.Vetted = append(none.Vetted, VettedTest{ID: "x", FailedBy: []string{"c1", "c2", "c3", "c4"}})
+	p := Choose(none, c)
+	assert.Equal(t, "c4", p.Coder, "with no consensus, CodeT's pick")
+	assert.False(t, p.Agreed)
+	assert.Contains(t, p.Why, "CodeT's pick")
+}
