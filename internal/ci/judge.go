@@ -91,3 +91,7 @@ type Stats struct {
 	CacheHits  int     `json:"cache_hits"`
 	Seconds    float64 `json:"seconds"` // wall time inside Run calls
 }
+
+// Private reports whether a file of a coder's tree is one of its own tests, which the
+// judge leaves out (Exclude): the protocols that run a coder's own tests look for these.
+func (c Contract) Private(rel string) bool { return excluded(rel, c.Exclude) }

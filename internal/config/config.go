@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +19,26 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 )
 
+// Protocols a run can follow (DESIGN.md §2).
+const (
+	ProtocolDixit   = "dixit"
+	ProtocolCritics = "critics"
+	ProtocolTDG     = "tdg"
+	ProtocolBlind   = "blind"
+	ProtocolSingle  = "single"
+)
+
+// Protocols lists the protocols in the order the docs present them.
+var Protocols = []string{ProtocolDixit, ProtocolCritics, ProtocolTDG, ProtocolBlind, ProtocolSingle}
+
 // Settings are the protocol constants and the test contract of a run.
 type Settings struct {
+	// Protocol is how the agents work together: dixit (the default), or one of the
+	// seeds' other systems, run for comparison.
+	Protocol string `json:"protocol"`
+	// MaxIterations caps the loops of the other protocols (fix and recheck).
+	MaxIterations    int         `json:"max_iterations"`
+	Critics          Critics     `json:"critics"`
 	Coders           int         `json:"coders"`
 	Testers          int         `json:"testers"`
 	Reruns           int         `json:"reruns"`
@@ -32,10 +51,37 @@ type Settings struct {
 	Budget           Budget      `json:"budget"`
 }
 
+// Critics configures the critics protocol (seed 003): a design, a correctness and a
+// syntax critic, Copies of each, or Copies general critics.
+type Critics struct {
+	General bool `json:"general"`
+	Copies  int  `json:"copies"`
+}
+
+// Kinds lists the critics' names in review order.
+func (c Critics) Kinds() []string {
+	kinds := []string{"design", "correctness", "syntax"}
+	if c.General {
+		kinds = []string{"general"}
+	}
+	var out []string
+	for _, k := range kinds {
+		for i := 1; i <= c.Copies; i++ {
+			name := k
+			if i > 1 {
+				name = fmt.Sprintf("%s%d", k, i)
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Defaults are the seeds' constants; the test contract defaults to the Go preset.
 func Defaults() Settings {
 	contract, _ := ci.Preset("go")
 	return Settings{
+		Protocol: ProtocolDixit, MaxIterations: 8, Critics: Critics{Copies: 1},
 		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
 		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract,
 		Agents: defaultAgents(5, 3),
@@ -44,6 +90,12 @@ func Defaults() Settings {
 
 // file mirrors dixit.yml; pointers tell "absent" from "zero".
 type file struct {
+	Protocol      *string `yaml:"protocol"`
+	MaxIterations *int    `yaml:"max_iterations"`
+	Critics       *struct {
+		General *bool `yaml:"general"`
+		Copies  *int  `yaml:"copies"`
+	} `yaml:"critics"`
 	Coders           *int     `yaml:"coders"`
 	Testers          *int     `yaml:"testers"`
 	Reruns           *int     `yaml:"reruns"`
@@ -102,6 +154,14 @@ func Parse(data []byte) (Settings, error) {
 		return Settings{}, fmt.Errorf("invalid YAML: %s", unknownField.ReplaceAllString(err.Error(), "unknown key $1"))
 	}
 	s := Defaults()
+	setStr(&s.Protocol, f.Protocol)
+	setInt(&s.MaxIterations, f.MaxIterations)
+	if c := f.Critics; c != nil {
+		if c.General != nil {
+			s.Critics.General = *c.General
+		}
+		setInt(&s.Critics.Copies, c.Copies)
+	}
 	setInt(&s.Coders, f.Coders)
 	setInt(&s.Testers, f.Testers)
 	setInt(&s.Reruns, f.Reruns)
@@ -159,8 +219,11 @@ func (s Settings) Validate() error {
 		ok  bool
 		why string
 	}{
-		{"coders", s.Coders >= 3 && s.Coders <= 25, fmt.Sprintf("must be between 3 and 25 (got %d)", s.Coders)},
-		{"testers", s.Testers >= 1 && s.Testers <= 25, fmt.Sprintf("must be between 1 and 25 (got %d)", s.Testers)},
+		{"protocol", slices.Contains(Protocols, s.Protocol), fmt.Sprintf("must be one of %s (got %q)", strings.Join(Protocols, ", "), s.Protocol)},
+		{"coders", s.Coders >= minCoders(s.Protocol) && s.Coders <= 25, fmt.Sprintf("must be between %d and 25 for protocol %s (got %d)", minCoders(s.Protocol), s.Protocol, s.Coders)},
+		{"testers", s.Testers >= minTesters(s.Protocol) && s.Testers <= 25, fmt.Sprintf("must be between %d and 25 for protocol %s (got %d)", minTesters(s.Protocol), s.Protocol, s.Testers)},
+		{"max_iterations", s.MaxIterations >= 1 && s.MaxIterations <= 100, fmt.Sprintf("must be between 1 and 100 (got %d)", s.MaxIterations)},
+		{"critics.copies", s.Critics.Copies >= 1 && s.Critics.Copies <= 5, fmt.Sprintf("must be between 1 and 5 (got %d)", s.Critics.Copies)},
 		{"reruns", s.Reruns >= 1 && s.Reruns <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.Reruns)},
 		{"ideal_threshold", s.IdealThreshold > 0.5 && s.IdealThreshold < 1, fmt.Sprintf("must be above 0.5 and below 1 (got %g)", s.IdealThreshold)},
 		{"max_tester_retries", s.MaxTesterRetries >= 1 && s.MaxTesterRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxTesterRetries)},
@@ -188,6 +251,23 @@ func (s Settings) Validate() error {
 		}
 	}
 	return s.Budget.validate()
+}
+
+// minCoders: the Dixit rule needs a majority that is not everyone; the other protocols
+// need one coder (tdg samples as many as there are).
+func minCoders(protocol string) int {
+	if protocol == ProtocolDixit {
+		return 3
+	}
+	return 1
+}
+
+// minTesters: only dixit and tdg ask testers for tests.
+func minTesters(protocol string) int {
+	if protocol == ProtocolDixit || protocol == ProtocolTDG {
+		return 1
+	}
+	return 0
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -51,7 +51,13 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 	}{
 		{"unknown key", "coders: 5\nreruns_count: 3\n", `unknown key reruns_count`},
 		{"unknown nested key", "test:\n  preset: go\n  timeuot: 3s\n", `unknown key timeuot`},
-		{"too few coders", "coders: 2\n", "coders: must be between 3 and 25 (got 2)"},
+		{"too few coders", "coders: 2\n", "coders: must be between 3 and 25 for protocol dixit (got 2)"},
+		{"unknown protocol", "protocol: vote\n", `protocol: must be one of dixit, critics, tdg, blind, single (got "vote")`},
+		{"no coder", "protocol: single\ncoders: 0\n", "coders: must be between 1 and 25 for protocol single"},
+		{"tdg needs a tester", "protocol: tdg\ntesters: 0\n", "testers: must be between 1 and 25 for protocol tdg"},
+		{"iterations", "protocol: critics\nmax_iterations: 0\n", "max_iterations: must be between 1 and 100"},
+		{"critic copies", "critics: {copies: 9}\n", "critics.copies: must be between 1 and 5"},
+		{"unknown critics key", "critics: {kinds: 2}\n", "unknown key kinds"},
 		{"no testers", "testers: 0\n", "testers: must be between 1 and 25"},
 		{"zero reruns", "reruns: 0\n", "reruns: must be between 1 and 1000"},
 		{"threshold at a half", "ideal_threshold: 0.5\n", "ideal_threshold: must be above 0.5 and below 1"},
@@ -147,4 +153,19 @@ agents:
 		require.Error(t, err, tc.yaml)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// The other protocols run with fewer agents than the Dixit rule needs.
+func TestOtherProtocolsTakeFewerAgents(t *testing.T) {
+	s, err := config.Parse([]byte("protocol: critics\ncoders: 1\ntesters: 0\ncritics: {copies: 2}\nmax_iterations: 5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "critics", s.Protocol)
+	assert.Equal(t, 5, s.MaxIterations)
+	assert.Equal(t, []string{"design", "design2", "correctness", "correctness2", "syntax", "syntax2"}, s.Critics.Kinds())
+	s, err = config.Parse([]byte("protocol: critics\ncoders: 1\ntesters: 0\ncritics: {general: true}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"general"}, s.Critics.Kinds())
+	d, err := config.Parse(nil)
+	require.NoError(t, err)
+	assert.Equal(t, "dixit", d.Protocol, "dixit by default")
 }

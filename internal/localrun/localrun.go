@@ -248,6 +248,18 @@ type store struct{ ws *gitstate.Workshop }
 
 func (s store) Tree(_ context.Context, commit string) (ci.Tree, error) { return s.ws.Source(commit) }
 
+func (s store) Files(_ context.Context, commit string) ([]orchestrate.File, error) {
+	files, err := s.ws.Files(commit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]orchestrate.File, len(files))
+	for i, f := range files {
+		out[i] = orchestrate.File{Path: f.Path, Content: f.Content}
+	}
+	return out, nil
+}
+
 // timedJournal measures the time spent making effects durable.
 type timedJournal struct {
 	orchestrate.Journal

@@ -15,6 +15,8 @@ const (
 	EvRevive    = "revive"    // a hibernated tester woke up
 	EvRound     = "round"     // a round began
 	EvEscalate  = "escalate"  // the run stopped for a human
+	EvReview    = "review"    // a critic reviewed a coder's work
+	EvOwnTests  = "own-tests" // a coder's own tests were run
 )
 
 // Cell is one verdict in a classification or a suite run.

@@ -14,13 +14,14 @@ import (
 // restarted run asks for must be the n-th one recorded, or the run refuses to go on.
 type record struct {
 	Seq        int          `json:"seq"`
-	Effect     string       `json:"effect"` // solve | propose | judge
+	Effect     string       `json:"effect"` // solve | propose | answer | judge
 	Agent      string       `json:"agent,omitempty"`
 	Draw       int          `json:"draw,omitempty"`
 	Key        string       `json:"key,omitempty"`        // judge: digest of the jobs
 	Checkpoint Checkpoint   `json:"checkpoint,omitempty"` // agent state after the effect
 	Commit     string       `json:"commit,omitempty"`     // solve: the workspace commit
 	Proposal   *Proposal    `json:"proposal,omitempty"`   // propose
+	Answer     *string      `json:"answer,omitempty"`     // answer
 	Verdicts   []ci.Verdict `json:"verdicts,omitempty"`   // judge
 	Spend      Spend        `json:"spend"`                // tokens and time the effect cost
 }

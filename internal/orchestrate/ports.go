@@ -49,9 +49,24 @@ type Tester interface {
 	Propose(ctx context.Context, turn Turn) (Proposal, error)
 }
 
-// Store turns workspace commits into trees the judge can run.
+// Advisor answers in words: a critic's review, a navigator's analysis, a test plan. It
+// writes no code and no test file.
+type Advisor interface {
+	Agent
+	Answer(ctx context.Context, turn Turn) (string, error)
+}
+
+// File is one file of a workspace.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+// Store turns workspace commits into trees the judge can run, and reads their files
+// (the protocols whose critics read code, or that run a coder's own tests).
 type Store interface {
 	Tree(ctx context.Context, commit string) (ci.Tree, error)
+	Files(ctx context.Context, commit string) ([]File, error)
 }
 
 // Journal is the durable, append-only record of a run's effects.

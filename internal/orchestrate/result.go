@@ -6,7 +6,7 @@ import "context"
 func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Result, error) {
 	r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
 	res := &Result{
-		Outcome: outcome, Reason: reason, Rounds: r.round,
+		Protocol: r.cfg.Protocol, Outcome: outcome, Reason: reason, Rounds: r.round,
 		Vetted: append([]Vetted(nil), r.suite...), Proposals: append([]Candidate(nil), r.proposals...), Events: r.events,
 		Replayed: len(r.recorded) - r.live, Live: r.live,
 		Spend: r.spent, SpentBy: r.spentBy, CostUSD: r.cost(),

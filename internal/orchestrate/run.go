@@ -12,6 +12,7 @@ import (
 type Deps struct {
 	Coders   []Coder
 	Testers  []Tester
+	Advisors []Advisor // critics, navigators: the protocols other than dixit
 	Judge    ci.Judge
 	Store    Store
 	Journal  Journal
@@ -25,6 +26,7 @@ type Run struct {
 	cfg      config.Settings
 	coders   []*coderSlot
 	testers  []*testerSlot
+	advisors []*advisorSlot
 	judge    ci.Judge
 	store    Store
 	reporter Reporter
@@ -45,6 +47,11 @@ type coderSlot struct {
 	commit string
 }
 
+type advisorSlot struct {
+	Advisor
+	draws int
+}
+
 type testerSlot struct {
 	Tester
 	draws      int
@@ -58,6 +65,9 @@ type testerSlot struct {
 func New(cfg config.Settings, deps Deps) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
+	}
+	if cfg.Protocol == config.ProtocolCritics && len(deps.Advisors) == 0 {
+		return nil, fmt.Errorf("protocol critics needs at least one critic")
 	}
 	if len(deps.Coders) != cfg.Coders || len(deps.Testers) != cfg.Testers {
 		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
@@ -74,8 +84,12 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 		r.testers = append(r.testers, &testerSlot{Tester: t})
 		seen[t.Name()] = true
 	}
-	if len(seen) != len(deps.Coders)+len(deps.Testers) {
-		return nil, fmt.Errorf("agent names must be unique across coders and testers")
+	for _, a := range deps.Advisors {
+		r.advisors = append(r.advisors, &advisorSlot{Advisor: a})
+		seen[a.Name()] = true
+	}
+	if len(seen) != len(deps.Coders)+len(deps.Testers)+len(deps.Advisors) {
+		return nil, fmt.Errorf("agent names must be unique across coders, testers and advisors")
 	}
 	if err := r.load(); err != nil {
 		return nil, err
@@ -83,9 +97,20 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 	return r, nil
 }
 
-// Execute runs the protocol to its escalation; crossing a budget escalates too.
+// Execute runs the configured protocol to its end; crossing a budget ends it too.
 func (r *Run) Execute(ctx context.Context) (*Result, error) {
-	res, err := r.mainLoop(ctx)
+	var res *Result
+	var err error
+	switch r.cfg.Protocol {
+	case config.ProtocolSingle:
+		res, err = r.single(ctx)
+	case config.ProtocolCritics:
+		res, err = r.critics(ctx)
+	case config.ProtocolDixit, "":
+		res, err = r.mainLoop(ctx)
+	default:
+		return nil, fmt.Errorf("protocol %s is not built yet", r.cfg.Protocol)
+	}
 	if b, ok := asBudget(err); ok {
 		return r.escalate(ctx, BudgetExhausted, b.what)
 	}

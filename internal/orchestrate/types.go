@@ -19,6 +19,10 @@ const (
 	AllTestersHibernated Outcome = "ALL_TESTERS_HIBERNATED"
 	CodersStuck          Outcome = "CODERS_STUCK"
 	BudgetExhausted      Outcome = "BUDGET_EXHAUSTED"
+
+	// The other protocols end when their own acceptance is reached, or at their cap.
+	Accepted     Outcome = "ACCEPTED"      // single, critics: the coder's own tests pass (and the critics approve)
+	IterationCap Outcome = "ITERATION_CAP" // max_iterations reached first
 )
 
 // Candidate is a proposed test.
@@ -57,10 +61,11 @@ type TesterState struct {
 
 // Result is what a finished run hands to the reporters.
 type Result struct {
-	Outcome Outcome  `json:"outcome"`
-	Reason  string   `json:"reason"`
-	Rounds  int      `json:"rounds"`
-	Vetted  []Vetted `json:"vetted"`
+	Protocol string   `json:"protocol"` // dixit, critics, …
+	Outcome  Outcome  `json:"outcome"`
+	Reason   string   `json:"reason"`
+	Rounds   int      `json:"rounds"`
+	Vetted   []Vetted `json:"vetted"`
 	// Proposals are all the candidates the testers proposed and the judge classified,
 	// vetted or not: the escalation ranks implementations by how they do on all of them.
 	Proposals []Candidate   `json:"proposals"`

@@ -42,3 +42,57 @@ func someTestsFail(passed []bool) string {
 	}
 	return fmt.Sprintf("Your code was checked: %s. Results: %s. Please fix it.", noun, strings.Join(vector, ", "))
 }
+
+// The other protocols' requests. Their coders write their own tests, and may see all
+// that those tests report.
+const (
+	writeOwnTests = "Write tests for your code too, in the repository's usual test files. " +
+		"Give every assertion a message holding a unique six-digit hexadecimal assert_id, so a failure can be found without line numbers."
+	askToSolveWithTests = "Please implement the specification. " + writeOwnTests
+)
+
+// reviewRequest asks a critic to review a coder's work, given as its files.
+func reviewRequest(files []File) string {
+	var b strings.Builder
+	b.WriteString("Please review this implementation of the specification. Answer with a JSON object only: " +
+		`{"lgtm": true} if it is correct, or {"lgtm": false, "corrections": ["...", "..."]} listing what must change.` + "\n")
+	total := 0
+	for _, f := range files {
+		if total+len(f.Content) > maxReviewBytes {
+			fmt.Fprintf(&b, "\n(%s and the files after it are left out: the review shows at most %d bytes.)\n", f.Path, maxReviewBytes)
+			break
+		}
+		total += len(f.Content)
+		text := strings.ToValidUTF8(string(f.Content), "\uFFFD")
+		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+		fmt.Fprintf(&b, "\n%s:\n%s\n%s\n%s\n", f.Path, fence, strings.TrimRight(text, "\n"), fence)
+	}
+	return b.String()
+}
+
+// maxReviewBytes bounds the code a critic is shown in one request.
+const maxReviewBytes = 200 << 10
+
+// fixFromReview hands the critics' corrections to the coder acting as fixer.
+func fixFromReview(corrections []string) string {
+	var b strings.Builder
+	b.WriteString("A review of your code asks for these corrections:\n")
+	for i, c := range corrections {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, c)
+	}
+	b.WriteString("Please correct the code (and its tests where they are affected).")
+	return b.String()
+}
+
+func longestRun(s string, r rune) int {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == r {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}

@@ -15,10 +15,11 @@ import (
 
 // Calls counts the paid effects, so tests can prove none is repeated.
 type Calls struct {
-	mu     sync.Mutex
-	Solves int
-	Props  int
-	Judged int
+	mu      sync.Mutex
+	Solves  int
+	Props   int
+	Answers int
+	Judged  int
 }
 
 func (c *Calls) add(f *int) {
@@ -112,14 +113,38 @@ func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.
 	return orchestrate.Proposal{Content: []byte(p)}, nil
 }
 
-// Store maps a commit "name@k" to a tree with the same hash.
-type Store struct{}
+// Store maps a commit "name@k" to a tree with the same hash; FilesOf gives the files of
+// a commit (a coder's own tests, for the protocols that run them).
+type Store struct {
+	FilesOf map[string][]orchestrate.File
+}
 
 type tree string
 
 func (t tree) Hash() string                                          { return string(t) }
 func (t tree) WriteTo(string) error                                  { return nil }
 func (Store) Tree(_ context.Context, commit string) (ci.Tree, error) { return tree(commit), nil }
+
+func (s Store) Files(_ context.Context, commit string) ([]orchestrate.File, error) {
+	return s.FilesOf[commit], nil
+}
+
+// Advisor gives Answers[k-1] on its k-th request; the last answer repeats.
+type Advisor struct {
+	agent
+	Answers []string
+}
+
+func NewAdvisor(name string, calls *Calls, answers ...string) *Advisor {
+	return &Advisor{agent: newAgent(name, calls), Answers: answers}
+}
+
+func (a *Advisor) Answer(_ context.Context, turn orchestrate.Turn) (string, error) {
+	a.calls.add(&a.calls.Answers)
+	a.tokens += 10
+	a.History = append(a.History, "user: "+turn.Message)
+	return a.Answers[min(turn.Draw, len(a.Answers))-1], nil
+}
 
 // Judge passes test content T on tree "name@k" when Passes(T, "name@k") says so.
 type Judge struct {

@@ -1,0 +1,180 @@
+package orchestrate_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
+)
+
+// loop is a run of one of the other protocols over fakes: coder c1 with its versions,
+// its own test files per version, critics with their answers, and which versions pass
+// which test files.
+type loop struct {
+	protocol   string
+	versions   int
+	own        map[string][]orchestrate.File // commit → files
+	critics    map[string][]string           // critic → answers in turn (in name order below)
+	order      []string
+	passes     map[string][]string // test content → commits passing it
+	iterations int
+}
+
+type looped struct {
+	res     *orchestrate.Result
+	coder   *orchestratetest.Coder
+	calls   *orchestratetest.Calls
+	critics []*orchestratetest.Advisor
+}
+
+func (l loop) play(t *testing.T, journal *orchestratetest.Journal, afterAppend func(int) error) (looped, error) {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.Protocol, cfg.Coders, cfg.Testers = l.protocol, 1, 0
+	cfg.MaxIterations = max(l.iterations, 1)
+	if l.iterations == 0 {
+		cfg.MaxIterations = 8
+	}
+	out := looped{calls: &orchestratetest.Calls{}}
+	out.coder = orchestratetest.NewCoder("c1", l.versions, out.calls)
+	deps := orchestrate.Deps{Coders: []orchestrate.Coder{out.coder}, Store: orchestratetest.Store{FilesOf: l.own},
+		Journal: journal, AfterAppend: afterAppend}
+	for _, name := range l.order {
+		a := orchestratetest.NewAdvisor(name, out.calls, l.critics[name]...)
+		out.critics = append(out.critics, a)
+		deps.Advisors = append(deps.Advisors, a)
+	}
+	deps.Judge = orchestratetest.Judge{Calls: out.calls, Passes: func(test, tree string) bool {
+		for _, ok := range l.passes[test] {
+			if ok == tree {
+				return true
+			}
+		}
+		return false
+	}}
+	run, err := orchestrate.New(cfg, deps)
+	require.NoError(t, err)
+	out.res, err = run.Execute(context.Background())
+	return out, err
+}
+
+func ownTest(content string) []orchestrate.File {
+	return []orchestrate.File{{Path: "semver.go", Content: []byte("package semver")}, {Path: "semver_test.go", Content: []byte(content)}}
+}
+
+func TestSingleFixesItsOwnFailingTestsUntilTheyPass(t *testing.T) {
+	l := loop{protocol: "single", versions: 3,
+		own:    map[string][]orchestrate.File{"c1@1": {{Path: "semver.go"}}, "c1@2": ownTest("T"), "c1@3": ownTest("T")},
+		passes: map[string][]string{"T": {"c1@3"}}}
+	got, err := l.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, orchestrate.Accepted, got.res.Outcome, got.res.Reason)
+	assert.Equal(t, "single", got.res.Protocol)
+	assert.Equal(t, 3, got.calls.Solves)
+	history := strings.Join(got.coder.History, "\n")
+	assert.Contains(t, history, "No test files were found in your work", "a coder without tests is asked for them")
+	assert.Contains(t, history, "1 of your 1 test files fail", "then told which of its tests fail")
+	assert.Contains(t, history, "semver_test.go")
+	assert.NotContains(t, history, "review", "no critic in single")
+}
+
+func TestSingleStopsAtItsIterationCap(t *testing.T) {
+	l := loop{protocol: "single", versions: 9, iterations: 3,
+		own: map[string][]orchestrate.File{"c1@1": ownTest("T"), "c1@2": ownTest("T"), "c1@3": ownTest("T")}}
+	got, err := l.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, orchestrate.IterationCap, got.res.Outcome)
+	assert.Equal(t, 3, got.res.Rounds, "three checks")
+	assert.Equal(t, 3, got.calls.Solves, "the first solution and two fixes")
+}
+
+func TestCriticsLoopUntilApprovedAndPassing(t *testing.T) {
+	l := loop{protocol: "critics", versions: 4,
+		own: map[string][]orchestrate.File{"c1@1": ownTest("T1"), "c1@2": ownTest("T1"), "c1@3": ownTest("T2"), "c1@4": ownTest("T2")},
+		order: []string{"design", "correctness"},
+		critics: map[string][]string{
+			"design": {`{"lgtm": true, "corrections": null}`},
+			// A model's real habits: a fence, a string for the boolean, objects for corrections.
+			"correctness": {"Here is my review:\n```json\n{\"lgtm\": \"false\", \"corrections\": [{\"issue\": \"1.10.0 sorts before 1.9.0\", \"line\": 3}]}\n```",
+				`{"lgtm": true, "corrections": "None"}`},
+		},
+		passes: map[string][]string{"T2": {"c1@4"}}}
+	got, err := l.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, orchestrate.Accepted, got.res.Outcome, got.res.Reason)
+	history := strings.Join(got.coder.History, "\n")
+	assert.Contains(t, history, "(correctness) issue: 1.10.0 sorts before 1.9.0; line: 3", "the fixer gets the correction, flattened")
+	assert.Contains(t, history, "1 of your 1 test files fail", "approved code that fails its tests goes back to the fixer")
+	var kinds []string
+	for _, ev := range got.res.Events {
+		if ev.Kind == orchestrate.EvReview || ev.Kind == orchestrate.EvOwnTests {
+			kinds = append(kinds, ev.Agent+" "+ev.Detail)
+		}
+	}
+	assert.Equal(t, []string{
+		"design approves", "correctness asks for 1 corrections", // iteration 1: not approved, no tests run
+		"design approves", "correctness approves", "c1 0 of 1 test files pass", // 2: approved, tests fail
+		"design approves", "correctness approves", "c1 0 of 1 test files pass", // 3: still failing
+		"design approves", "correctness approves", "c1 1 of 1 test files pass", // 4: accepted
+	}, kinds)
+	assert.Equal(t, 4, got.calls.Solves)
+}
+
+func TestCriticsThatNeverApproveHitTheCapWithoutRunningTests(t *testing.T) {
+	l := loop{protocol: "critics", versions: 9, iterations: 4,
+		own:     map[string][]orchestrate.File{"c1@1": ownTest("T")},
+		order:   []string{"general"},
+		critics: map[string][]string{"general": {"not JSON at all, just prose"}},
+		passes:  map[string][]string{"T": {"c1@1", "c1@2", "c1@3", "c1@4"}}}
+	got, err := l.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, orchestrate.IterationCap, got.res.Outcome)
+	assert.Zero(t, got.calls.Judged, "tests run only once every critic approves")
+	assert.Contains(t, strings.Join(got.coder.History, "\n"), "not the JSON object asked for; it said: not JSON at all",
+		"an unreadable review is handed on, not taken as approval")
+}
+
+// A critics run cut after every journalled effect resumes to the same end, paying for
+// nothing twice.
+func TestCriticsRunResumesAfterEveryEffect(t *testing.T) {
+	l := loop{protocol: "critics", versions: 3,
+		own:     map[string][]orchestrate.File{"c1@1": ownTest("T"), "c1@2": ownTest("T"), "c1@3": ownTest("T")},
+		order:   []string{"design", "syntax"},
+		critics: map[string][]string{"design": {`{"lgtm": false, "corrections": ["rename"]}`, `{"lgtm": true}`}, "syntax": {`{"lgtm": true}`}},
+		passes:  map[string][]string{"T": {"c1@3"}}}
+	whole, err := l.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, err)
+	effects := whole.res.Live
+	require.Greater(t, effects, 5)
+	for cut := 1; cut < effects; cut++ {
+		journal := &orchestratetest.Journal{}
+		_, err := l.play(t, journal, func(seq int) error {
+			if seq == cut {
+				return orchestrate.ErrInterrupted
+			}
+			return nil
+		})
+		require.ErrorIs(t, err, orchestrate.ErrInterrupted)
+		resumed, err := l.play(t, journal, nil)
+		require.NoError(t, err, "cut %d", cut)
+		assert.Equal(t, whole.res.Outcome, resumed.res.Outcome, "cut %d", cut)
+		assert.Equal(t, cut, resumed.res.Replayed, "cut %d", cut)
+		assert.Equal(t, effects-cut, resumed.res.Live, "cut %d: only the rest is paid for", cut)
+		assert.Equal(t, orchestratetest.Unflagged(whole.res.Events), orchestratetest.Unflagged(resumed.res.Events), "cut %d", cut)
+	}
+}
+
+func TestCriticsNeedACritic(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Protocol, cfg.Coders, cfg.Testers = "critics", 1, 0
+	calls := &orchestratetest.Calls{}
+	_, err := orchestrate.New(cfg, orchestrate.Deps{Coders: []orchestrate.Coder{orchestratetest.NewCoder("c1", 1, calls)},
+		Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, Judge: orchestratetest.Judge{Calls: calls}})
+	assert.ErrorContains(t, err, "needs at least one critic")
+}
