@@ -96,7 +96,7 @@ func TestSingleStopsAtItsIterationCap(t *testing.T) {
 
 func TestCriticsLoopUntilApprovedAndPassing(t *testing.T) {
 	l := loop{protocol: "critics", versions: 4,
-		own: map[string][]orchestrate.File{"c1@1": ownTest("T1"), "c1@2": ownTest("T1"), "c1@3": ownTest("T2"), "c1@4": ownTest("T2")},
+		own:   map[string][]orchestrate.File{"c1@1": ownTest("T1"), "c1@2": ownTest("T1"), "c1@3": ownTest("T2"), "c1@4": ownTest("T2")},
 		order: []string{"design", "correctness"},
 		critics: map[string][]string{
 			"design": {`{"lgtm": true, "corrections": null}`},
