@@ -112,6 +112,9 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		for _, t := range pop.Testers {
 			testers = append(testers, scripted.NewTester(s.ws, s.opts.RunID, t))
 		}
+		for _, a := range pop.Advisors {
+			s.advisors = append(s.advisors, scripted.NewAdvisor(s.ws, s.opts.RunID, a))
+		}
 		s.base, s.probe = base, populationProbe(pop.Probe)
 		return coders, testers, "scripted", nil
 	}
@@ -155,6 +158,17 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 			return nil, nil, "", err
 		}
 		testers = append(testers, t)
+	}
+	if cfg.Protocol == config.ProtocolCritics {
+		for _, kind := range cfg.Critics.Kinds() {
+			o := common
+			o.Settings = config.AgentSettings{Name: "critic_" + kind, Temperature: cfg.Agents.Coders[0].Temperature}
+			critic, err := agent.NewCritic(o, kind)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			s.advisors = append(s.advisors, critic)
+		}
 	}
 	s.base, s.probe = base, testerProbe(testers, cfg.Test)
 	return coders, testers, "llm", nil

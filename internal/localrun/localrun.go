@@ -87,6 +87,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, t := range pop.Testers {
 		testers = append(testers, scripted.NewTester(s.ws, opts.RunID, t))
 	}
+	for _, a := range pop.Advisors {
+		s.advisors = append(s.advisors, scripted.NewAdvisor(s.ws, opts.RunID, a))
+	}
 	if s.base, err = s.ws.ImportDir(filepath.Join(pop.Dir, "base")); err != nil {
 		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
 	}
@@ -112,6 +115,7 @@ type session struct {
 	base     string
 	probe    prober
 	contract ci.Contract
+	advisors []orchestrate.Advisor // critics and navigators: the protocols other than dixit
 }
 
 func open(opts Options, contract ci.Contract) (_ *session, err error) {
@@ -193,7 +197,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	if s.opts.Progress != nil {
 		reporters = append(reporters, report.NewProgress(s.opts.Progress))
 	}
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {

@@ -12,6 +12,15 @@ type Evidence struct {
 	Stacked   []StackedTest  `json:"stacked,omitempty"`   // ALL_TESTERS_HIBERNATED
 	Exhausted []RoundClasses `json:"exhausted,omitempty"` // TESTERS_EXHAUSTED: the last rounds
 	Budget    string         `json:"budget,omitempty"`    // BUDGET_EXHAUSTED: what ran out
+	// The other protocols: the last check of the coder's own tests and the last reviews.
+	OwnTests []orchestrate.Cell `json:"own_tests,omitempty"`
+	Reviews  []Review           `json:"reviews,omitempty"`
+}
+
+// Review is a critic's last verdict.
+type Review struct {
+	Critic string `json:"critic"`
+	Said   string `json:"said"`
 }
 
 // StuckCoder is the coder that could not catch up, and its verdict vector over the
@@ -53,6 +62,8 @@ func evidence(res *orchestrate.Result) Evidence {
 	case orchestrate.TestersExhausted:
 		rounds := classesByRound(res.Events)
 		return Evidence{Exhausted: rounds[max(0, len(rounds)-exhaustedRounds):]}
+	case orchestrate.Accepted, orchestrate.IterationCap:
+		return lastChecks(res)
 	default:
 		return Evidence{Budget: res.Reason}
 	}
@@ -129,4 +140,27 @@ func classesByRound(events []orchestrate.Event) []RoundClasses {
 		}
 	}
 	return out
+}
+
+// lastChecks is what the other protocols decided on: the latest run of the coder's own
+// tests and each critic's latest review.
+func lastChecks(res *orchestrate.Result) Evidence {
+	var e Evidence
+	latest := map[string]string{}
+	var order []string
+	for _, ev := range res.Events {
+		switch ev.Kind {
+		case orchestrate.EvOwnTests:
+			e.OwnTests = ev.Cells
+		case orchestrate.EvReview:
+			if _, ok := latest[ev.Agent]; !ok {
+				order = append(order, ev.Agent)
+			}
+			latest[ev.Agent] = ev.Detail
+		}
+	}
+	for _, name := range order {
+		e.Reviews = append(e.Reviews, Review{Critic: name, Said: latest[name]})
+	}
+	return e
 }

@@ -104,6 +104,9 @@ func head(s Summary, opt Options) string {
 	if s.Agents == "scripted" {
 		p("> Agents: a **scripted population** (hand-written coders and testers from `%s`); no LLM was called.\n\n", s.Population)
 	}
+	if s.Protocol != "" && s.Protocol != "dixit" {
+		p("Protocol: **%s** (docs/protocols.md).\n\n", s.Protocol)
+	}
 	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, s.Reason, whatNext(s.Outcome))
 	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
 		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
@@ -121,6 +124,10 @@ func whatNext(o orchestrate.Outcome) string {
 		return "Every tester's last tests were too hard for the coders: the spec may be ambiguous or the coders may share a blind spot."
 	case orchestrate.CodersStuck:
 		return "A coder could not pass a test most others pass: either that coder is broken or the test is wrong. A human decides."
+	case orchestrate.Accepted:
+		return "The protocol's own check passed. Only tests the coder wrote itself checked this code: before trusting it, compare with a Dixit run."
+	case orchestrate.IterationCap:
+		return "The loop reached max_iterations before its own check passed."
 	default:
 		return "A budget ran out before the protocol reached a verdict."
 	}
@@ -162,6 +169,23 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), c.Content)
 			}
 		}
+	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || s.Outcome == orchestrate.Accepted || s.Outcome == orchestrate.IterationCap:
+		if len(e.Reviews) > 0 {
+			p("The critics' last reviews:\n\n| critic | verdict |\n|---|---|\n")
+			for _, r := range e.Reviews {
+				p("| %s | %s |\n", r.Critic, r.Said)
+			}
+			b.WriteString("\n")
+		}
+		if len(e.OwnTests) == 0 {
+			p("The coder's own tests were not run in the last iteration.\n\n")
+			break
+		}
+		p("The last run of the coder's own tests:\n\n| test file | verdict |\n|---|---|\n")
+		for _, c := range e.OwnTests {
+			p("| %s | %s |\n", code(c.Test), c.Outcome)
+		}
+		b.WriteString("\n")
 	case len(e.Exhausted) > 0:
 		last := e.Exhausted[len(e.Exhausted)-1]
 		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",

@@ -162,3 +162,46 @@ func (t *Tester) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
 	t.current = s
 	return nil
 }
+
+var _ orchestrate.Advisor = (*Advisor)(nil)
+
+// maxAnswerSize bounds a scripted answer.
+const maxAnswerSize = 256 << 10
+
+// Advisor answers its k-th request with answer k; the last one repeats.
+type Advisor struct {
+	base
+	script Script
+}
+
+// NewAdvisor returns a scripted advisor (a critic, a navigator).
+func NewAdvisor(w *gitstate.Workshop, run string, s Script) *Advisor {
+	return &Advisor{base: base{name: s.Name, w: w, cps: checkpoint.New(w, run, s.Name)}, script: s}
+}
+
+func (a *Advisor) Answer(_ context.Context, turn orchestrate.Turn) (string, error) {
+	k := min(turn.Draw, len(a.script.Versions))
+	file := a.script.Versions[k-1]
+	info, err := os.Stat(file)
+	if err != nil {
+		return "", fmt.Errorf("advisor %s answer %d: %w", a.name, turn.Draw, err)
+	}
+	if info.Size() > maxAnswerSize {
+		return "", fmt.Errorf("advisor %s answer %d: %s is larger than %d bytes", a.name, turn.Draw, file, maxAnswerSize)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("advisor %s answer %d: %w", a.name, turn.Draw, err)
+	}
+	a.current.History = append(a.current.History, Message{Role: "user", Text: turn.Message}, Message{Role: "agent", Text: string(text)})
+	return string(text), nil
+}
+
+func (a *Advisor) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
+	s, err := a.load(cp)
+	if err != nil {
+		return err
+	}
+	a.current = s
+	return nil
+}

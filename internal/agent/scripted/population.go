@@ -11,6 +11,7 @@
 package scripted
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,6 +30,7 @@ type Population struct {
 	Settings config.Settings
 	Coders   []Script // each version is a directory: the coder's whole tree
 	Testers  []Script // each version is a file: one proposed test
+	Advisors []Script // each version is a file: one answer (critics, navigators)
 	// Probe is the file probe/ holds, if any: the program differential testing runs on
 	// every implementation that passes the vetted suite (docs/differential.md).
 	Probe string
@@ -65,8 +67,13 @@ func Load(dir string) (*Population, error) {
 	if p.Coders, err = loadScripts(filepath.Join(dir, "coders"), true); err != nil {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
 	}
-	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil {
+	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil && !(os.IsNotExist(errors.Unwrap(err)) && p.Settings.Testers == 0) {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "advisors")); err == nil {
+		if p.Advisors, err = loadScripts(filepath.Join(dir, "advisors"), false); err != nil {
+			return nil, fmt.Errorf("population %s: %w", dir, err)
+		}
 	}
 	if len(p.Coders) != p.Settings.Coders {
 		return nil, fmt.Errorf("population %s: dixit.yml says coders: %d, but coders/ holds %d", dir, p.Settings.Coders, len(p.Coders))
@@ -79,11 +86,18 @@ func Load(dir string) (*Population, error) {
 			return nil, fmt.Errorf("population %s: probe/: %w", dir, err)
 		}
 	}
-	for _, c := range p.Coders {
-		for _, t := range p.Testers {
-			if c.Name == t.Name {
-				return nil, fmt.Errorf("population %s: %q is both a coder and a tester", dir, c.Name)
+	seen := map[string]string{}
+	roles := []struct {
+		name    string
+		scripts []Script
+	}{{"coder", p.Coders}, {"tester", p.Testers}, {"advisor", p.Advisors}}
+	for _, r := range roles {
+		role := r.name
+		for _, s := range r.scripts {
+			if other, ok := seen[s.Name]; ok {
+				return nil, fmt.Errorf("population %s: %q is both a %s and a %s", dir, s.Name, other, role)
 			}
+			seen[s.Name] = role
 		}
 	}
 	return p, nil
