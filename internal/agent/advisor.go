@@ -85,3 +85,21 @@ with one short, concrete sentence per correction. Ask only for changes that matt
 </specification>
 `, focus, strings.TrimSpace(spec))
 }
+
+// NewNavigator returns tdg's navigator (seed 002): it analyses the spec and, later, the
+// failures of the programmers' candidates; it writes no code.
+func NewNavigator(opts Options) (*Advisor, error) {
+	l, err := newLive(opts, fmt.Sprintf(`You are the navigator of a small team implementing the specification below: you think about
+the problem at a higher level than the code. When asked, analyse the specification (inputs,
+outputs, edge cases, pitfalls) or the failures of an implementation. You write no code; answer
+in concise, concrete prose.
+
+<specification>
+%s
+</specification>
+`, strings.TrimSpace(opts.Spec)))
+	if err != nil {
+		return nil, err
+	}
+	return &Advisor{live: l}, nil
+}

@@ -159,6 +159,15 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		}
 		testers = append(testers, t)
 	}
+	if cfg.Protocol == config.ProtocolTDG {
+		o := common
+		o.Settings = config.AgentSettings{Name: "navigator", Temperature: cfg.Agents.Coders[0].Temperature}
+		nav, err := agent.NewNavigator(o)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		s.advisors = append(s.advisors, nav)
+	}
 	if cfg.Protocol == config.ProtocolCritics {
 		for _, kind := range cfg.Critics.Kinds() {
 			o := common

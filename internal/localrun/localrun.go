@@ -197,7 +197,11 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	if s.opts.Progress != nil {
 		reporters = append(reporters, report.NewProgress(s.opts.Progress))
 	}
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
+	human, err := s.humanTests(cfg.Test)
+	if err != nil {
+		return nil, err
+	}
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
@@ -228,6 +232,25 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 		return nil, err
 	}
 	out.JSON, out.Report, out.HTML = paths.Summary, paths.Markdown, paths.HTML
+	return out, nil
+}
+
+// humanTests are the tests already in the base revision (the files the contract marks
+// as a coder's own): the tests people wrote, which tdg conditions on.
+func (s *session) humanTests(contract ci.Contract) ([]orchestrate.Candidate, error) {
+	if s.base == "" {
+		return nil, nil
+	}
+	files, err := s.ws.Files(s.base)
+	if err != nil {
+		return nil, fmt.Errorf("read the base revision's tests: %w", err)
+	}
+	var out []orchestrate.Candidate
+	for _, f := range files {
+		if contract.Private(f.Path) {
+			out = append(out, orchestrate.Candidate{ID: fmt.Sprintf("human%d", len(out)+1), Tester: "human", Content: f.Content})
+		}
+	}
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package localrun_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -47,4 +48,28 @@ func TestCriticsProtocolRunsWithTheRealJudge(t *testing.T) {
 	assert.Contains(t, report, "**Outcome: ACCEPTED**")
 	assert.Contains(t, report, "| `clamp_test.go` | pass |")
 	assert.True(t, strings.Contains(report, "| correctness | approves |"), "the last reviews are shown")
+}
+
+// tdg end to end: the human test from the base revision and the designed test condition
+// the programmers; no candidate passes both at first, the navigator analyses the
+// failures, and the second iteration's candidate is accepted.
+func TestTDGProtocolRunsWithTheRealJudge(t *testing.T) {
+	out, err := localrun.Run(context.Background(), localrun.Options{
+		Population: "testdata/tdg", StateDir: t.TempDir(), BuildCache: buildCache,
+	})
+	require.NoError(t, err)
+	res := out.Result
+	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
+	assert.Equal(t, "ann", res.Final)
+	assert.Equal(t, 2, res.Rounds)
+	var suites []string
+	for _, ev := range res.Events {
+		if ev.Kind == orchestrate.EvSuite {
+			suites = append(suites, fmt.Sprintf("r%d %s %s", ev.Round, ev.Agent, ev.Detail))
+		}
+	}
+	assert.Equal(t, []string{
+		"r1 ann candidate passes 1 of 2 tests", "r1 ben candidate passes 1 of 2 tests",
+		"r2 ann candidate passes 2 of 2 tests", "r2 ben candidate passes 1 of 2 tests",
+	}, suites, "the human test (lower bound) and the designed one (upper bound)")
 }

@@ -30,7 +30,7 @@ func (r *Run) critics(ctx context.Context) (*Result, error) {
 				return nil, err
 			}
 			if n > 0 && len(failed) == 0 {
-				return r.escalate(ctx, Accepted, fmt.Sprintf("every critic approves %s's code and its %d test files pass (iteration %d)", coder.Name(), n, r.round))
+				return r.accept(ctx, coder, fmt.Sprintf("every critic approves %s's code and its %d test files pass (iteration %d)", coder.Name(), n, r.round))
 			}
 			next = ownTestsFail(n, failed)
 		}

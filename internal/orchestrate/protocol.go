@@ -113,3 +113,12 @@ func ownTestsFail(n int, failed []ownFailure) string {
 	b.WriteString("\nPlease fix the code, or a test if the test itself is wrong.")
 	return b.String()
 }
+
+// accept ends a protocol other than dixit with the coder's work accepted.
+func (r *Run) accept(ctx context.Context, coder *coderSlot, reason string) (*Result, error) {
+	res, err := r.escalate(ctx, Accepted, reason)
+	if res != nil {
+		res.Final = coder.Name()
+	}
+	return res, err
+}

@@ -2,6 +2,8 @@ package orchestrate_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,4 +179,66 @@ func TestCriticsNeedACritic(t *testing.T) {
 	_, err := orchestrate.New(cfg, orchestrate.Deps{Coders: []orchestrate.Coder{orchestratetest.NewCoder("c1", 1, calls)},
 		Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, Judge: orchestratetest.Judge{Calls: calls}})
 	assert.ErrorContains(t, err, "needs at least one critic")
+}
+
+// tdgRun plays the tdg protocol over fakes: a navigator with its answers, one test
+// designer, human tests, and coders whose versions pass the given tests.
+func tdgRun(t *testing.T, versions []int, human []orchestrate.Candidate, nav []string, designed []string,
+	passes map[string][]string, iterations int) (*orchestrate.Result, []*orchestratetest.Coder, *orchestratetest.Advisor, *orchestratetest.Calls) {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "tdg", len(versions), 1, iterations
+	calls := &orchestratetest.Calls{}
+	navigator := orchestratetest.NewAdvisor("navigator", calls, nav...)
+	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, HumanTests: human,
+		Advisors: []orchestrate.Advisor{navigator},
+		Testers:  []orchestrate.Tester{orchestratetest.NewTester("designer", calls, designed...)}}
+	var coders []*orchestratetest.Coder
+	for i, v := range versions {
+		c := orchestratetest.NewCoder(fmt.Sprintf("p%d", i+1), v, calls)
+		coders = append(coders, c)
+		deps.Coders = append(deps.Coders, c)
+	}
+	deps.Judge = orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool {
+		return slices.Contains(passes[test], tree) || slices.Contains(passes[test], "*")
+	}}
+	run, err := orchestrate.New(cfg, deps)
+	require.NoError(t, err)
+	res, err := run.Execute(context.Background())
+	require.NoError(t, err)
+	return res, coders, navigator, calls
+}
+
+func TestTDGAcceptsTheFirstCandidatePassingEveryTest(t *testing.T) {
+	human := []orchestrate.Candidate{{ID: "human-1", Content: []byte("H1")}}
+	res, coders, _, calls := tdgRun(t, []int{1, 1, 1}, human, []string{"ANALYSIS-A"}, []string{"D1"},
+		map[string][]string{"H1": {"*"}, "D1": {"p2@1", "p3@1"}}, 3)
+	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
+	assert.Equal(t, "p2", res.Final, "the first candidate in order that passes every test")
+	assert.Contains(t, res.Reason, "2 of 3 candidates pass all 2 tests (pass@1 0.67, pass@3 1)")
+	assert.Equal(t, 3, calls.Solves, "k samples, one each")
+	for _, c := range coders {
+		history := strings.Join(c.History, "\n")
+		assert.Contains(t, history, "ANALYSIS-A", "programmers get the navigator's analysis")
+		assert.Contains(t, history, "H1")
+		assert.Contains(t, history, "D1", "and every test, human and designed")
+	}
+}
+
+func TestTDGAnalysesFailuresAndTriesAgain(t *testing.T) {
+	res, coders, navigator, _ := tdgRun(t, []int{2, 2}, nil, []string{"ANALYSIS-A", "ANALYSIS-OF-FAILURES"}, []string{"D1"},
+		map[string][]string{"D1": {"p2@2"}}, 4)
+	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
+	assert.Equal(t, "p2", res.Final)
+	assert.Equal(t, 2, res.Rounds)
+	assert.Contains(t, strings.Join(navigator.History, "\n"), "An implementation passing 0 tests fails", "the navigator sees the failures")
+	assert.Contains(t, strings.Join(coders[0].History, "\n"), "ANALYSIS-OF-FAILURES", "the programmers get its analysis")
+}
+
+func TestTDGStopsAtItsCap(t *testing.T) {
+	res, _, _, calls := tdgRun(t, []int{1, 1}, nil, []string{"A"}, []string{"D1"}, map[string][]string{}, 2)
+	assert.Equal(t, orchestrate.IterationCap, res.Outcome)
+	assert.Contains(t, res.Reason, "0 of 2 candidates pass all 1 tests")
+	assert.Equal(t, 4, calls.Solves)
+	assert.Equal(t, 2, calls.Answers, "one analysis of the spec, one of the first failures")
 }

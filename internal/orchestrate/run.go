@@ -13,10 +13,13 @@ type Deps struct {
 	Coders   []Coder
 	Testers  []Tester
 	Advisors []Advisor // critics, navigators: the protocols other than dixit
-	Judge    ci.Judge
-	Store    Store
-	Journal  Journal
-	Reporter Reporter // optional
+	// HumanTests are tests people wrote (the repository's own, the spec's): tdg
+	// conditions on them.
+	HumanTests []Candidate
+	Judge      ci.Judge
+	Store      Store
+	Journal    Journal
+	Reporter   Reporter // optional
 	// AfterAppend, when set, is called after each journal append; an error stops the run.
 	AfterAppend func(seq int) error
 }
@@ -27,6 +30,7 @@ type Run struct {
 	coders   []*coderSlot
 	testers  []*testerSlot
 	advisors []*advisorSlot
+	human    []Candidate
 	judge    ci.Judge
 	store    Store
 	reporter Reporter
@@ -69,11 +73,14 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 	if cfg.Protocol == config.ProtocolCritics && len(deps.Advisors) == 0 {
 		return nil, fmt.Errorf("protocol critics needs at least one critic")
 	}
+	if cfg.Protocol == config.ProtocolTDG && len(deps.Advisors) != 1 {
+		return nil, fmt.Errorf("protocol tdg needs one navigator (got %d advisors)", len(deps.Advisors))
+	}
 	if len(deps.Coders) != cfg.Coders || len(deps.Testers) != cfg.Testers {
 		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
 			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
 	}
-	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}}
+	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests}
 	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
 	seen := map[string]bool{}
 	for _, c := range deps.Coders {
@@ -106,6 +113,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		res, err = r.single(ctx)
 	case config.ProtocolCritics:
 		res, err = r.critics(ctx)
+	case config.ProtocolTDG:
+		res, err = r.tdg(ctx)
 	case config.ProtocolDixit, "":
 		res, err = r.mainLoop(ctx)
 	default:

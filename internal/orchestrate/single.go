@@ -21,7 +21,7 @@ func (r *Run) single(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		if n > 0 && len(failed) == 0 {
-			return r.escalate(ctx, Accepted, fmt.Sprintf("%s's own %d test files pass (check %d)", coder.Name(), n, r.round))
+			return r.accept(ctx, coder, fmt.Sprintf("%s's own %d test files pass (check %d)", coder.Name(), n, r.round))
 		}
 		if r.round == r.cfg.MaxIterations {
 			return r.escalate(ctx, IterationCap, fmt.Sprintf("%s's own tests still fail after %d checks (max_iterations)", coder.Name(), r.round))

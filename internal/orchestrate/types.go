@@ -61,11 +61,13 @@ type TesterState struct {
 
 // Result is what a finished run hands to the reporters.
 type Result struct {
-	Protocol string   `json:"protocol"` // dixit, critics, …
-	Outcome  Outcome  `json:"outcome"`
-	Reason   string   `json:"reason"`
-	Rounds   int      `json:"rounds"`
-	Vetted   []Vetted `json:"vetted"`
+	Protocol string `json:"protocol"` // dixit, critics, …
+	// Final is the coder whose work a protocol other than dixit accepted ("" if none).
+	Final   string   `json:"final,omitempty"`
+	Outcome Outcome  `json:"outcome"`
+	Reason  string   `json:"reason"`
+	Rounds  int      `json:"rounds"`
+	Vetted  []Vetted `json:"vetted"`
 	// Proposals are all the candidates the testers proposed and the judge classified,
 	// vetted or not: the escalation ranks implementations by how they do on all of them.
 	Proposals []Candidate   `json:"proposals"`
