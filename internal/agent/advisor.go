@@ -103,3 +103,21 @@ in concise, concrete prose.
 	}
 	return &Advisor{live: l}, nil
 }
+
+// NewPlanner returns blind's test planner (seed 004): it reasons about tests from the
+// description alone and answers with a JSON plan; it sees no code and no test.
+func NewPlanner(opts Options) (*Advisor, error) {
+	l, err := newLive(opts, fmt.Sprintf(`You plan tests for the specification below from its description alone: you will not see any
+implementation or any existing test. Reason about what a correct implementation must do:
+explicit requirements, implicit edge cases, boundaries and error cases. Answer in the JSON
+format you are asked for.
+
+<specification>
+%s
+</specification>
+`, strings.TrimSpace(opts.Spec)))
+	if err != nil {
+		return nil, err
+	}
+	return &Advisor{live: l}, nil
+}

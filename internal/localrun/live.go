@@ -159,14 +159,18 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		}
 		testers = append(testers, t)
 	}
-	if cfg.Protocol == config.ProtocolTDG {
+	if cfg.Protocol == config.ProtocolTDG || cfg.Protocol == config.ProtocolBlind {
 		o := common
-		o.Settings = config.AgentSettings{Name: "navigator", Temperature: cfg.Agents.Coders[0].Temperature}
-		nav, err := agent.NewNavigator(o)
+		newAdvisor, name := agent.NewNavigator, "navigator"
+		if cfg.Protocol == config.ProtocolBlind {
+			newAdvisor, name = agent.NewPlanner, "planner"
+		}
+		o.Settings = config.AgentSettings{Name: name, Temperature: cfg.Agents.Coders[0].Temperature}
+		a, err := newAdvisor(o)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		s.advisors = append(s.advisors, nav)
+		s.advisors = append(s.advisors, a)
 	}
 	if cfg.Protocol == config.ProtocolCritics {
 		for _, kind := range cfg.Critics.Kinds() {

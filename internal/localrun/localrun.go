@@ -47,6 +47,9 @@ type Options struct {
 	// GitHub Actions judge); the local sandbox still serves live coders' own commands.
 	// Verdicts are cached in front of it all the same.
 	Judge func(contract ci.Contract) (ci.Judge, error)
+	// Hidden are tests no agent sees (bot eval's reference tests); protocol blind runs
+	// them as its final check.
+	Hidden []orchestrate.Candidate
 	// Attach, when set, is called once the run's workshop is open and locked, before its
 	// journal is read: the App adopts a run mirrored by another server here, and keeps the
 	// workshop to mirror the run as it goes.
@@ -201,7 +204,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	if err != nil {
 		return nil, err
 	}
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {

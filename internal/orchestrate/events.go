@@ -17,6 +17,8 @@ const (
 	EvEscalate  = "escalate"  // the run stopped for a human
 	EvReview    = "review"    // a critic reviewed a coder's work
 	EvOwnTests  = "own-tests" // a coder's own tests were run
+	EvPlan      = "plan"      // a test plan was written from the description alone
+	EvHidden    = "hidden"    // the hidden tests were run (blind's final check)
 )
 
 // Cell is one verdict in a classification or a suite run.

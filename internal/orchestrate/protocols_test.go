@@ -242,3 +242,85 @@ func TestTDGStopsAtItsCap(t *testing.T) {
 	assert.Equal(t, 4, calls.Solves)
 	assert.Equal(t, 2, calls.Answers, "one analysis of the spec, one of the first failures")
 }
+
+const hiddenCanary = "HIDDEN-EXPECTED-CANARY-42"
+
+// blindRun plays blind over fakes: a planner, coder c1, own tests per version, and
+// hidden tests whose content and failure output carry a canary.
+func blindRun(t *testing.T, versions int, own map[string][]orchestrate.File, hidden []orchestrate.Candidate,
+	passes map[string][]string, iterations int) (*orchestrate.Result, *orchestratetest.Coder, *orchestratetest.Advisor) {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "blind", 1, 0, iterations
+	calls := &orchestratetest.Calls{}
+	plan := "Here you go:\n```json\n" + `{"tests": [{"id": "t1", "input": {"x": 42, "lo": 0, "hi": 10}, "expectedOutput": 10, ` +
+		`"reasoning": "above the range", "category": "boundary"}], "requirements": ["clamp to [lo, hi]"], "uncertainties": "lo > hi?"}` + "\n```"
+	planner := orchestratetest.NewAdvisor("planner", calls, plan)
+	coder := orchestratetest.NewCoder("c1", versions, calls)
+	deps := orchestrate.Deps{Store: orchestratetest.Store{FilesOf: own}, Journal: &orchestratetest.Journal{}, Hidden: hidden,
+		Advisors: []orchestrate.Advisor{planner}, Coders: []orchestrate.Coder{coder}}
+	deps.Judge = orchestratetest.Judge{Calls: calls,
+		Passes: func(test, tree string) bool { return slices.Contains(passes[test], tree) },
+		Output: func(test, tree string) string {
+			if strings.Contains(test, hiddenCanary) {
+				return "--- FAIL: want " + hiddenCanary + " got 42"
+			}
+			return "--- FAIL: own test " + test
+		}}
+	run, err := orchestrate.New(cfg, deps)
+	require.NoError(t, err)
+	res, err := run.Execute(context.Background())
+	require.NoError(t, err)
+	return res, coder, planner
+}
+
+func TestBlindIteratesOnItsOwnTestsThenPassesTheHiddenOnes(t *testing.T) {
+	own := map[string][]orchestrate.File{"c1@1": ownTest("OWN"), "c1@2": ownTest("OWN"), "c1@3": ownTest("OWN")}
+	hidden := []orchestrate.Candidate{{ID: "hidden-1", Content: []byte("H1 " + hiddenCanary)}, {ID: "hidden-2", Content: []byte("H2 " + hiddenCanary)}}
+	res, coder, _ := blindRun(t, 3, own, hidden, map[string][]string{
+		"OWN":                {"c1@2", "c1@3"},
+		"H1 " + hiddenCanary: {"c1@2", "c1@3"},
+		"H2 " + hiddenCanary: {"c1@3"},
+	}, 5)
+	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
+	assert.Equal(t, "c1", res.Final)
+	history := strings.Join(coder.History, "\n")
+	assert.Contains(t, history, "[boundary] t1", "the coder gets the plan")
+	assert.Contains(t, history, `input: {"hi":10,"lo":0,"x":42}`, "objects where strings were asked for are read")
+	assert.Contains(t, history, "lo > hi?", "with the planner's uncertainties")
+	assert.Contains(t, history, "1 of your 1 test files fail", "its own tests with full feedback")
+	assert.Contains(t, history, "A final check with other tests passed 1 of 2 (50%)", "the hidden check: a fraction")
+	var hiddenRuns []string
+	for _, ev := range res.Events {
+		if ev.Kind == orchestrate.EvHidden {
+			hiddenRuns = append(hiddenRuns, ev.Detail)
+		}
+	}
+	assert.Equal(t, []string{"1 of 2 hidden tests pass", "2 of 2 hidden tests pass"}, hiddenRuns)
+}
+
+// The proof the issue asks for: a hidden test's text and its failure output carry a
+// canary, and no request to any agent ever contains it.
+func TestNoHiddenExpectedValueReachesAnyAgent(t *testing.T) {
+	own := map[string][]orchestrate.File{}
+	for v := 1; v <= 4; v++ {
+		own[fmt.Sprintf("c1@%d", v)] = ownTest("OWN")
+	}
+	hidden := []orchestrate.Candidate{{ID: "hidden-1", Content: []byte("assert clamp(42, 0, 10) == " + hiddenCanary)}}
+	res, coder, planner := blindRun(t, 4, own, hidden, map[string][]string{"OWN": {"c1@1", "c1@2", "c1@3", "c1@4"}}, 4)
+	assert.Equal(t, orchestrate.IterationCap, res.Outcome, "the hidden test never passes")
+	hiddenChecks := 0
+	for _, ev := range res.Events {
+		if ev.Kind == orchestrate.EvHidden {
+			hiddenChecks++
+		}
+	}
+	require.Equal(t, 4, hiddenChecks, "the hidden test ran, and failed with the canary in its output, every iteration")
+	for _, h := range [][]string{coder.History, planner.History} {
+		for _, line := range h {
+			assert.NotContains(t, line, hiddenCanary)
+			assert.NotContains(t, line, "hidden-1", "not even the hidden test's name")
+		}
+	}
+	assert.Contains(t, strings.Join(coder.History, "\n"), "passed 0 of 1 (0%)")
+}

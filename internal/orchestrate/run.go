@@ -16,10 +16,13 @@ type Deps struct {
 	// HumanTests are tests people wrote (the repository's own, the spec's): tdg
 	// conditions on them.
 	HumanTests []Candidate
-	Judge      ci.Judge
-	Store      Store
-	Journal    Journal
-	Reporter   Reporter // optional
+	// Hidden are tests no agent may see (bot eval's reference tests): blind's final check
+	// runs them and tells the coder only how many pass.
+	Hidden   []Candidate
+	Judge    ci.Judge
+	Store    Store
+	Journal  Journal
+	Reporter Reporter // optional
 	// AfterAppend, when set, is called after each journal append; an error stops the run.
 	AfterAppend func(seq int) error
 }
@@ -31,6 +34,7 @@ type Run struct {
 	testers  []*testerSlot
 	advisors []*advisorSlot
 	human    []Candidate
+	hidden   []Candidate
 	judge    ci.Judge
 	store    Store
 	reporter Reporter
@@ -73,6 +77,9 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 	if cfg.Protocol == config.ProtocolCritics && len(deps.Advisors) == 0 {
 		return nil, fmt.Errorf("protocol critics needs at least one critic")
 	}
+	if cfg.Protocol == config.ProtocolBlind && len(deps.Advisors) != 1 {
+		return nil, fmt.Errorf("protocol blind needs one test planner (got %d advisors)", len(deps.Advisors))
+	}
 	if cfg.Protocol == config.ProtocolTDG && len(deps.Advisors) != 1 {
 		return nil, fmt.Errorf("protocol tdg needs one navigator (got %d advisors)", len(deps.Advisors))
 	}
@@ -80,7 +87,7 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
 			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
 	}
-	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests}
+	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests, hidden: deps.Hidden}
 	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
 	seen := map[string]bool{}
 	for _, c := range deps.Coders {
@@ -115,6 +122,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 		res, err = r.critics(ctx)
 	case config.ProtocolTDG:
 		res, err = r.tdg(ctx)
+	case config.ProtocolBlind:
+		res, err = r.blind(ctx)
 	case config.ProtocolDixit, "":
 		res, err = r.mainLoop(ctx)
 	default:

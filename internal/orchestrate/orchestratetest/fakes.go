@@ -150,6 +150,8 @@ func (a *Advisor) Answer(_ context.Context, turn orchestrate.Turn) (string, erro
 type Judge struct {
 	Passes func(test, tree string) bool
 	Calls  *Calls
+	// Output, when set, is what a failing run printed.
+	Output func(test, tree string) string
 }
 
 func (j Judge) Run(_ context.Context, reruns int, jobs []ci.Job) ([]ci.Verdict, error) {
@@ -160,6 +162,9 @@ func (j Judge) Run(_ context.Context, reruns int, jobs []ci.Job) ([]ci.Verdict, 
 			out[i] = ci.Verdict{Outcome: ci.Pass, Runs: reruns}
 		} else {
 			out[i] = ci.Verdict{Outcome: ci.Fail, Runs: 1}
+			if j.Output != nil {
+				out[i].Output = j.Output(string(job.Test.Content), job.Tree.Hash())
+			}
 		}
 	}
 	return out, nil
