@@ -141,6 +141,31 @@ func TestLabelStartsOneRunAndUnlabelCancelsIt(t *testing.T) {
 	assert.Equal(t, Cancelled, r.State)
 }
 
+// "dixit:critics" starts a run as "dixit" does; a label naming no protocol starts nothing.
+func TestAProtocolLabelStartsARun(t *testing.T) {
+	h := newHarness(t)
+	h.deliver("issues", "issues.labeled.json", label("dixit:vote"))
+	h.deliver("issues", "issues.labeled.json", label("dixitish"))
+	time.Sleep(100 * time.Millisecond)
+	h.mu.Lock()
+	assert.Zero(t, h.started[issue], "no protocol by those names")
+	h.mu.Unlock()
+	h.deliver("issues", "issues.labeled.json", label("Dixit:Critics"))
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 1 }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestProtocolLabel(t *testing.T) {
+	for name, want := range map[string]string{"dixit": "", "DIXIT": "", "dixit:tdg": "tdg", "dixit: Blind": "blind", "dixit:single": "single"} {
+		p, ok := ProtocolLabel("dixit", name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, p, name)
+	}
+	for _, name := range []string{"bug", "dixit:", "dixit:vote", "other:critics", "dixitcritics"} {
+		_, ok := ProtocolLabel("dixit", name)
+		assert.False(t, ok, name)
+	}
+}
+
 func TestClosingTheIssueCancelsTheRun(t *testing.T) {
 	h := newHarness(t)
 	h.deliver("issues", "issues.labeled.json", label("dixit"))

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/commands"
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
@@ -56,12 +58,12 @@ func (h *IssuesHandler) Handle(ctx context.Context, eventType, deliveryID string
 	}
 	switch ev.GetAction() {
 	case "labeled":
-		if !strings.EqualFold(ev.GetLabel().GetName(), h.Label) {
+		if _, ok := ProtocolLabel(h.Label, ev.GetLabel().GetName()); !ok {
 			return nil
 		}
 		return h.start(ctx, issue)
 	case "unlabeled":
-		if !strings.EqualFold(ev.GetLabel().GetName(), h.Label) {
+		if _, ok := ProtocolLabel(h.Label, ev.GetLabel().GetName()); !ok {
 			return nil
 		}
 		_, err := h.Runs.Stop(issue, Cancelled)
@@ -72,6 +74,23 @@ func (h *IssuesHandler) Handle(ctx context.Context, eventType, deliveryID string
 	default:
 		return nil
 	}
+}
+
+// ProtocolLabel tells whether a label starts a run: the label itself (the protocol
+// dixit.yml names), or the label, a colon and a protocol, such as "dixit:critics".
+func ProtocolLabel(label, name string) (protocol string, ok bool) {
+	if strings.EqualFold(name, label) {
+		return "", true
+	}
+	prefix, p, found := strings.Cut(name, ":")
+	if !found || !strings.EqualFold(prefix, label) {
+		return "", false
+	}
+	p = strings.ToLower(strings.TrimSpace(p))
+	if !slices.Contains(config.Protocols, p) {
+		return "", false
+	}
+	return p, true
 }
 
 // StartIssue starts a run for issue as a labelled webhook does: a bad or unreadable

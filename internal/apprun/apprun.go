@@ -50,6 +50,9 @@ type Executor struct {
 	// CreateWorkshop lets the App create a missing workshop (organizations only, with the
 	// Administration permission).
 	CreateWorkshop bool
+	// Label is the label that starts runs ("dixit" by default); "<label>:<protocol>" on
+	// the issue picks a protocol other than the one dixit.yml names.
+	Label string
 	// Holder names this server in run leases; it must differ between servers.
 	Holder string
 	// LeaseTTL is how long a run's lease lasts without renewal (default 2m).
@@ -143,6 +146,12 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	if cfg.Err != nil {
 		return fmt.Errorf("settings of %s: %w", issue, cfg.Err)
 	}
+	if p := e.labelProtocol(is.Labels); p != "" {
+		cfg.Settings.Protocol = p
+		if err := cfg.Settings.Validate(); err != nil {
+			return fmt.Errorf("settings of %s with protocol %s (from its label): %w", issue, p, err)
+		}
+	}
 	token, err := e.Token(ctx, issue.Installation)
 	if err != nil {
 		return fmt.Errorf("token for %s: %w", issue, err)
@@ -226,6 +235,20 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, workshop, reportURL), Head: branch, Base: cfg.Branch,
 	})
 	return err
+}
+
+// labelProtocol is the protocol a "<label>:<protocol>" label on the issue asks for, or "".
+func (e *Executor) labelProtocol(labels []*github.Label) string {
+	label := e.Label
+	if label == "" {
+		label = "dixit"
+	}
+	for _, l := range labels {
+		if p, ok := app.ProtocolLabel(label, l.GetName()); ok && p != "" {
+			return p
+		}
+	}
+	return ""
 }
 
 func (e *Executor) logger() *slog.Logger {

@@ -62,7 +62,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache,
 		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
-		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL,
+		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL, Label: cfg.Label,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
 		Judge:  cfg.Judge, Hub: hub, BotVersion: cfg.Actions.BotVersion,
 		Actions: actionsjudge.Config{PollInterval: cfg.Actions.PollInterval, FindTimeout: cfg.Actions.FindTimeout,
