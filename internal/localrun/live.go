@@ -60,6 +60,9 @@ type Input struct {
 // RunInput executes (or resumes) a run on in: with live agents through opts.Client, or
 // with the scripted agents of opts.Population standing in for them.
 func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
+	if opts.Protocol != "" {
+		in.Settings.Protocol = opts.Protocol
+	}
 	s, err := open(opts, in.Settings.Test)
 	if err != nil {
 		return nil, err

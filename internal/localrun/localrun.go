@@ -47,6 +47,9 @@ type Options struct {
 	// GitHub Actions judge); the local sandbox still serves live coders' own commands.
 	// Verdicts are cached in front of it all the same.
 	Judge func(contract ci.Contract) (ci.Judge, error)
+	// Protocol, when set, overrides the protocol dixit.yml names (bot eval runs the same
+	// task under each protocol; the App's dixit:<protocol> labels).
+	Protocol string
 	// Hidden are tests no agent sees (bot eval's reference tests); protocol blind runs
 	// them as its final check.
 	Hidden []orchestrate.Candidate
@@ -76,6 +79,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		if opts.RunID, err = runID(opts.Population); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Protocol != "" {
+		pop.Settings.Protocol = opts.Protocol
 	}
 	s, err := open(opts, pop.Settings.Test)
 	if err != nil {
