@@ -10,6 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -72,4 +76,45 @@ func TestTDGProtocolRunsWithTheRealJudge(t *testing.T) {
 		"r1 ann candidate passes 1 of 2 tests", "r1 ben candidate passes 1 of 2 tests",
 		"r2 ann candidate passes 2 of 2 tests", "r2 ben candidate passes 1 of 2 tests",
 	}, suites, "the human test (lower bound) and the designed one (upper bound)")
+}
+
+// Live critics: the coder writes code and its own test through the real tool loop, a
+// general critic (a live advisor) answers in the chat-completions wire format, and the
+// run is accepted once the critic approves and the coder's test passes in the sandbox.
+func TestLiveCriticsThroughTheWireFormat(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+		system := req.Messages[0].Content
+		last := req.Messages[len(req.Messages)-1]
+		if strings.Contains(system, "You review code") {
+			if strings.Contains(last.Content, "calc_test.go") {
+				return llmtest.Step{Content: "```json\n{\"lgtm\": true, \"corrections\": null}\n```"}
+			}
+			return llmtest.Step{Content: `{"lgtm": false, "corrections": [{"issue": "there is no test"}]}`}
+		}
+		if last.Role == "tool" {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("f1", "finish", map[string]string{"summary": "done"})}}
+		}
+		calls := []llmtest.ToolCall{call("w1", "write_file", map[string]string{"path": "calc.go",
+			"content": "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b }\n"})}
+		if strings.Contains(last.Content, "there is no test") {
+			calls = append(calls, call("w2", "write_file", map[string]string{"path": "calc_test.go",
+				"content": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"assert_id=1a2b3c\")\n\t}\n}\n"}))
+		}
+		return llmtest.Step{ToolCalls: calls}
+	})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	files, head, err := gitstate.ReadHead(calcRepo(t))
+	require.NoError(t, err)
+	settings, err := config.Parse([]byte("protocol: critics\ncoders: 1\ntesters: 0\nreruns: 2\ncritics: {general: true}\n" +
+		"test: {preset: go, timeout: 20s}\nagents:\n  model: fake-model\n  max_steps: 6\n  coders:\n    - {name: solo}\n"))
+	require.NoError(t, err)
+	out, err := localrun.RunInput(context.Background(), localrun.Options{RunID: "live-critics", Client: client, StateDir: t.TempDir(), BuildCache: buildCache},
+		localrun.Input{Spec: "Implement `Add(a, b int) int` in package calc.\n", Files: files, Head: head, Settings: settings, Source: "test"})
+	require.NoError(t, err)
+	assert.Equal(t, orchestrate.Accepted, out.Result.Outcome, out.Result.Reason)
+	assert.Equal(t, "solo", out.Result.Final)
+	assert.Equal(t, 2, out.Result.Rounds, "one round of corrections, then approved and passing")
+	assert.Positive(t, out.Summary.Spend.ByAgent["critic_general"].Prompt, "the critic's tokens are accounted")
 }
