@@ -2,6 +2,7 @@ package orchestrate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -184,7 +185,7 @@ func TestCriticsNeedACritic(t *testing.T) {
 // tdgRun plays the tdg protocol over fakes: a navigator with its answers, one test
 // designer, human tests, and coders whose versions pass the given tests.
 func tdgRun(t *testing.T, versions []int, human []orchestrate.Candidate, nav []string, designed []string,
-	passes map[string][]string, iterations int) (*orchestrate.Result, []*orchestratetest.Coder, *orchestratetest.Advisor, *orchestratetest.Calls) {
+	passes map[string][]string, iterations int, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, []*orchestratetest.Coder, *orchestratetest.Advisor, *orchestratetest.Calls) {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "tdg", len(versions), 1, iterations
@@ -202,9 +203,15 @@ func tdgRun(t *testing.T, versions []int, human []orchestrate.Candidate, nav []s
 	deps.Judge = orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool {
 		return slices.Contains(passes[test], tree) || slices.Contains(passes[test], "*")
 	}}
+	for _, edit := range edits {
+		edit(&deps)
+	}
 	run, err := orchestrate.New(cfg, deps)
 	require.NoError(t, err)
 	res, err := run.Execute(context.Background())
+	if errors.Is(err, orchestrate.ErrInterrupted) {
+		return nil, coders, navigator, calls
+	}
 	require.NoError(t, err)
 	return res, coders, navigator, calls
 }
@@ -248,7 +255,7 @@ const hiddenCanary = "HIDDEN-EXPECTED-CANARY-42"
 // blindRun plays blind over fakes: a planner, coder c1, own tests per version, and
 // hidden tests whose content and failure output carry a canary.
 func blindRun(t *testing.T, versions int, own map[string][]orchestrate.File, hidden []orchestrate.Candidate,
-	passes map[string][]string, iterations int) (*orchestrate.Result, *orchestratetest.Coder, *orchestratetest.Advisor) {
+	passes map[string][]string, iterations int, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, *orchestratetest.Coder, *orchestratetest.Advisor) {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "blind", 1, 0, iterations
@@ -267,9 +274,15 @@ func blindRun(t *testing.T, versions int, own map[string][]orchestrate.File, hid
 			}
 			return "--- FAIL: own test " + test
 		}}
+	for _, edit := range edits {
+		edit(&deps)
+	}
 	run, err := orchestrate.New(cfg, deps)
 	require.NoError(t, err)
 	res, err := run.Execute(context.Background())
+	if errors.Is(err, orchestrate.ErrInterrupted) {
+		return nil, coder, planner
+	}
 	require.NoError(t, err)
 	return res, coder, planner
 }
@@ -323,4 +336,44 @@ func TestNoHiddenExpectedValueReachesAnyAgent(t *testing.T) {
 		}
 	}
 	assert.Contains(t, strings.Join(coder.History, "\n"), "passed 0 of 1 (0%)")
+}
+
+// tdg and blind resume like the others: cut after every effect, the resumed run ends as
+// the whole one did and pays only for the rest.
+func TestTDGAndBlindResumeAfterEveryEffect(t *testing.T) {
+	tdg := func(edits ...func(*orchestrate.Deps)) *orchestrate.Result {
+		res, _, _, _ := tdgRun(t, []int{2, 2}, nil, []string{"A", "B"}, []string{"D1"}, map[string][]string{"D1": {"p2@2"}}, 4, edits...)
+		return res
+	}
+	own := map[string][]orchestrate.File{"c1@1": ownTest("OWN"), "c1@2": ownTest("OWN"), "c1@3": ownTest("OWN")}
+	hidden := []orchestrate.Candidate{{ID: "h", Content: []byte("H")}}
+	blind := func(edits ...func(*orchestrate.Deps)) *orchestrate.Result {
+		res, _, _ := blindRun(t, 3, own, hidden, map[string][]string{"OWN": {"c1@2", "c1@3"}, "H": {"c1@3"}}, 5, edits...)
+		return res
+	}
+	for name, play := range map[string]func(...func(*orchestrate.Deps)) *orchestrate.Result{"tdg": tdg, "blind": blind} {
+		t.Run(name, func(t *testing.T) {
+			whole := play()
+			require.Equal(t, orchestrate.Accepted, whole.Outcome, whole.Reason)
+			for cut := 1; cut < whole.Live; cut++ {
+				journal := &orchestratetest.Journal{}
+				withJournal := func(d *orchestrate.Deps) { d.Journal = journal }
+				interrupted := play(withJournal, func(d *orchestrate.Deps) {
+					d.AfterAppend = func(seq int) error {
+						if seq == cut {
+							return orchestrate.ErrInterrupted
+						}
+						return nil
+					}
+				})
+				require.Nil(t, interrupted, "cut %d stops the run", cut)
+				resumed := play(withJournal)
+				assert.Equal(t, whole.Outcome, resumed.Outcome, "cut %d", cut)
+				assert.Equal(t, whole.Final, resumed.Final, "cut %d", cut)
+				assert.Equal(t, cut, resumed.Replayed, "cut %d", cut)
+				assert.Equal(t, whole.Live-cut, resumed.Live, "cut %d", cut)
+				assert.Equal(t, orchestratetest.Unflagged(whole.Events), orchestratetest.Unflagged(resumed.Events), "cut %d", cut)
+			}
+		})
+	}
 }
