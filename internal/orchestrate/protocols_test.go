@@ -355,6 +355,7 @@ func TestTDGAndBlindResumeAfterEveryEffect(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			whole := play()
 			require.Equal(t, orchestrate.Accepted, whole.Outcome, whole.Reason)
+			require.Greater(t, whole.Live, 6, "enough effects to cut")
 			for cut := 1; cut < whole.Live; cut++ {
 				journal := &orchestratetest.Journal{}
 				withJournal := func(d *orchestrate.Deps) { d.Journal = journal }
