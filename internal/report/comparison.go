@@ -95,6 +95,9 @@ type Pick struct {
 // With no candidate it is CodeT's pick over all coders, and the body says that none
 // passes every vetted test.
 func Choose(s Summary, c Comparison) Pick {
+	if s.Protocol != "" && s.Protocol != "dixit" {
+		return protocolPick(s)
+	}
 	candidates := Consensus(s)
 	size := map[string]int{}
 	for _, t := range c.Touched {
@@ -162,6 +165,21 @@ func Choose(s Summary, c Comparison) Pick {
 		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines).", p.Coder, size[p.Coder])
 	}
 	return withWhy(p, "Nothing else tells them apart, so the first in the configured order is shown.")
+}
+
+// protocolPick is the other protocols' own choice: the coder they accepted, else the
+// first coder's last work.
+func protocolPick(s Summary) Pick {
+	if s.Final != "" {
+		return Pick{Coder: s.Final, Agreed: true, Candidates: []string{s.Final},
+			Why: fmt.Sprintf("The %s protocol accepted %s's work.", s.Protocol, s.Final)}
+	}
+	first := ""
+	if len(s.Coders) > 0 {
+		first = s.Coders[0].Name
+	}
+	return Pick{Coder: first, Candidates: []string{},
+		Why: fmt.Sprintf("The %s protocol accepted no work; this is %s's last.", s.Protocol, first)}
 }
 
 func withWhy(p Pick, format string, args ...any) Pick {

@@ -85,3 +85,16 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 	assert.False(t, p.Agreed)
 	assert.Contains(t, p.Why, "CodeT's pick")
 }
+
+// The other protocols choose for themselves: the pick is the coder they accepted.
+func TestTheOtherProtocolsPickWhatTheyAccepted(t *testing.T) {
+	s := Summary{Protocol: "tdg", Final: "p2", Coders: []Coder{{Name: "p1"}, {Name: "p2"}}}
+	p := Choose(s, Comparison{Dual: map[string]int{"p1": 9}})
+	assert.Equal(t, "p2", p.Coder)
+	assert.True(t, p.Agreed)
+	s.Final = ""
+	p = Choose(s, Comparison{})
+	assert.Equal(t, "p1", p.Coder)
+	assert.False(t, p.Agreed)
+	assert.Contains(t, p.Why, "accepted no work")
+}

@@ -16,6 +16,7 @@ type Summary struct {
 	Population  string                    `json:"population,omitempty"`
 	Agents      string                    `json:"agents"` // scripted | llm
 	Protocol    string                    `json:"protocol"`
+	Final       string                    `json:"final,omitempty"` // the coder a protocol other than dixit accepted
 	Outcome     orchestrate.Outcome       `json:"outcome"`
 	Reason      string                    `json:"reason"`
 	Evidence    Evidence                  `json:"evidence"`
@@ -88,7 +89,7 @@ type Journal struct {
 // NewSummary assembles the summary of a finished run.
 func NewSummary(run string, res *orchestrate.Result) Summary {
 	s := Summary{
-		Run: run, Protocol: res.Protocol, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds, Evidence: evidence(res),
+		Run: run, Protocol: res.Protocol, Final: res.Final, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds, Evidence: evidence(res),
 		Testers: res.Testers, Events: res.Events, Vetted: []VettedTest{},
 		Journal: Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
 	}
