@@ -24,7 +24,11 @@ type advisorState struct {
 // NewCritic returns a critic of the given kind (design, correctness, syntax or general;
 // a digit after the kind names a copy).
 func NewCritic(opts Options, kind string) (*Advisor, error) {
-	l, err := newLive(opts, criticPrompt(opts.Spec, strings.TrimRight(kind, "0123456789")))
+	return newAdvisor(opts, criticPrompt(opts.Spec, strings.TrimRight(kind, "0123456789")))
+}
+
+func newAdvisor(opts Options, system string) (*Advisor, error) {
+	l, err := newLive(opts, system)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +93,7 @@ with one short, concrete sentence per correction. Ask only for changes that matt
 // NewNavigator returns tdg's navigator (seed 002): it analyses the spec and, later, the
 // failures of the programmers' candidates; it writes no code.
 func NewNavigator(opts Options) (*Advisor, error) {
-	l, err := newLive(opts, fmt.Sprintf(`You are the navigator of a small team implementing the specification below: you think about
+	return newAdvisor(opts, fmt.Sprintf(`You are the navigator of a small team implementing the specification below: you think about
 the problem at a higher level than the code. When asked, analyse the specification (inputs,
 outputs, edge cases, pitfalls) or the failures of an implementation. You write no code; answer
 in concise, concrete prose.
@@ -98,16 +102,12 @@ in concise, concrete prose.
 %s
 </specification>
 `, strings.TrimSpace(opts.Spec)))
-	if err != nil {
-		return nil, err
-	}
-	return &Advisor{live: l}, nil
 }
 
 // NewPlanner returns blind's test planner (seed 004): it reasons about tests from the
 // description alone and answers with a JSON plan; it sees no code and no test.
 func NewPlanner(opts Options) (*Advisor, error) {
-	l, err := newLive(opts, fmt.Sprintf(`You plan tests for the specification below from its description alone: you will not see any
+	return newAdvisor(opts, fmt.Sprintf(`You plan tests for the specification below from its description alone: you will not see any
 implementation or any existing test. Reason about what a correct implementation must do:
 explicit requirements, implicit edge cases, boundaries and error cases. Answer in the JSON
 format you are asked for.
@@ -116,8 +116,4 @@ format you are asked for.
 %s
 </specification>
 `, strings.TrimSpace(opts.Spec)))
-	if err != nil {
-		return nil, err
-	}
-	return &Advisor{live: l}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/fence"
 )
 
 // The agents' instructions. They describe the task and the tools truthfully and say
@@ -91,8 +92,8 @@ In Go, a probe is a test function that prints with fmt.Println and never fails, 
 	}
 	for _, t := range tests {
 		text := strings.TrimRight(string(t.Content), "\n")
-		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
-		fmt.Fprintf(&b, "\nTest %s:\n%s\n%s\n%s\n", t.ID, fence, text, fence)
+		f := fence.For(text)
+		fmt.Fprintf(&b, "\nTest %s:\n%s\n%s\n%s\n", t.ID, f, text, f)
 	}
 	return b.String()
 }
@@ -102,19 +103,4 @@ func probeCommand(c ci.Contract) string {
 		return c.Probe
 	}
 	return c.Run
-}
-
-// longestRun is the length of the longest run of r in s: a fence one longer cannot be
-// closed by the text it encloses.
-func longestRun(s string, r rune) int {
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == r {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
 }

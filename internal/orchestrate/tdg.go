@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/fence"
 )
 
 // tdg follows seed 002, test-driven generation: a navigator analyses the spec and the
@@ -173,8 +174,8 @@ func writeTests(b *strings.Builder, title string, tests []Candidate) {
 	fmt.Fprintf(b, "\n%s:\n", title)
 	for _, t := range tests {
 		text := strings.TrimRight(strings.ToValidUTF8(string(t.Content), "\uFFFD"), "\n")
-		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
-		fmt.Fprintf(b, "\n%s:\n%s\n%s\n%s\n", t.ID, fence, text, fence)
+		f := fence.For(text)
+		fmt.Fprintf(b, "\n%s:\n%s\n%s\n%s\n", t.ID, f, text, f)
 	}
 }
 

@@ -3,6 +3,8 @@ package orchestrate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/fence"
 )
 
 // What the orchestrator says to agents. Every sentence is true, and none mentions other
@@ -64,8 +66,8 @@ func reviewRequest(files []File) string {
 		}
 		total += len(f.Content)
 		text := strings.ToValidUTF8(string(f.Content), "\uFFFD")
-		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
-		fmt.Fprintf(&b, "\n%s:\n%s\n%s\n%s\n", f.Path, fence, strings.TrimRight(text, "\n"), fence)
+		fc := fence.For(text)
+		fmt.Fprintf(&b, "\n%s:\n%s\n%s\n%s\n", f.Path, fc, strings.TrimRight(text, "\n"), fc)
 	}
 	return b.String()
 }
@@ -82,17 +84,4 @@ func fixFromReview(corrections []string) string {
 	}
 	b.WriteString("Please correct the code (and its tests where they are affected).")
 	return b.String()
-}
-
-func longestRun(s string, r rune) int {
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == r {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
 }

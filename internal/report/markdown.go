@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
@@ -459,34 +460,15 @@ func logSection(s Summary) string {
 		}
 	}
 	text := strings.Join(lines, "\n")
-	f := fence(text)
+	f := fence.For(text)
 	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%s\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
 }
 
 // details writes a collapsible block holding a file's text.
 func details(b *strings.Builder, summary string, content []byte) {
 	text := strings.TrimRight(strings.ToValidUTF8(string(content), "\uFFFD"), "\n")
-	f := fence(text)
+	f := fence.For(text)
 	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n%s\n%s\n%s\n\n</details>\n\n", summary, f, text, f)
-}
-
-// fence returns a code fence longer than any run of backticks in content, so a test's own
-// text can never close the block early.
-func fence(content string) string {
-	return strings.Repeat("`", max(3, longestBackticks(content)+1))
-}
-
-func longestBackticks(s string) int {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
 }
 
 // code renders untrusted text as an inline code span that fits in a table cell: one
@@ -503,7 +485,7 @@ func codeSpan(s string, limit int) string {
 		s = string(r[:limit-1]) + "…"
 	}
 	s = strings.ReplaceAll(s, "|", `\|`)
-	f := strings.Repeat("`", longestBackticks(s)+1)
+	f := strings.Repeat("`", fence.Longest(s)+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
