@@ -39,7 +39,8 @@ func TestEvalErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"protocols not built", []string{"eval"}, "the protocol evaluation is not built yet (issue 7, in progress)"},
+		{"unknown protocol", []string{"eval", "--protocols", "dixit,solo"}, `unknown protocol "solo"`},
+		{"missing benchmark", []string{"eval", "--bench", "nope"}, "benchmark nope: open nope: no such file"},
 		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "open replay data: open nope.jsonl: no such file"},
 		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
 		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},

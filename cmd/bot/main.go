@@ -21,7 +21,8 @@ commands:
          or with a scripted population (--population DIR)
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
   classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
-  eval   --replay: replay the Dixit rule, CodeT and the hybrid pick on recorded HumanEval output (docs/replay.md)
+  eval   run the protocols on a benchmark and measure them on hidden tests (docs/eval.md);
+         --replay: replay the Dixit rule, CodeT and the hybrid pick on recorded HumanEval output (docs/replay.md)
 
 Run "bot <command> -h" for the flags of a command.
 `

@@ -1,0 +1,4 @@
+package clamp
+
+// Clamp limits x to [lo, hi].
+func Clamp(x, lo, hi int) int { panic("todo") }

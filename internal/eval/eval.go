@@ -1,0 +1,156 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dixit-bot/dixit/internal/agent/scripted"
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// Options configure an evaluation.
+type Options struct {
+	Bench      string
+	Protocols  []string // nil means every protocol
+	StateDir   string   // runs, caches and assembled populations
+	BuildCache string   // StateDir/cache/build when empty
+	Fresh      bool     // discard earlier runs of the same populations
+	Sandbox    ci.Sandbox
+	Parallel   int
+	Progress   io.Writer // one line per run started and finished; nil for none
+	Logger     *slog.Logger
+}
+
+// pair is one (task, protocol) to run, with its assembled population.
+type pair struct {
+	task     Task
+	protocol string
+	dir      string
+	runID    string
+	settings config.Settings
+	hidden   []orchestrate.Candidate
+}
+
+// Run runs every chosen protocol on every task that has agents for it, and measures
+// each run on the task's hidden tests and reference solution. Every population is
+// assembled and checked before the first run starts.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	start := time.Now()
+	protocols := opts.Protocols
+	if len(protocols) == 0 {
+		protocols = config.Protocols
+	}
+	for _, p := range protocols {
+		if !slices.Contains(config.Protocols, p) {
+			return nil, fmt.Errorf("unknown protocol %q (known: %s)", p, strings.Join(config.Protocols, ", "))
+		}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.BuildCache == "" {
+		opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
+	}
+	bench, err := Load(opts.Bench)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Schema: Schema, Bench: opts.Bench, Agents: "scripted", Protocols: protocols, Runs: []Row{}, Skipped: []Skipped{}}
+	var pairs []pair
+	for _, t := range bench.Tasks {
+		hidden, err := HiddenTests(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range protocols {
+			if _, ok := t.Agents[p]; !ok {
+				why := fmt.Sprintf("no agents for %s: add %s", p, filepath.Join(t.Dir, "protocols", p))
+				rep.Skipped = append(rep.Skipped, Skipped{Task: t.Name, Protocol: p, Why: why})
+				progress(opts.Progress, "eval: task %s, protocol %s: skipped (%s)", t.Name, p, why)
+				continue
+			}
+			dir := filepath.Join(opts.StateDir, "eval", "populations", t.Name, p)
+			id, err := Prepare(t, p, dir)
+			if err != nil {
+				return nil, err
+			}
+			pop, err := scripted.Load(dir)
+			if err != nil {
+				return nil, fmt.Errorf("task %s, protocol %s: %w", t.Name, p, err)
+			}
+			pairs = append(pairs, pair{task: t, protocol: p, dir: dir, runID: id, settings: pop.Settings, hidden: hidden})
+		}
+	}
+	for _, pr := range pairs {
+		row, err := runOne(ctx, opts, pr)
+		if err != nil {
+			return nil, fmt.Errorf("task %s, protocol %s: %w", pr.task.Name, pr.protocol, err)
+		}
+		rep.Runs = append(rep.Runs, row)
+	}
+	rep.Totals = totals(protocols, rep.Runs)
+	rep.WallSeconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// runOne runs one protocol on one task, then measures it.
+func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
+	progress(opts.Progress, "eval: task %s, protocol %s: running…", pr.task.Name, pr.protocol)
+	out, err := localrun.Run(ctx, localrun.Options{
+		Population: pr.dir, StateDir: opts.StateDir, BuildCache: opts.BuildCache, RunID: pr.runID, Fresh: opts.Fresh,
+		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
+		// Only blind's final check reads the hidden tests, and only as pass/fail counts.
+		Protocol: pr.protocol, Hidden: pr.hidden,
+	})
+	if err != nil {
+		return Row{}, err
+	}
+	reference, err := newDirTree(pr.task.Reference)
+	if err != nil {
+		return Row{}, err
+	}
+	local, err := ci.NewLocal(ci.LocalOptions{
+		Contract: pr.settings.Test, WorkDir: filepath.Join(opts.StateDir, "eval", "tmp"), CacheDir: opts.BuildCache,
+		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
+	})
+	if err != nil {
+		return Row{}, fmt.Errorf("start the judge: %w", err)
+	}
+	defer local.Close()
+	judge, err := ci.NewCached(local, pr.settings.Test, filepath.Join(opts.StateDir, "cache", "verdicts"), opts.Logger)
+	if err != nil {
+		return Row{}, err
+	}
+	row, err := measure(ctx, out, measurement{hidden: pr.hidden, reference: reference, settings: pr.settings, judge: judge})
+	if err != nil {
+		return Row{}, err
+	}
+	row.Task = pr.task.Name
+	progress(opts.Progress, "eval: task %s, protocol %s: done: %s, hidden %d/%d, precision %s (%s tests), %.1f s",
+		row.Task, row.Protocol, row.Outcome, row.Hidden.Passed, row.Hidden.Total, rate(row.Precision), row.TestsKind, row.WallSeconds)
+	return row, nil
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// rate formats a score's rate, "n/a" when it counts no test.
+func rate(s Score) string {
+	r, ok := s.Rate()
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", r)
+}

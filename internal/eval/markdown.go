@@ -1,0 +1,102 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the report: a table per protocol over all tasks, then one per task.
+// svg, when set, is drawn inline (the HTML page); otherwise the plot is linked as a file.
+func Markdown(r *Report, svg string) string {
+	var b strings.Builder
+	b.WriteString("# Protocol evaluation\n\n")
+	fmt.Fprintf(&b, "Benchmark `%s`, %s agents: %d runs", r.Bench, r.Agents, len(r.Runs))
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&b, ", %d skipped", len(r.Skipped))
+	}
+	fmt.Fprintf(&b, ", %.1f s. Every figure comes from the judge running tests that no agent saw.\n\n", r.WallSeconds)
+	if svg != "" {
+		b.WriteString(svg + "\n\n")
+	} else {
+		b.WriteString("![Hidden pass rate and precision by protocol](eval.svg)\n\n")
+	}
+	b.WriteString("## By protocol\n\n")
+	b.WriteString("| protocol | tasks | solved | hidden pass rate | precision of its tests | LLM calls | tokens | cost | judge executions | wall |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, t := range r.Totals {
+		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d | %d | $%.4f | %d | %.1f s |\n",
+			t.Protocol, t.Tasks, t.Solved, t.Tasks, scoreCell(t.Hidden), scoreCell(t.Precision),
+			t.LLMCalls, t.Tokens, t.CostUSD, t.JudgeExecutions, t.WallSeconds)
+	}
+	b.WriteString("\n## By task\n")
+	for _, task := range taskNames(r) {
+		fmt.Fprintf(&b, "\n### %s\n\n", task)
+		b.WriteString("| protocol | outcome | final | hidden | precision | tests | failing hidden tests | tests the reference fails | LLM calls | tokens | judge executions | wall |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, row := range r.Runs {
+			if row.Task != task {
+				continue
+			}
+			outcome := row.Outcome
+			if row.Resumed {
+				outcome += " (resumed)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %d | %d | %d | %.1f s |\n",
+				row.Protocol, outcome, row.Final, scoreCell(row.Hidden), scoreCell(row.Precision), row.TestsKind,
+				ids(row.Hidden.Failed), ids(row.Precision.Failed), row.LLMCalls, row.PromptTokens+row.CompletionTokens,
+				row.JudgeExecutions, row.WallSeconds)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n")
+		for _, s := range r.Skipped {
+			fmt.Fprintf(&b, "- task %s, protocol %s: %s\n", s.Task, s.Protocol, s.Why)
+		}
+	}
+	b.WriteString(meaning)
+	return b.String()
+}
+
+const meaning = `
+## What the figures mean
+
+- **hidden pass rate**: the share of the task's hidden tests that the final implementation
+  passes (dixit: the pick of the escalation PR; other protocols: the accepted coder, else
+  the first). **solved**: it passes them all.
+- **precision of its tests**: the share of the run's tests that the reference solution
+  passes: dixit's vetted suite, tdg's designed tests, or the final coder's own test files
+  (critics, blind, single). A test the reference fails is wrong. n/a: the run kept no test.
+- **LLM calls**: the agents' journalled answers (solves, proposals, reviews, analyses, plans).
+  With scripted agents they cost nothing, so tokens and cost are 0.
+- **judge executions**: builds the protocol itself asked for, verdict cache hits excluded;
+  measuring the run is not counted. **wall**: the run's time, measurement excluded. A
+  resumed run replays its journal, so its wall time and executions are small.
+`
+
+// scoreCell shows a score as its rate and its counts.
+func scoreCell(s Score) string {
+	if s.Total == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s (%d/%d)", rate(s), s.Passed, s.Total)
+}
+
+func ids(list []string) string {
+	if len(list) == 0 {
+		return "—"
+	}
+	return "`" + strings.Join(list, "`, `") + "`"
+}
+
+// taskNames lists the tasks in the order they ran.
+func taskNames(r *Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, row := range r.Runs {
+		if !seen[row.Task] {
+			seen[row.Task] = true
+			out = append(out, row.Task)
+		}
+	}
+	return out
+}
