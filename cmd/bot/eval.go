@@ -33,6 +33,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	bench := fs.String("bench", "", "benchmark directory (default: "+benchDir+" from the repository root)")
 	protocols := fs.String("protocols", strings.Join(config.Protocols, ","), "protocols to run, comma-separated")
 	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
+	buildCache := fs.String("build-cache", "", "toolchain build cache for the judge (default: STATE/cache/build)")
 	fresh := fs.Bool("fresh", false, "discard earlier runs of the same populations and start over")
 	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
 	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
@@ -66,7 +67,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	start := time.Now()
 	rep, err := eval.Run(ctx, eval.Options{
-		Bench: dir, Protocols: splitList(*protocols), StateDir: *state, Fresh: *fresh,
+		Bench: dir, Protocols: splitList(*protocols), StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
 		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout,
 	})
 	if err != nil {

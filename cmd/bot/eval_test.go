@@ -33,6 +33,27 @@ func TestEvalReplayWritesItsReport(t *testing.T) {
 	}
 }
 
+// bot eval on the bundled benchmark, one protocol: progress lines, the four files, and the
+// figures the population was written to give (docs/eval.md).
+func TestEvalRunsTheBenchmark(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "eval")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--bench", "../../examples/bench", "--protocols", "single",
+		"--state", t.TempDir(), "--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache"), "--out", out}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	for _, want := range []string{
+		"eval: task clamp, protocol single: running…\n",
+		"eval: task clamp, protocol single: done: ACCEPTED, hidden 2/3, precision 0.50 (own tests)",
+		"wrote " + filepath.Join(out, "eval.html"),
+		"1 runs, 0 skipped",
+	} {
+		assert.Contains(t, stdout.String(), want)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "eval.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| single | 1 | 0/1 | 0.67 (2/3) | 0.50 (1/2) |")
+}
+
 func TestEvalErrors(t *testing.T) {
 	tests := []struct {
 		name string

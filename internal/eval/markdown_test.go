@@ -1,0 +1,98 @@
+package eval_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/eval"
+)
+
+func sampleReport() *eval.Report {
+	return &eval.Report{
+		Schema: eval.Schema, Bench: "b", Agents: "scripted", Protocols: []string{"dixit", "single"},
+		Runs: []eval.Row{
+			{Task: "t1", Protocol: "dixit", Run: "eval-t1-dixit-1", Outcome: "TESTERS_EXHAUSTED", Final: "amy",
+				Hidden: eval.Score{Passed: 3, Total: 3}, Solved: true, Precision: eval.Score{Passed: 2, Total: 3, Failed: []string{"uma-1"}},
+				TestsKind: "vetted", LLMCalls: 9, PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
+			{Task: "t1", Protocol: "single", Run: "eval-t1-single-1", Outcome: "ACCEPTED", Final: "sol",
+				Hidden: eval.Score{Passed: 1, Total: 3, Failed: []string{"hidden_a", "hidden_b"}}, TestsKind: "own",
+				LLMCalls: 1, JudgeExecutions: 1, WallSeconds: 1, Resumed: true},
+		},
+		Skipped: []eval.Skipped{{Task: "t2", Protocol: "single", Why: "no agents for single"}},
+		Totals: []eval.Total{
+			{Protocol: "dixit", Tasks: 1, Solved: 1, Hidden: eval.Score{Passed: 3, Total: 3}, Precision: eval.Score{Passed: 2, Total: 3}, LLMCalls: 9, Tokens: 150, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
+			{Protocol: "single", Tasks: 1, Hidden: eval.Score{Passed: 1, Total: 3}, LLMCalls: 1, JudgeExecutions: 1, WallSeconds: 1},
+		},
+		WallSeconds: 3.5,
+	}
+}
+
+// The tables have one row per protocol (or run), each with as many cells as its header.
+func TestMarkdownTables(t *testing.T) {
+	md := eval.Markdown(sampleReport(), "")
+	byProtocol := tableRows(md, "| protocol | tasks |")
+	require.Len(t, byProtocol, 4, "header, rule, two protocols")
+	assert.Equal(t, []string{"dixit", "1", "1/1", "1.00 (3/3)", "0.67 (2/3)", "9", "150", "$0.2500", "4", "2.5 s"}, byProtocol[2])
+	assert.Equal(t, []string{"single", "1", "0/1", "0.33 (1/3)", "n/a", "1", "0", "$0.0000", "1", "1.0 s"}, byProtocol[3])
+	byTask := tableRows(md, "| protocol | outcome |")
+	require.Len(t, byTask, 4)
+	for _, row := range byTask {
+		assert.Len(t, row, len(byTask[0]))
+	}
+	for _, row := range byProtocol {
+		assert.Len(t, row, len(byProtocol[0]))
+	}
+	assert.Equal(t, "`uma-1`", byTask[2][7], "the vetted test the reference fails")
+	assert.Equal(t, "`hidden_a`, `hidden_b`", byTask[3][6])
+	assert.Equal(t, "ACCEPTED (resumed)", byTask[3][1])
+	assert.Contains(t, md, "### t1\n")
+	assert.Contains(t, md, "## Skipped\n\n- task t2, protocol single: no agents for single\n")
+	assert.Contains(t, md, "![Hidden pass rate and precision by protocol](eval.svg)")
+}
+
+func TestSVGDrawsBothBarsAndNA(t *testing.T) {
+	svg := eval.SVG(sampleReport())
+	assert.True(t, strings.HasPrefix(svg, "<svg "))
+	assert.True(t, strings.HasSuffix(svg, "</svg>"))
+	assert.Equal(t, 3, strings.Count(svg, `fill="#2f6fd0"`), "two hidden bars and the legend")
+	assert.Equal(t, 2, strings.Count(svg, `fill="#e3882b"`), "one precision bar and the legend")
+	assert.Contains(t, svg, ">n/a</text>")
+	assert.Contains(t, svg, ">0.67</text>")
+}
+
+func TestJSONRoundTripAndSchema(t *testing.T) {
+	dir := t.TempDir()
+	rep := sampleReport()
+	_, err := eval.Write(dir, rep)
+	require.NoError(t, err)
+	back, err := eval.ReadJSON(filepath.Join(dir, "eval.json"))
+	require.NoError(t, err)
+	assert.Equal(t, rep, back)
+
+	data, err := os.ReadFile(filepath.Join(dir, "eval.json"))
+	require.NoError(t, err)
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(data, &raw))
+	assert.EqualValues(t, 1, raw["schema"])
+	row := raw["runs"].([]any)[0].(map[string]any)
+	for _, key := range []string{"task", "protocol", "final", "hidden", "solved", "precision", "tests_kind", "llm_calls",
+		"prompt_tokens", "completion_tokens", "cost_usd", "judge_executions", "wall_seconds"} {
+		assert.Contains(t, row, key)
+	}
+
+	other := strings.Replace(string(data), `"schema": 1`, `"schema": 2`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval.json"), []byte(other), 0o644))
+	_, err = eval.ReadJSON(filepath.Join(dir, "eval.json"))
+	assert.ErrorContains(t, err, "schema 2, this build reads 1")
+
+	unknown := strings.Replace(string(data), `"schema": 1`, `"schema": 1, "extra": true`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval.json"), []byte(unknown), 0o644))
+	_, err = eval.ReadJSON(filepath.Join(dir, "eval.json"))
+	assert.ErrorContains(t, err, `unknown field "extra"`)
+}
