@@ -57,7 +57,9 @@ func TestLayoutErrors(t *testing.T) {
 		}, "clamp/protocols/blind: dixit.yml says protocol: single, but the directory is for blind"},
 		{"stray entry in an agent set", func(t *testing.T, dir string) { write(t, dir, "clamp/protocols/tdg/spec.md", "x") }, "clamp/protocols/tdg/spec.md: unexpected entry"},
 		{"agents without dixit.yml", func(t *testing.T, dir string) { rm(t, dir, "clamp/dixit.yml") }, "clamp/coders: agents without a dixit.yml"},
-		{"bad dixit.yml", func(t *testing.T, dir string) { write(t, dir, "clamp/protocols/tdg/dixit.yml", "protocol: tdg\nnope: 1\n") }, "clamp/protocols/tdg: "},
+		{"bad dixit.yml", func(t *testing.T, dir string) {
+			write(t, dir, "clamp/protocols/tdg/dixit.yml", "protocol: tdg\nnope: 1\n")
+		}, "clamp/protocols/tdg: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
