@@ -105,11 +105,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // runOne runs one protocol on one task, then measures it.
 func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
 	progress(opts.Progress, "eval: task %s, protocol %s: running…", pr.task.Name, pr.protocol)
+	// Only blind's final check gets the hidden tests, and tells its coder only counts and
+	// a generic hint; no other protocol is handed them at all.
+	var hidden []orchestrate.Candidate
+	if pr.protocol == config.ProtocolBlind {
+		hidden = pr.hidden
+	}
 	out, err := localrun.Run(ctx, localrun.Options{
 		Population: pr.dir, StateDir: opts.StateDir, BuildCache: opts.BuildCache, RunID: pr.runID, Fresh: opts.Fresh,
 		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
-		// Only blind's final check reads the hidden tests, and only as pass/fail counts.
-		Protocol: pr.protocol, Hidden: pr.hidden,
+		Protocol: pr.protocol, Hidden: hidden,
 	})
 	if err != nil {
 		return Row{}, err
