@@ -21,22 +21,27 @@ import (
 // chart); everything that comes from agents or tests sits in code spans and blocks,
 // which the renderer escapes.
 func HTML(s Summary, res *orchestrate.Result) (string, error) {
-	md := Render(s, res, Options{Title: true, svg: true})
+	return Page("Dixit run "+s.Run, Render(s, res, Options{Title: true, svg: true}))
+}
+
+// Page renders Markdown (CommonMark with GFM tables; the Markdown's own raw HTML passes
+// through) as a self-contained page: styles inline, no script, nothing fetched.
+func Page(title, markdown string) (string, error) {
 	gm := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
 	var body bytes.Buffer
-	if err := gm.Convert([]byte(md), &body); err != nil {
-		return "", fmt.Errorf("render the report as HTML: %w", err)
+	if err := gm.Convert([]byte(markdown), &body); err != nil {
+		return "", fmt.Errorf("render %s as HTML: %w", title, err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>Dixit run %s</title>
+<title>%s</title>
 <style>%s</style>
 </head><body><main>
-`, html.EscapeString(s.Run), pageStyle)
+`, html.EscapeString(title), pageStyle)
 	b.Write(body.Bytes())
 	b.WriteString("</main></body></html>\n")
 	return b.String(), nil
