@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ const benchDir = "examples/bench"
 // runEval runs `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md),
 // or with --replay the Dixit rule, CodeT and the hybrid pick on the recorded HumanEval
 // pass matrix (docs/replay.md).
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	bench := fs.String("bench", "", "benchmark directory (default: "+benchDir+" from the repository root)")
@@ -37,6 +38,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fresh := fs.Bool("fresh", false, "discard earlier runs of the same populations and start over")
 	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
 	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
+	live := fs.Bool("live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
 	doReplay := fs.Bool("replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
 	data := fs.String("data", "", "--replay: problems.jsonl of the replay data set (default: "+replayData+" from the repository root)")
 	seed := fs.Int64("seed", replay.DefaultSeed, "--replay: seed of the panel draws")
@@ -65,11 +67,19 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		dir = filepath.Dir(found)
 	}
-	start := time.Now()
-	rep, err := eval.Run(ctx, eval.Options{
+	opts := eval.Options{
 		Bench: dir, Protocols: splitList(*protocols), StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
 		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout,
-	})
+	}
+	if *live {
+		client, err := clientFromEnv(getenv, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if err != nil {
+			return err
+		}
+		opts.Client = client
+	}
+	start := time.Now()
+	rep, err := eval.Run(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}

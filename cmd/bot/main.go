@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "classify":
 		return runClassify(ctx, args[1:], stdout, stderr)
 	case "eval":
-		return runEval(ctx, args[1:], stdout, stderr)
+		return runEval(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	Parallel   int
 	Progress   io.Writer // one line per run started and finished; nil for none
 	Logger     *slog.Logger
+	// Client, when set, runs live LLM agents configured by each task's dixit.yml instead
+	// of the scripted agent sets (live.go).
+	Client llm.Client
 }
 
 // pair is one (task, protocol) to run, with its assembled population.
@@ -38,6 +42,8 @@ type pair struct {
 	runID    string
 	settings config.Settings
 	hidden   []orchestrate.Candidate
+	live     bool   // live agents (Options.Client)
+	spec     string // live: the task's spec
 }
 
 // Run runs every chosen protocol on every task that has agents for it, and measures
@@ -65,6 +71,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Schema: Schema, Bench: opts.Bench, Agents: "scripted", Protocols: protocols, Runs: []Row{}, Skipped: []Skipped{}}
+	if opts.Client != nil {
+		rep.Agents = "llm"
+	}
 	var pairs []pair
 	for _, t := range bench.Tasks {
 		hidden, err := HiddenTests(t)
@@ -72,6 +81,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 		for _, p := range protocols {
+			if opts.Client != nil {
+				pr, why, err := livePair(t, p)
+				if err != nil {
+					return nil, err
+				}
+				if why != "" {
+					rep.Skipped = append(rep.Skipped, Skipped{Task: t.Name, Protocol: p, Why: why})
+					progress(opts.Progress, "eval: task %s, protocol %s: skipped (%s)", t.Name, p, why)
+					continue
+				}
+				pr.hidden = hidden
+				pairs = append(pairs, pr)
+				continue
+			}
 			if _, ok := t.Agents[p]; !ok {
 				why := fmt.Sprintf("no agents for %s: add %s", p, filepath.Join(t.Dir, "protocols", p))
 				rep.Skipped = append(rep.Skipped, Skipped{Task: t.Name, Protocol: p, Why: why})
@@ -111,11 +134,18 @@ func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
 	if pr.protocol == config.ProtocolBlind {
 		hidden = pr.hidden
 	}
-	out, err := localrun.Run(ctx, localrun.Options{
+	lo := localrun.Options{
 		Population: pr.dir, StateDir: opts.StateDir, BuildCache: opts.BuildCache, RunID: pr.runID, Fresh: opts.Fresh,
 		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
 		Protocol: pr.protocol, Hidden: hidden,
-	})
+	}
+	var out *localrun.Outcome
+	var err error
+	if pr.live {
+		out, err = runLive(ctx, opts, pr, lo)
+	} else {
+		out, err = localrun.Run(ctx, lo)
+	}
 	if err != nil {
 		return Row{}, err
 	}
