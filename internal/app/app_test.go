@@ -179,7 +179,7 @@ func TestAnInvalidConfigGetsACommentAndNoRun(t *testing.T) {
 	h.deliver("issues", "issues.labeled.json", label("dixit"))
 	assert.Zero(t, h.started[issue])
 	require.Len(t, h.comments(), 1)
-	assert.Contains(t, h.comments()[0], "coders: must be between 3 and 25 (got 2)")
+	assert.Contains(t, h.comments()[0], "coders: must be between 3 and 25 for protocol dixit (got 2)")
 }
 
 func TestCommands(t *testing.T) {

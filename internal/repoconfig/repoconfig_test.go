@@ -42,7 +42,7 @@ func TestFetch(t *testing.T) {
 			name:    "invalid: the comment names the key",
 			setup:   func(s *ghtest.Server) { s.State.SetFile("o", "r", "main", Path, "coders: 2\n") },
 			outcome: Invalid,
-			comment: "coders: must be between 3 and 25 (got 2)",
+			comment: "coders: must be between 3 and 25 for protocol dixit (got 2)",
 		},
 		{
 			name:    "unknown key",
