@@ -39,10 +39,13 @@ type Executor struct {
 	GitURL     func(owner, repo string) string
 	StateDir   string
 	BuildCache string
-	Sandbox    ci.Sandbox
-	Client     llm.Client // live agents; nil when Population is set
-	Population string     // scripted agents standing in for the model (demos, tests)
-	Logger     *slog.Logger
+	// ResultCache holds verdicts and probe runs, shareable between servers; StateDir/cache
+	// when empty.
+	ResultCache string
+	Sandbox     ci.Sandbox
+	Client      llm.Client // live agents; nil when Population is set
+	Population  string     // scripted agents standing in for the model (demos, tests)
+	Logger      *slog.Logger
 
 	// Workshop names the private repository holding a target's hidden work: "{repo}-dixit"
 	// (the default) or "owner/name", with {owner} and {repo} replaced.
@@ -182,7 +185,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		return err
 	}
 	opts := localrun.Options{
-		StateDir: e.StateDir, BuildCache: e.BuildCache, RunID: run, Sandbox: e.Sandbox,
+		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
 		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
 	}
 	if e.judge(ctx, gh, workshop, log) == "actions" {

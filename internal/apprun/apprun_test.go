@@ -32,6 +32,23 @@ import (
 
 const demo = "../../examples/semver"
 
+// sharedResults is a verdict and probe cache the tests whose timing does not matter
+// share, as servers may: the first of them judges the demo, the next find its verdicts.
+var sharedResults string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dixit-apprun-results-")
+	if err != nil {
+		panic(err)
+	}
+	sharedResults = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func shareResults(e *Executor) { e.ResultCache = sharedResults }
+
 type clients struct{ srv *ghtest.Server }
 
 func (c clients) InstallationClient(id int64) (*github.Client, error) {
@@ -228,7 +245,7 @@ func (w *world) assertEscalated(t *testing.T) {
 // is opened; the hidden work goes to the private workshop repository only.
 func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
 	w := newWorld(t)
-	s := w.server(t, "server-a")
+	s := w.server(t, "server-a", shareResults)
 	for _, id := range []string{"d1", "d1", "d2"} { // a redelivery, then a second label event
 		w.deliver(t, s, id)
 	}
@@ -325,7 +342,7 @@ func TestARunMovesToAnotherServerMidway(t *testing.T) {
 // the other backs off until the run's lease is free, then finds the run finished.
 func TestTwoServersNeverDriveTheSameRun(t *testing.T) {
 	w := newWorld(t)
-	a, b := w.server(t, "server-a"), w.server(t, "server-b")
+	a, b := w.server(t, "server-a", shareResults), w.server(t, "server-b", shareResults)
 	w.deliver(t, a, "d1")
 	w.deliver(t, b, "d1")
 	sawBackOff := false

@@ -129,7 +129,7 @@ func (s *session) differential(ctx context.Context, c *report.Comparison, sum *r
 		impls = append(impls, differential.Implementation{Coder: name, Tree: tree})
 	}
 	s.progress("differential testing: a probe by %s on %d implementations", by, len(impls))
-	obs := observations{inner: s.local, dir: filepath.Join(s.opts.StateDir, "cache", "observations"), contract: s.contract}
+	obs := observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}
 	rep, err := differential.Run(ctx, obs, impls, ci.Test{ID: "probe", Content: content})
 	if err != nil {
 		return fmt.Errorf("differential testing: %w", err)

@@ -35,12 +35,15 @@ type Options struct {
 	Client     llm.Client
 	StateDir   string // where runs, caches and the workshop live
 	BuildCache string // toolchain build cache; StateDir/cache/build when empty
-	RunID      string // "" derives one from the population's content
-	Fresh      bool   // discard an earlier run with the same id
-	Sandbox    ci.Sandbox
-	Parallel   int
-	Progress   io.Writer // progress lines; nil for none
-	Logger     *slog.Logger
+	// ResultCache holds verdicts and probe runs, keyed by what produced them, so runs and
+	// servers can share it; StateDir/cache when empty.
+	ResultCache string
+	RunID       string // "" derives one from the population's content
+	Fresh       bool   // discard an earlier run with the same id
+	Sandbox     ci.Sandbox
+	Parallel    int
+	Progress    io.Writer // progress lines; nil for none
+	Logger      *slog.Logger
 	// AfterAppend is passed to the orchestrator (tests cut runs with it).
 	AfterAppend func(seq int) error
 	// Judge, when set, makes the judge that classifies tests and runs the suite (the
@@ -135,6 +138,9 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if s.opts.BuildCache == "" {
 		s.opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
 	}
+	if s.opts.ResultCache == "" {
+		s.opts.ResultCache = filepath.Join(opts.StateDir, "cache")
+	}
 	if s.release, err = acquireLease(s.runDir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
@@ -187,7 +193,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 			return nil, fmt.Errorf("start the judge: %w", err)
 		}
 	}
-	if s.judge, err = ci.NewCached(s.inner, contract, filepath.Join(opts.StateDir, "cache", "verdicts"), s.opts.Logger); err != nil {
+	if s.judge, err = ci.NewCached(s.inner, contract, filepath.Join(s.opts.ResultCache, "verdicts"), s.opts.Logger); err != nil {
 		return nil, err
 	}
 	return s, nil
