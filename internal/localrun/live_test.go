@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -238,4 +240,50 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 		assert.NotContains(t, text, "SPEC-AS-EDITED-LATER", "request %d", r.Index)
 		assert.Contains(t, text, "SPEC-AS-LABELLED", "request %d", r.Index)
 	}
+}
+
+// One request in five to the model fails (a 500, a 429 with Retry-After, a 503, a dropped
+// connection, in turn): the run still completes with the same outcome and the same vetted
+// tests as a clean one, and every fault costs exactly one more request: no storm.
+func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
+	run := func(faulty bool) (*localrun.Outcome, int, int) {
+		srv := llmtest.NewServer(t)
+		var faults atomic.Int32
+		srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+			if faulty && req.Index%5 == 4 {
+				switch faults.Add(1) % 4 {
+				case 1:
+					return llmtest.Step{Status: 500}
+				case 2:
+					return llmtest.Step{Status: 429, Header: http.Header{"Retry-After": {"0"}}}
+				case 3:
+					return llmtest.Step{Status: 503}
+				default:
+					return llmtest.Step{Drop: true}
+				}
+			}
+			return population(req)
+		})
+		client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+		require.NoError(t, err)
+		out, err := localrun.RunLive(context.Background(), localrun.Options{
+			Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
+		})
+		require.NoError(t, err, "faulty=%v", faulty)
+		return out, len(srv.Requests()), int(faults.Load())
+	}
+	clean, cleanRequests, _ := run(false)
+	faulty, faultyRequests, faults := run(true)
+	require.Positive(t, faults)
+	assert.Equal(t, clean.Result.Outcome, faulty.Result.Outcome)
+	ids := func(o *localrun.Outcome) []string {
+		var out []string
+		for _, v := range o.Result.Vetted {
+			out = append(out, v.ID)
+		}
+		return out
+	}
+	assert.Equal(t, ids(clean), ids(faulty))
+	assert.Equal(t, cleanRequests+faults, faultyRequests, "each fault is retried once, nothing more")
+	t.Logf("%d requests clean, %d with %d faults (%.0f%%)", cleanRequests, faultyRequests, faults, 100*float64(faults)/float64(faultyRequests))
 }
