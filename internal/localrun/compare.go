@@ -149,8 +149,11 @@ func (s *session) probeFile(ctx context.Context, res *orchestrate.Result, probe 
 	}
 	if ok {
 		files, err := s.ws.Files(commit)
-		if err != nil || len(files) != 1 {
-			return nil, "", "", fmt.Errorf("read the run's probe (%d files): %v", len(files), err)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("read the run's probe: %w", err)
+		}
+		if len(files) != 1 {
+			return nil, "", "", fmt.Errorf("read the run's probe: %d files where one was expected", len(files))
 		}
 		by, _ := s.ws.Message(commit)
 		return files[0].Content, by, "", nil

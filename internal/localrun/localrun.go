@@ -212,9 +212,12 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	if s.opts.Progress != nil {
 		reporters = append(reporters, report.NewProgress(s.opts.Progress))
 	}
-	human, err := s.humanTests(cfg.Test)
-	if err != nil {
-		return nil, err
+	var human []orchestrate.Candidate
+	if cfg.Protocol == config.ProtocolTDG { // the only protocol that conditions on them
+		var err error
+		if human, err = s.humanTests(cfg.Test); err != nil {
+			return nil, err
+		}
 	}
 	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}

@@ -1,0 +1,341 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/fence"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// The report's sections, in the order Render puts them.
+
+func evidenceSection(s Summary, res *orchestrate.Result) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Why it stopped\n\n")
+	e := s.Evidence
+	switch {
+	case e.Stuck != nil:
+		st := e.Stuck
+		p("**%s** still failed %s after %d attempts in round %d. Its verdicts on the vetted suite, attempt by attempt:\n\n",
+			st.Coder, testList(st.Failing, s), len(st.Attempts), s.Rounds)
+		p("| attempt | passed | failed | verdict vector |\n|---|---|---|---|\n")
+		for i, cells := range st.Attempts {
+			var failed []string
+			passed := 0
+			for _, c := range cells {
+				if c.Outcome == "pass" {
+					passed++
+				} else {
+					failed = append(failed, fmt.Sprintf("%d (%s)", numberOf(s, c.Test), c.Outcome))
+				}
+			}
+			p("| %d | %d/%d | %s | `%s` |\n", i+1, passed, len(cells), orNone(strings.Join(failed, ", ")), vector(cells))
+		}
+		p("\nThe other coders pass these tests: either %s is broken, or the tests expect something the spec does not say.\n\n", st.Coder)
+	case len(e.Stacked) > 0:
+		p("Each tester's last two tests were too hard: fewer coders passed them than the threshold asks. They are stacked, waiting for the coders to catch up.\n\n")
+		p("| tester | stacked test | coders passing | last tried in round |\n|---|---|---|---|\n")
+		for _, t := range e.Stacked {
+			p("| %s | `%s` | %d/%d | %d |\n", t.Tester, t.Test, t.Passed, t.Coders, t.Round)
+		}
+		b.WriteString("\n")
+		for _, t := range res.Testers {
+			for _, c := range t.Stacked {
+				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), c.Content)
+			}
+		}
+	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || s.Outcome == orchestrate.Accepted || s.Outcome == orchestrate.IterationCap:
+		if len(e.Reviews) > 0 {
+			p("The critics' last reviews:\n\n| critic | verdict |\n|---|---|\n")
+			for _, r := range e.Reviews {
+				p("| %s | %s |\n", r.Critic, r.Said)
+			}
+			b.WriteString("\n")
+		}
+		if len(e.OwnTests) == 0 {
+			p("The coder's own tests were not run in the last iteration.\n\n")
+			break
+		}
+		p("The last run of the coder's own tests:\n\n| test file | verdict |\n|---|---|\n")
+		for _, c := range e.OwnTests {
+			p("| %s | %s |\n", code(c.Test), c.Outcome)
+		}
+		b.WriteString("\n")
+	case len(e.Exhausted) > 0:
+		last := e.Exhausted[len(e.Exhausted)-1]
+		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",
+			last.Round, last.TooWeak, last.TooHard, last.None)
+		p("| round | too weak | too hard | vetted | nothing to propose |\n|---|---|---|---|---|\n")
+		for _, rc := range e.Exhausted {
+			p("| %d | %d | %d | %d | %d |\n", rc.Round, rc.TooWeak, rc.TooHard, rc.Ideal, rc.None)
+		}
+		b.WriteString("\n")
+	default:
+		p("What ran out: %s. Spent so far: %s.\n\n", orNone(e.Budget), spendLine(s))
+	}
+	return b.String()
+}
+
+// differentialSection lists the inputs the passing implementations answer differently;
+// rows caps the list (0: all).
+func differentialSection(s Summary, rows int) string {
+	c := s.Comparison
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Where the implementations disagree\n\n")
+	d := c.Differential
+	if d == nil {
+		p("No differential testing: %s.\n\n", orNone(c.ProbeNote))
+		return b.String()
+	}
+	p("A probe written by %s asked the %d implementations that pass every vetted test (%s) for their answers on %s. ",
+		orNone(c.ProbeBy), len(d.Coders), strings.Join(d.Coders, ", "), plural(d.Inputs, "input"))
+	if len(d.Disagreements) == 0 {
+		p("They agree on every one.\n\n")
+	} else {
+		p("They disagree on **%d**. Each row is an input and each implementation's answer; a blank answer means it gave none.\n\n", len(d.Disagreements))
+		p("| input |")
+		for _, coder := range d.Coders {
+			p(" %s |", coder)
+		}
+		p("\n|---|%s\n", strings.Repeat("---|", len(d.Coders)))
+		for i, dis := range d.Disagreements {
+			if rows > 0 && i == rows {
+				p("\n… and %d more inputs.\n", len(d.Disagreements)-rows)
+				break
+			}
+			p("| %s |", code(dis.Input))
+			for _, coder := range d.Coders {
+				p(" %s |", code(dis.Outputs[coder]))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, coder := range d.Coders {
+		if note := d.Notes[coder]; note != "" {
+			p("- %s: %s\n", coder, escapeLine(note))
+		}
+	}
+	if len(d.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// matrix is the coder × test table from each coder's last suite run.
+func matrix(s Summary) string {
+	if len(s.Vetted) == 0 {
+		return "(empty suite)\n\n"
+	}
+	last := map[string]map[string]string{}
+	for _, ev := range s.Events {
+		if ev.Kind != orchestrate.EvSuite {
+			continue
+		}
+		row := map[string]string{}
+		for _, c := range ev.Cells {
+			row[c.Test] = c.Outcome
+		}
+		last[ev.Agent] = row
+	}
+	var b strings.Builder
+	b.WriteString("| coder |")
+	for _, v := range s.Vetted {
+		fmt.Fprintf(&b, " %d |", v.Number)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(s.Vetted)) + "\n")
+	for _, c := range s.Coders {
+		fmt.Fprintf(&b, "| %s |", c.Name)
+		for _, v := range s.Vetted {
+			mark := "·"
+			switch out, ok := last[c.Name][v.ID]; {
+			case !ok:
+			case out == "pass":
+				mark = "✅"
+			default:
+				mark = "❌ " + out
+			}
+			fmt.Fprintf(&b, " %s |", mark)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n✅ pass · ❌ fail · `·` not run since the test entered\n\n")
+	return b.String()
+}
+
+// diffSection shows how far the implementations are from the base and from each other;
+// the short form leaves out the per-file lists.
+func diffSection(s Summary, files bool) string {
+	c := s.Comparison
+	if c == nil || len(c.Touched) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## How the implementations differ\n\n")
+	p("Changes from the base revision:\n\n| coder | files | lines added | lines deleted |%s\n|---|---|---|---|%s\n",
+		map[bool]string{true: " files touched |", false: ""}[files], map[bool]string{true: "---|", false: ""}[files])
+	for _, t := range c.Touched {
+		p("| %s | %d | +%d | −%d |", t.Coder, len(t.Files), t.Added, t.Deleted)
+		if files {
+			var names []string
+			for i, f := range t.Files {
+				if i == 20 {
+					names = append(names, fmt.Sprintf("… %d more", len(t.Files)-20))
+					break
+				}
+				names = append(names, fmt.Sprintf("%s +%d −%d", code(f.Path), f.Added, f.Deleted))
+			}
+			p(" %s |", strings.Join(names, "<br>"))
+		}
+		b.WriteString("\n")
+	}
+	if len(c.Pairs) > 0 {
+		b.WriteString("\nBetween each pair (lines that differ, in how many files):\n\n|   |")
+		for _, t := range c.Touched {
+			p(" %s |", t.Coder)
+		}
+		p("\n|---|%s\n", strings.Repeat("---|", len(c.Touched)))
+		dist := map[[2]string]PairDiff{}
+		for _, pd := range c.Pairs {
+			dist[[2]string{pd.A, pd.B}], dist[[2]string{pd.B, pd.A}] = pd, pd
+		}
+		for _, row := range c.Touched {
+			p("| **%s** |", row.Coder)
+			for _, col := range c.Touched {
+				if row.Coder == col.Coder {
+					b.WriteString(" — |")
+					continue
+				}
+				pd := dist[[2]string{row.Coder, col.Coder}]
+				p(" %d in %d |", pd.Added+pd.Deleted, pd.Files)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// timelineSection charts the suite growing and the coders converging, round by round.
+func timelineSection(s Summary, table, svg bool) string {
+	rounds := Timeline(s)
+	if len(rounds) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	b.WriteString("## Rounds\n\n")
+	if svg {
+		p("%s\n\n", chartSVG(rounds, len(s.Coders)))
+	} else {
+		p("```mermaid\n%s```\n\n", Mermaid(rounds, len(s.Coders)))
+	}
+	b.WriteString("Bars: vetted tests at the end of each round. Line: coders passing every one of them.\n\n")
+	if !table {
+		return b.String()
+	}
+	p("| round | suite | proposals: weak / hard / vetted / none | coder solves | rollbacks | hibernated / woke | coders agreeing | tokens |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rounds {
+		p("| %d | %d → %d | %d / %d / %d / %d | %d | %d | %d / %d | %d/%d | %d |\n", r.Round, r.SuiteBefore, r.SuiteAfter,
+			r.TooWeak, r.TooHard, r.Ideal, r.None, r.Solves, r.Rollbacks, r.Hibernated, r.Revived, r.Agreeing, len(s.Coders), r.Tokens)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func spendSection(s Summary, perAgent bool) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Spend\n\n%s.\n\n", spendLine(s))
+	p("Judge: %d executions, %d test runs, %d cache hits, %s (%s).\n\n", s.Judge.Executions, s.Judge.Runs, s.Judge.CacheHits, seconds(s.Judge.Seconds), s.Judge.Sandbox)
+	if !perAgent || s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
+		return b.String()
+	}
+	b.WriteString("| agent | prompt tokens | completion tokens |\n|---|---|---|\n")
+	for _, c := range s.Coders {
+		t := s.Spend.ByAgent[c.Name]
+		p("| %s | %d | %d |\n", c.Name, t.Prompt, t.Completion)
+	}
+	for _, tt := range s.Testers {
+		t := s.Spend.ByAgent[tt.Name]
+		p("| %s | %d | %d |\n", tt.Name, t.Prompt, t.Completion)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// spendLine is the run's cost in one line: tokens, dollars, Actions minutes, wall time.
+func spendLine(s Summary) string {
+	parts := []string{fmt.Sprintf("%d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)}
+	if s.Spend.CostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("about $%.2f", s.Spend.CostUSD))
+	}
+	if s.Judge.ActionsMinutes > 0 {
+		parts = append(parts, fmt.Sprintf("%d GitHub Actions minutes", s.Judge.ActionsMinutes))
+	}
+	parts = append(parts, seconds(s.WallSeconds)+" wall time")
+	return strings.Join(parts, " · ")
+}
+
+// testsSection shows each vetted test in a collapsible block; the short form lists them.
+func testsSection(res *orchestrate.Result, contents bool, more string) string {
+	var b strings.Builder
+	b.WriteString("## The vetted tests\n\n")
+	if len(res.Vetted) == 0 {
+		b.WriteString("No test entered the suite.\n\n")
+		return b.String()
+	}
+	if !contents {
+		fmt.Fprintf(&b, "Their text is in %s and on the pull request's branch.\n\n", more)
+	}
+	for _, v := range res.Vetted {
+		first := "no one"
+		if len(v.FailedBy) > 0 {
+			first = strings.Join(v.FailedBy, ", ")
+		}
+		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, v.ID, v.Tester, v.Round, first)
+		if contents {
+			details(&b, summary, v.Content)
+		} else {
+			fmt.Fprintf(&b, "- %s\n", summary)
+		}
+	}
+	if !contents {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func agentsSection(s Summary) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
+	for _, c := range s.Coders {
+		p("| %s | %d | `%s` |\n", c.Name, c.Solves, c.Ref)
+	}
+	p("\n| tester | state | proposals |\n|---|---|---|\n")
+	for _, t := range s.Testers {
+		p("| %s | %s | %d |\n", t.Name, t.State, t.Proposals)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func logSection(s Summary) string {
+	var lines []string
+	for _, ev := range s.Events {
+		if line := Line(ev); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	f := fence.For(text)
+	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%s\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+}
