@@ -108,6 +108,24 @@ func TestLoad(t *testing.T) {
 		t.Errorf("%d deliveries filed under done/, want %d", len(done), len(unique))
 	}
 
+	// done/ is never pruned: what it costs on disk, and to recover at the next start.
+	doneBytes, err := dirBytes(filepath.Join(queue, "done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := time.Now()
+	again, err := webhook.New(webhook.Config{Secret: secret, QueueDir: queue}, h)
+	if err != nil {
+		t.Fatalf("restart on the same queue: %v", err)
+	}
+	recovered := time.Since(restart)
+	for id := range unique {
+		if !again.Seen(id) {
+			t.Errorf("delivery %s forgotten after a restart: a redelivery would run it again", id)
+			break
+		}
+	}
+
 	ack := make([]time.Duration, len(results))
 	for i, r := range results {
 		ack[i] = r.latency
@@ -118,6 +136,7 @@ func TestLoad(t *testing.T) {
 	t.Logf("to handler: p50 %s p90 %s p99 %s max %s (from scheduled send to Handle)", pct(handled, 50), pct(handled, 90), pct(handled, 99), pct(handled, 100))
 	t.Logf("throughput: %.1f acks/s; all handled %.2f s after the first send; generator lag max %s", float64(len(plan))/elapsed.Seconds(), drained.Seconds(), lag)
 	t.Logf("lost: %d; handled more than once: %d", lost, twice)
+	t.Logf("done/: %d files, %.1f MiB (%.1f KiB per delivery); a restart recovers them in %s", len(unique), float64(doneBytes)/(1<<20), float64(doneBytes)/1024/float64(len(unique)), recovered.Round(time.Millisecond))
 }
 
 // loadParams reads DIXIT_LOAD and DIXIT_LOAD_RATE.
@@ -315,4 +334,20 @@ func jsonFiles(t *testing.T, dir string) []string {
 		t.Fatalf("list %s: %v", dir, err)
 	}
 	return m
+}
+
+func dirBytes(dir string) (int64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("list %s: %w", dir, err)
+	}
+	var n int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			return 0, fmt.Errorf("stat %s: %w", e.Name(), err)
+		}
+		n += info.Size()
+	}
+	return n, nil
 }
