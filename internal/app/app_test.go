@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,4 +333,59 @@ func TestAFinishedWorkflowRunIsPassedOnToTheJudge(t *testing.T) {
 	require.NoError(t, h.Handle(context.Background(), "workflow_run", "d-2", requested))
 	assert.Len(t, got, 1, "only a completed run is news")
 	assert.Error(t, h.Handle(context.Background(), "workflow_run", "d-3", []byte("{not json")))
+}
+
+// TestATransientFailureIsWaitedOut: a run that fails because GitHub failed on the way is
+// tried again with growing waits, and ends normally; a final failure is not retried; a
+// run that keeps failing stops after MaxTransient tries; a shutdown ends a wait at once.
+func TestATransientFailureIsWaitedOut(t *testing.T) {
+	errFlaky, errFinal := errors.New("502 Bad Gateway"), errors.New("404 Not Found")
+	transient := func(err error) bool { return errors.Is(err, errFlaky) }
+	var mu sync.Mutex
+	var calls []time.Time
+	m, err := NewManager(t.TempDir(), func(context.Context, Issue) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, time.Now())
+		if len(calls) < 3 {
+			return fmt.Errorf("post comment: %w", errFlaky)
+		}
+		return nil
+	}, nil)
+	require.NoError(t, err)
+	m.Transient, m.RetryTransient = transient, 20*time.Millisecond
+	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 3}
+	_, err = m.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := m.Record(i); return r.State == Finished }, 5*time.Second, 5*time.Millisecond)
+	mu.Lock()
+	require.Len(t, calls, 3)
+	assert.GreaterOrEqual(t, calls[2].Sub(calls[1]), 40*time.Millisecond, "the second wait is twice the first")
+	mu.Unlock()
+
+	final, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return errFinal }, nil)
+	require.NoError(t, err)
+	final.Transient, final.RetryTransient = transient, time.Millisecond
+	_, err = final.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := final.Record(i); return r.State == Failed }, 5*time.Second, 5*time.Millisecond)
+
+	var tries atomic.Int32
+	always, err := NewManager(t.TempDir(), func(context.Context, Issue) error { tries.Add(1); return errFlaky }, nil)
+	require.NoError(t, err)
+	always.Transient, always.RetryTransient, always.MaxTransient = transient, time.Millisecond, 3
+	_, err = always.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := always.Record(i); return r.State == Failed }, 5*time.Second, 5*time.Millisecond)
+	assert.EqualValues(t, 4, tries.Load(), "the first try and 3 retries")
+
+	waiting, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return errFlaky }, nil)
+	require.NoError(t, err)
+	waiting.Transient, waiting.RetryTransient = transient, time.Hour
+	_, err = waiting.Start(i)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { r, _, _ := waiting.Record(i); return strings.Contains(r.Detail, "retrying in 10m0s") }, 5*time.Second, 5*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, waiting.Shutdown(ctx), "a ten-minute wait ends with the server")
 }

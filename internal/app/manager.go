@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,14 @@ type Manager struct {
 	// RetryElsewhere is how long to wait before asking again for a run another server
 	// drives (default one minute). Set it before the first Start.
 	RetryElsewhere time.Duration
+	// Transient tells failures worth another try (GitHub or the network failed) from
+	// final ones; nil treats every failure as final. A transient failure is retried
+	// after RetryTransient (default 30 s), doubling up to 10 minutes, at most
+	// MaxTransient times per start (default 8); the run resumes from its journal, so a
+	// retry pays only for what was not finished.
+	Transient      func(error) bool
+	RetryTransient time.Duration
+	MaxTransient   int
 
 	mu      sync.Mutex
 	cancels map[string]context.CancelFunc
@@ -142,8 +151,24 @@ func (m *Manager) run(ctx context.Context, i Issue) {
 				state, detail = Failed, fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
+		transient := 0
 		for {
 			err := m.execute(ctx, i)
+			if err != nil && !errors.Is(err, ErrElsewhere) && ctx.Err() == nil && m.Transient != nil && m.Transient(err) &&
+				transient < cmp.Or(m.MaxTransient, 8) {
+				wait := min(cmp.Or(m.RetryTransient, 30*time.Second)<<transient, 10*time.Minute)
+				transient++
+				m.log.Warn("app: run failed on the way; trying again", "github_issue", i.String(), "err", err,
+					"wait", wait, "attempt", transient)
+				if err := m.save(Record{Issue: i, State: Running, Detail: fmt.Sprintf("retrying in %s: %v", wait, err)}); err != nil {
+					m.log.Error("app: cannot record a run", "github_issue", i.String(), "err", err)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+					continue
+				}
+			}
 			if errors.Is(err, ErrElsewhere) && ctx.Err() == nil {
 				m.log.Info("app: another server drives this run; trying again later", "github_issue", i.String(), "err", err)
 				if err := m.save(Record{Issue: i, State: Running, Detail: err.Error()}); err != nil {

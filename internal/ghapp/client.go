@@ -1,6 +1,7 @@
 package ghapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v60/github"
@@ -23,8 +25,14 @@ type Config struct {
 	UserAgent  string       // versioned, e.g. "dixit/1.2.0"
 	Logger     *slog.Logger // nil: discard
 	HTTPClient *http.Client // its Transport is the base transport; nil: http.DefaultTransport
-	Sleep      SleepFunc    // rate-limit waits; nil: Sleep
+	Sleep      SleepFunc    // rate-limit waits and retry backoff; nil: Sleep
+	// ResponseTimeout bounds the wait for an answer's headers when HTTPClient is nil
+	// (default 30 s: GitHub itself ends REST requests after 10 s); the request is then
+	// retried if it is safe to send twice.
+	ResponseTimeout time.Duration
 }
+
+const defaultResponseTimeout = 30 * time.Second
 
 // ClientCreator makes app and installation clients sharing one middleware stack and
 // one set of Metrics. Installation clients are cached by installation id; their
@@ -62,11 +70,16 @@ func NewClientCreator(cfg Config) (*ClientCreator, error) {
 	var inner http.RoundTripper
 	if cfg.HTTPClient != nil {
 		inner = cfg.HTTPClient.Transport
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = cmp.Or(cfg.ResponseTimeout, defaultResponseTimeout)
+		inner = t
 	}
 	m := NewMetrics()
 	tr := Chain(inner,
 		m.Middleware(),
 		RateLimit(cfg.Logger, cfg.Sleep),
+		Retry(cfg.Logger, cfg.Sleep),
 		ETagCache(0),
 		Logging(cfg.Logger),
 		UserAgent(cfg.UserAgent),

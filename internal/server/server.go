@@ -74,6 +74,8 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	}
 	// A run another server drives is asked for again once its lease could have lapsed.
 	runs.RetryElsewhere = cfg.LeaseTTL
+	// GitHub failing on the way (5xx, rate limits, dropped connections) is waited out.
+	runs.Transient = ghapp.Transient
 	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger}
 	issues := &app.IssuesHandler{Base: base}
 	hook, err := webhook.New(webhook.Config{

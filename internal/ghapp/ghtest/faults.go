@@ -1,6 +1,8 @@
 package ghtest
 
 import (
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ type Fault struct {
 	Header http.Header
 	Body   string
 	Drop   bool
+	Delay  time.Duration // wait this long (or until the client gives up) before answering
 }
 
 // Inject queues faults; they are consumed in order.
@@ -51,6 +54,12 @@ func (s *Server) takeFault(r *http.Request) *Fault {
 }
 
 func (f *Fault) serve(w http.ResponseWriter, r *http.Request) {
+	if f.Delay > 0 {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(f.Delay):
+		}
+	}
 	if f.Drop {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
@@ -107,4 +116,74 @@ func TooManyRequests(retryAfter time.Duration) Fault {
 	f := SecondaryRateLimit(retryAfter)
 	f.Status = http.StatusTooManyRequests
 	return f
+}
+
+// Chaos makes a share of all requests fail the ways GitHub and networks fail, drawn from
+// a seeded generator so a failing run can be replayed. Kinds take turns (ChaosKinds, the
+// nastiest first): an answer lost after the request was handled (it took effect, but
+// the client never hears so), a connection dropped before it was handled, a hold (no
+// answer for Hold, then a 504: the client should have given up first), 502, a 429 and a
+// secondary-rate-limit 403 (both with Retry-After: 1), 500 and 503.
+type Chaos struct {
+	Rate float64
+	Seed uint64
+	Hold time.Duration // default 2 s
+}
+
+// ChaosKinds are the failures Chaos injects, in turn.
+var ChaosKinds = []string{"lost-answer", "drop", "hold", "502", "429", "secondary-403", "500", "503"}
+
+// SetChaos starts (or, with Rate 0, stops) random failures.
+func (s *Server) SetChaos(c Chaos) {
+	if c.Hold == 0 {
+		c.Hold = 2 * time.Second
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chaos = c
+	s.chaosRNG = rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
+	s.chaosCounts = map[string]int{}
+}
+
+// ChaosCounts reports how many failures of each kind were injected.
+func (s *Server) ChaosCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.chaosCounts)
+}
+
+// takeChaos draws whether this request fails, and how.
+func (s *Server) takeChaos() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.chaos.Rate <= 0 || s.chaosRNG.Float64() >= s.chaos.Rate {
+		return ""
+	}
+	kind := ChaosKinds[s.chaosTurn%len(ChaosKinds)]
+	s.chaosTurn++
+	s.chaosCounts[kind]++
+	return kind
+}
+
+// serveChaos answers with a failure of the given kind; handled reports whether the
+// request must still be handled (only for lost-answer, which drops the answer after).
+func (s *Server) serveChaos(kind string, w http.ResponseWriter, r *http.Request) (handled bool) {
+	var f Fault
+	switch kind {
+	case "500", "502", "503":
+		code, _ := strconv.Atoi(kind)
+		f = Fault{Status: code, Body: `{"message":"Server Error"}`}
+	case "429":
+		f = TooManyRequests(time.Second)
+	case "secondary-403":
+		f = SecondaryRateLimit(time.Second)
+	case "hold":
+		f = Fault{Status: http.StatusGatewayTimeout, Delay: s.chaos.Hold, Body: `{"message":"We couldn't respond to your request in time."}`}
+	case "drop":
+		f = Fault{Drop: true}
+	case "lost-answer":
+		return false
+	}
+	f.serve(w, r)
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -52,6 +53,11 @@ type Server struct {
 	faults    []*Fault
 	remaining int
 	nextReqID int
+
+	chaos       Chaos
+	chaosRNG    *rand.Rand
+	chaosTurn   int
+	chaosCounts map[string]int
 }
 
 // NewServer starts a fake GitHub and closes it when the test ends.
@@ -134,6 +140,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f.serve(w, r)
 		return
 	}
+	chaos := s.takeChaos()
+	if chaos != "" && s.serveChaos(chaos, w, r) {
+		return
+	}
 
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	rec := httptest.NewRecorder()
@@ -165,6 +175,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = v
 	}
 	s.rateHeaders(w.Header(), reqID, status != http.StatusNotModified)
+	if chaos == "lost-answer" {
+		(&Fault{Drop: true}).serve(w, r) // handled, but the answer never arrives
+		return
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
 }
