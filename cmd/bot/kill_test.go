@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/report"
 )
 
@@ -22,9 +27,7 @@ import (
 // as an uninterrupted one: same outcome, same vetted tests, same workspace commits, and
 // as many journal entries, so no finished effect was paid for twice.
 func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "bot")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := buildBot(t)
 
 	state := t.TempDir()
 	demo := func(extra ...string) *exec.Cmd {
@@ -34,13 +37,14 @@ func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd
 	}
-	out, err = demo().CombinedOutput()
+	out, err := demo().CombinedOutput()
 	require.NoError(t, err, string(out))
 	whole := readSummary(t, state)
 
 	// With every verdict cached, a run takes only its orchestration time: kill within it.
+	forget(t, state)
 	began := time.Now()
-	out, err = demo("--fresh").CombinedOutput()
+	out, err = demo().CombinedOutput()
 	require.NoError(t, err, string(out))
 	span := time.Since(began)
 	readSummary(t, state)
@@ -50,16 +54,9 @@ func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	kills := 0
 	for cycle := 0; cycle < 4; cycle++ {
-		for attempt := 0; ; attempt++ {
-			var args []string
-			if attempt == 0 {
-				args = append(args, "--fresh")
-			}
-			if kill(t, demo(args...), time.Duration(rng.Int64N(int64(span)))) {
-				kills++
-				continue
-			}
-			break
+		forget(t, state)
+		for kill(t, demo(), time.Duration(rng.Int64N(int64(span)))) {
+			kills++
 		}
 		resumed := readSummary(t, state)
 		assert.Equal(t, whole.Outcome, resumed.Outcome)
@@ -71,6 +68,39 @@ func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
 	}
 	t.Logf("%d kills", kills)
 	assert.Greater(t, kills, 0)
+}
+
+// buildBot builds this command once per test binary.
+func buildBot(t *testing.T) string {
+	t.Helper()
+	builtOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "dixit-bot-")
+		if err != nil {
+			builtErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "bot")
+		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
+			builtErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, builtErr)
+	return builtBin
+}
+
+var (
+	builtOnce sync.Once
+	builtBin  string
+	builtErr  error
+)
+
+// killsWanted is how many kills a crash test makes: DIXIT_KILLS, else def (CI's share;
+// docs/reliability.md gives the figures of longer runs).
+func killsWanted(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("DIXIT_KILLS")); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 // kill starts cmd and sends SIGKILL to its process group after delay; it reports whether
@@ -92,6 +122,13 @@ func kill(t *testing.T, cmd *exec.Cmd, delay time.Duration) bool {
 	}
 }
 
+// forget deletes the runs under state, keeping the caches, so the next run starts over
+// (what --fresh does, but done before the first kill can land).
+func forget(t *testing.T, state string) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(filepath.Join(state, "runs")))
+}
+
 func readSummary(t *testing.T, state string) report.Summary {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(state, "runs", "*", "summary.json"))
@@ -103,4 +140,118 @@ func readSummary(t *testing.T, state string) report.Summary {
 	require.NoError(t, json.Unmarshal(data, &s))
 	require.NoError(t, os.Remove(paths[0]))
 	return s
+}
+
+// TestKilledLiveRunResumesToTheSameEnd kills `bot run` (live agents, the model faked at
+// the HTTP level) with SIGKILL at random moments and starts it again until it ends; each
+// cycle must end as the uninterrupted run did. The model is paid again only for the
+// requests in flight when a kill landed: a reply that was journalled is never asked for
+// twice.
+func TestKilledLiveRunResumesToTheSameEnd(t *testing.T) {
+	bin := buildBot(t)
+	repo := liveRepo(t)
+	spec := filepath.Join(t.TempDir(), "spec.md")
+	require.NoError(t, os.WriteFile(spec, []byte("Implement Add: it returns a + b. Also Sub: a - b.\n"), 0o644))
+	model := llmtest.NewServer(t, llmtest.WithAPIKey("sk-test"))
+	model.Reply(liveAgents)
+
+	state := t.TempDir()
+	live := func(extra ...string) *exec.Cmd {
+		args := []string{"run", "--spec", spec, "--repo", repo, "--state", state,
+			"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}
+		cmd := exec.Command(bin, append(args, extra...)...)
+		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+model.URL(), "OPENAI_API_KEY=sk-test")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
+	out, err := live().CombinedOutput()
+	require.NoError(t, err, string(out))
+	whole := readSummary(t, state)
+	paid := len(model.Requests())
+	forget(t, state) // the verdicts stay cached: time a run that only orchestrates
+	began := time.Now()
+	out, err = live().CombinedOutput()
+	require.NoError(t, err, string(out))
+	span := time.Since(began)
+	readSummary(t, state)
+	agents := len(whole.Coders) + len(whole.Testers) // at most this many requests in flight
+
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("an uninterrupted run: %s, %d model requests, %d journal entries; kill delays seeded with %d",
+		span.Round(time.Millisecond), paid, whole.Journal.Entries, seed)
+	kills, want := 0, killsWanted(6)
+	for kills < want {
+		forget(t, state)
+		before, cycleKills := len(model.Requests()), 0
+		for kill(t, live(), time.Duration(rng.Int64N(int64(span)))) {
+			cycleKills++
+		}
+		kills += cycleKills
+		resumed := readSummary(t, state)
+		assert.Equal(t, whole.Outcome, resumed.Outcome)
+		assert.Equal(t, whole.Vetted, resumed.Vetted, "no vetted test lost")
+		assert.Equal(t, whole.Coders, resumed.Coders, "the same workspace commits")
+		assert.Equal(t, whole.Journal.Entries, resumed.Journal.Entries, "no effect journalled twice")
+		again := len(model.Requests()) - before - paid
+		t.Logf("cycle: %d kills, %d model requests paid again", cycleKills, again)
+		assert.GreaterOrEqual(t, again, 0)
+		assert.LessOrEqual(t, again, cycleKills*agents, "only requests in flight at a kill are paid again")
+	}
+	t.Logf("%d kills", kills)
+}
+
+// liveRepo is a git repository with two functions to implement and a small population.
+func liveRepo(t *testing.T) string {
+	repo := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":  "module example.com/calc\n\ngo 1.22\n",
+		"calc.go": "package calc\n\nfunc Add(a, b int) int { panic(\"todo\") }\n\nfunc Sub(a, b int) int { panic(\"todo\") }\n",
+		".github/dixit.yml": "coders: 3\ntesters: 2\nreruns: 2\nmax_tester_retries: 1\nagents:\n  model: fake\n" +
+			"  testers:\n    - {name: add, direction: \"Test Add.\"}\n    - {name: sub, direction: \"Test Sub.\"}\n",
+	} {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "stub"}} {
+		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	return repo
+}
+
+// liveAgents answers as three coders (one gets Sub backwards at first) and two testers.
+func liveAgents(req llmtest.RecordedRequest) llmtest.Step {
+	system, last := req.Messages[0].Content, req.Messages[len(req.Messages)-1]
+	turns := 0
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			turns++
+		}
+	}
+	call := func(name string, args map[string]string) llmtest.Step {
+		data, _ := json.Marshal(args)
+		return llmtest.Calls(llmtest.ToolCall{ID: name, Name: name, Arguments: string(data)})
+	}
+	if strings.Contains(system, "You write tests") {
+		check := "Add(2, 3) != 5"
+		if strings.Contains(system, "Test Sub.") {
+			check = "Sub(5, 3) != 2"
+		}
+		if turns > 1 {
+			check = "Add(0, 0) != 0"
+		}
+		return call("submit_test", map[string]string{"content": fmt.Sprintf(
+			"package calc\n\nimport \"testing\"\n\nfunc TestCalc%d(t *testing.T) {\n\tif %s {\n\t\tt.Fatal()\n\t}\n}\n", turns, check)})
+	}
+	if last.Role == "tool" {
+		return call("finish", map[string]string{"summary": "done"})
+	}
+	sub := "a - b"
+	if strings.Contains(system, "coder-3") && turns == 1 {
+		sub = "b - a"
+	}
+	return call("write_file", map[string]string{"path": "calc.go", "content": fmt.Sprintf(
+		"package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return %s }\n", sub)})
 }
