@@ -23,9 +23,10 @@ type result struct {
 	output       []byte        // tail of the last run's output
 }
 
-// passed reports whether every requested run finished with status 0.
+// passed reports whether every requested run, and no other, started and finished with
+// status 0. The reports come from inside the sandbox, where a test can forge extra ones.
 func (r result) passed(runs int) bool {
-	return !r.timedOut && !r.flooded && r.ends == runs && r.exit == 0 && r.sandboxExit == 0
+	return !r.timedOut && !r.flooded && r.starts == runs && r.ends == runs && r.exit == 0 && r.sandboxExit == 0
 }
 
 // killGrace is how long a killed sandbox gets to tear itself down before its whole
@@ -60,6 +61,7 @@ func (s *sandbox) execute(ctx context.Context, inv invocation) (result, error) {
 
 	flood := make(chan struct{})
 	out := newRunOutput(marker, s.limits.Output, cmp.Or(s.keep, MaxOutput), func() { close(flood) })
+	out.budget = s.limits.Output * int64(max(inv.runs, 1))
 	pumped := make(chan struct{})
 	go func() {
 		defer close(pumped)
@@ -89,6 +91,11 @@ func (s *sandbox) execute(ctx context.Context, inv invocation) (result, error) {
 	var res result
 	timer := time.NewTimer(inv.timeout)
 	defer timer.Stop()
+	// The reports that restart the timer come from inside the sandbox, and a test can
+	// forge them (the wrapper runs as its uid): the whole invocation gets at most its runs'
+	// timeouts plus one for the wrapper's own work, whatever it reports.
+	deadline := time.NewTimer(time.Duration(max(inv.runs, 1)+1) * inv.timeout)
+	defer deadline.Stop()
 	seen := 0
 wait:
 	for {
@@ -101,6 +108,9 @@ wait:
 				timer.Reset(inv.timeout)
 			}
 		case <-timer.C:
+			res.timedOut = true
+			break wait
+		case <-deadline.C:
 			res.timedOut = true
 			break wait
 		case <-flood:

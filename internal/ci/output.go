@@ -36,10 +36,14 @@ func (t *tail) Bytes() []byte {
 
 // runOutput splits an invocation's output into runs at the wrapper's marker. It keeps
 // the tail of the current run and of the last finished one, and calls over once when a
-// single run writes more than limit bytes.
+// single run writes more than limit bytes, or all runs together more than budget (when
+// set). The marker is visible inside the sandbox (it is an argument of the wrapper), so a
+// test can print it to restart the per-run count: the budget does not depend on it.
 type runOutput struct {
 	marker []byte
 	limit  int64
+	budget int64 // bytes allowed across all runs; 0 means no such bound
+	total  int64
 	over   func()
 	keep   int // tail bytes kept per run
 	cur    *tail
@@ -75,7 +79,8 @@ func (o *runOutput) write(p []byte) {
 func (o *runOutput) add(b []byte) {
 	o.cur.Write(b)
 	o.count += int64(len(b))
-	if !o.fired && o.count > o.limit {
+	o.total += int64(len(b))
+	if !o.fired && (o.count > o.limit || o.budget > 0 && o.total > o.budget) {
 		o.fired = true
 		o.over()
 	}

@@ -54,6 +54,7 @@ type invocation struct {
 
 // command builds the process for an invocation; the caller wires stdio and fds 3 and 4.
 func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
+	sealDescriptors()
 	env := s.environ(inv)
 	inner := prlimitArgs(s.prlimit, s.phaseLimits(inv.build), s.root || s.bwrap != "")
 	if s.root {
@@ -88,6 +89,22 @@ func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 	// bwrap's own pid 1 keeps the environment it was started with: scrub it here too.
 	cmd.Env = env
 	return cmd
+}
+
+// sealDescriptors marks every descriptor of this process above stderr close-on-exec, so
+// a sandbox gets only the ones it is given. Go opens its own that way, but one inherited
+// from whatever started the judge (a service manager's socket, a CI runner's pipe) is
+// not, and bwrap passes on whatever it inherits.
+func sealDescriptors() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // phaseLimits are the limits of a run, or of a build: builds run the toolchain on the
