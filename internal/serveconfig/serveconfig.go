@@ -23,8 +23,12 @@ type Config struct {
 	StateDir string `yaml:"state_dir"` // deliveries, runs, caches
 	// BuildCache is the judge's toolchain build cache; default state_dir/cache/build.
 	BuildCache string `yaml:"build_cache"`
-	Label      string `yaml:"label"`   // the issue label that starts a run
-	Workers    int    `yaml:"workers"` // deliveries processed at once
+	// ResultCache holds verdicts and probe runs by content; servers may share one (a
+	// shared volume) so a run that moves between them is not judged twice. Default
+	// state_dir/cache.
+	ResultCache string `yaml:"result_cache"`
+	Label       string `yaml:"label"`   // the issue label that starts a run
+	Workers     int    `yaml:"workers"` // deliveries processed at once
 	// Workshop names the private repository that holds a target repository's hidden
 	// work; {owner} and {repo} are replaced.
 	Workshop string `yaml:"workshop"`
@@ -110,7 +114,7 @@ var unknownKey = regexp.MustCompile(`field (\S+) not found in type`)
 // fromEnv applies DIXIT_* variables over the file's values.
 func (c *Config) fromEnv(getenv func(string) string) error {
 	str := map[string]*string{
-		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_BUILD_CACHE": &c.BuildCache, "DIXIT_LABEL": &c.Label,
+		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_BUILD_CACHE": &c.BuildCache, "DIXIT_RESULT_CACHE": &c.ResultCache, "DIXIT_LABEL": &c.Label,
 		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge, "DIXIT_POPULATION": &c.Population,
 		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
 		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
@@ -128,6 +132,13 @@ func (c *Config) fromEnv(getenv func(string) string) error {
 			return fmt.Errorf("DIXIT_GITHUB_APP_ID: not a number: %q", v)
 		}
 		c.GitHub.AppID = id
+	}
+	if v := getenv("DIXIT_LEASE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("DIXIT_LEASE_TTL: not a duration such as 2m: %q", v)
+		}
+		c.LeaseTTL = d
 	}
 	if v := getenv("DIXIT_WORKERS"); v != "" {
 		n, err := strconv.Atoi(v)

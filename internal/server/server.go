@@ -60,7 +60,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	}
 	hub := actionsjudge.NewHub() // workflow_run webhooks → the Actions judges waiting on them
 	exec := &apprun.Executor{
-		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache,
+		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache, ResultCache: cfg.ResultCache,
 		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL, Label: cfg.Label,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
