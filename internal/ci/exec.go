@@ -122,11 +122,24 @@ wait:
 	}
 	s.kill(cmd, int(nsInit.Load()), inv.slot, waited)
 
-	// The writers are all dead now, unless something escaped the fallback mode.
-	pipes[0][0].SetReadDeadline(time.Now().Add(killGrace))
-	pipes[1][0].SetReadDeadline(time.Now().Add(killGrace))
-	<-pumped
-	<-reported
+	// With bubblewrap every writer died with the sandbox's pid namespace, so the readers
+	// reach the end of what was written however late a busy machine schedules them (a
+	// deadline would fail reads of data still in the pipe: a passing run then looked
+	// like a sandbox that never started). In the fallback mode a process may have
+	// escaped holding a pipe, so the readers are cut off after a grace period.
+	grace := killGrace
+	if s.bwrap != "" {
+		grace = 10 * killGrace // only a safety net
+	}
+	drained := make(chan struct{})
+	go func() { <-pumped; <-reported; close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(grace):
+		pipes[0][0].SetReadDeadline(time.Now())
+		pipes[1][0].SetReadDeadline(time.Now())
+		<-drained
+	}
 	if err := ctx.Err(); err != nil {
 		return result{}, err
 	}
