@@ -155,12 +155,15 @@ func (w *world) deliver(t *testing.T, s *server, id string) {
 }
 
 func (w *world) waitEnd(t *testing.T, s *server) app.Record {
-	require.Eventually(t, func() bool {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		r, _, _ := s.runs.Record(w.issue)
-		return r.State == app.Finished || r.State == app.Failed
-	}, 5*time.Minute, 100*time.Millisecond)
-	r, _, _ := s.runs.Record(w.issue)
-	return r
+		if r.State == app.Finished || r.State == app.Failed {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end in 5 minutes: %s: %s", r.State, r.Detail)
+		}
+	}
 }
 
 // journal reads the run's journal as the workshop repository holds it.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -129,6 +131,12 @@ func (w *Workshop) PullRun(ctx context.Context, url, token, prefix string) (bool
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// go-git writes fetched refs in place: a process killed mid-fetch can leave an empty
+	// ref file, which would fail every later fetch. Incoming refs live only for this
+	// call, so whatever an earlier one left is removed from disk first.
+	if err := os.RemoveAll(filepath.Join(w.path, filepath.FromSlash(incoming))); err != nil {
+		return false, fmt.Errorf("clear %s: %w", incoming, err)
+	}
 	defer w.dropRefs(incoming)
 	remote := git.NewRemote(w.repo.Storer, &config.RemoteConfig{Name: "dixit", URLs: []string{url}})
 	err := remote.FetchContext(ctx, opts)

@@ -2,6 +2,8 @@ package gitstate
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,4 +124,34 @@ func strs(bs [][]byte) []string {
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// TestAFetchKilledMidwayDoesNotBlockTheNext: a process killed while fetching leaves an
+// empty incoming ref file behind (go-git writes fetched refs in place); the next pull
+// must still adopt the remote's run.
+func TestAFetchKilledMidwayDoesNotBlockTheNext(t *testing.T) {
+	srv := gittest.NewServer(t)
+	url := srv.EmptyRepo("hello-dixit")
+	ctx := context.Background()
+	const prefix = "refs/dixit/run-1/"
+	a, err := Open(t.TempDir() + "/a.git")
+	require.NoError(t, err)
+	ja, err := a.Journal(prefix + "journal")
+	require.NoError(t, err)
+	appendN(t, ja, `{"n":1}`)
+	require.NoError(t, a.PushRun(ctx, url, srv.Token, prefix))
+
+	b, err := Open(t.TempDir() + "/b.git")
+	require.NoError(t, err)
+	broken := filepath.Join(b.Path(), "refs", "incoming", "dixit", "run-1", "journal")
+	require.NoError(t, os.MkdirAll(filepath.Dir(broken), 0o755))
+	require.NoError(t, os.WriteFile(broken, nil, 0o644))
+	adopted, err := b.PullRun(ctx, url, srv.Token, prefix)
+	require.NoError(t, err)
+	assert.True(t, adopted)
+	jb, err := b.Journal(prefix + "journal")
+	require.NoError(t, err)
+	entries, err := jb.Entries()
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
 }
