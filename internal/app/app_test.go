@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
@@ -388,4 +389,17 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	require.NoError(t, waiting.Shutdown(ctx), "a ten-minute wait ends with the server")
+}
+
+// TestSettingsGitHubFailedToServeAreReadAgain: when reading dixit.yml fails because
+// GitHub failed (a 502), the delivery is tried again and the run starts; the issue is not
+// told that its settings could not be read.
+func TestSettingsGitHubFailedToServeAreReadAgain(t *testing.T) {
+	h := newHarness(t)
+	h.runs.Transient = ghapp.Transient
+	h.gh.Inject(ghtest.Fault{Method: http.MethodGet, Path: "repos/Codertocat/Hello-World/contents/" + repoconfig.Path,
+		Status: http.StatusBadGateway, Body: `{"message":"Server Error"}`})
+	h.deliver("issues", "issues.labeled.json", label("dixit"))
+	require.Eventually(t, func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.started[issue] == 1 }, 10*time.Second, 10*time.Millisecond)
+	assert.Empty(t, h.comments())
 }

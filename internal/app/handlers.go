@@ -108,6 +108,10 @@ func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {
 		return webhook.Retryable(fmt.Errorf("client for %s: %w", issue, err))
 	}
 	cfg := repoconfig.Fetch(ctx, gh, issue.Owner, issue.Repo)
+	if cfg.Outcome == repoconfig.Unreadable && h.Runs.Transient != nil && h.Runs.Transient(cfg.Err) {
+		// GitHub failed on the way: try the delivery again rather than tell the issue.
+		return webhook.Retryable(fmt.Errorf("settings of %s: %w", issue, cfg.Err))
+	}
 	if msg := cfg.Comment(); msg != "" {
 		return comment(ctx, gh, issue, msg)
 	}

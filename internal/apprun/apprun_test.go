@@ -128,7 +128,7 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 	runs, err := app.NewManager(filepath.Join(state, "runs"), exec.Execute, nil)
 	require.NoError(t, err)
 	runs.RetryElsewhere = 200 * time.Millisecond
-	base := app.Base{Clients: clients{w.gh}, Runs: runs, Label: "dixit"}
+	base := app.Base{Clients: exec.Clients, Runs: runs, Label: "dixit"}
 	hook, err := webhook.New(webhook.Config{Secret: []byte("a-test-webhook-secret"), QueueDir: filepath.Join(state, "deliveries")},
 		&app.IssuesHandler{Base: base}, &app.WorkflowRunHandler{Notify: exec.Hub.Notify})
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -50,6 +51,12 @@ func TestARunFinishesWhileGitHubFailsOneRequestInFive(t *testing.T) {
 		w := newWorld(t)
 		s := w.server(t, "server-a", shareResults, w.appClients(t))
 		s.runs.Transient, s.runs.RetryTransient = ghapp.Transient, 100*time.Millisecond
+		if path := os.Getenv("DIXIT_CHAOS_LOG"); path != "" {
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			require.NoError(t, err)
+			t.Cleanup(func() { f.Close() })
+			s.exec.Logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
 		w.gh.SetChaos(chaos)
 		w.deliver(t, s, "d1")
 		r := w.waitEnd(t, s)
