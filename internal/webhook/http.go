@@ -73,18 +73,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ignored\n")
 		return
 	}
-	s.accept(w, record{ID: id, Event: event, Payload: payload, ReceivedAt: time.Now().UTC()})
+	s.accept(w, r, record{ID: id, Event: event, Payload: payload, ReceivedAt: time.Now().UTC()})
 }
 
 // accept dedupes a delivery, makes it durable and queues it.
-func (s *Server) accept(w http.ResponseWriter, rec record) {
-	if !s.markSeen(rec.ID) {
-		s.stats.duplicate.Add(1)
-		_, _ = io.WriteString(w, "duplicate\n")
-		return
+// A redelivery that arrives while the first copy is still being written waits for it:
+// acknowledging it at once would lose the delivery if that write then failed.
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, rec record) {
+	for {
+		claimed, stored, wait := s.beginStoring(rec.ID)
+		if stored {
+			s.stats.duplicate.Add(1)
+			_, _ = io.WriteString(w, "duplicate\n")
+			return
+		}
+		if claimed {
+			break
+		}
+		select {
+		case <-wait:
+		case <-r.Context().Done():
+			http.Error(w, "the same delivery is being stored", http.StatusServiceUnavailable)
+			return
+		}
 	}
-	if err := s.store.put(rec); err != nil {
-		s.unmarkSeen(rec.ID) // not acknowledged: GitHub may redeliver it
+	err := s.store.put(rec)
+	s.endStoring(rec.ID, err == nil)
+	if err != nil { // not acknowledged: GitHub may redeliver it
 		s.log.Error("webhook delivery not stored", "error", err, LogKeyDeliveryID, rec.ID, LogKeyEvent, rec.Event)
 		http.Error(w, "cannot store delivery", http.StatusInternalServerError)
 		return

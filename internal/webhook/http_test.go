@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -147,4 +149,43 @@ func TestRecordedPayloadsAreAccepted(t *testing.T) {
 			assert.Equal(t, body, h.Calls()[0].payload)
 		})
 	}
+}
+
+// TestARedeliveryIsNotAcknowledgedBeforeTheFirstCopyIsStored: while one request stores a
+// delivery, another with the same id waits; if the first fails, the second is not told
+// "duplicate" (GitHub would then never send it again), and a later redelivery stores it.
+func TestARedeliveryIsNotAcknowledgedBeforeTheFirstCopyIsStored(t *testing.T) {
+	s := newServer(t, "", Config{}, &fakeHandler{events: []string{"issues"}})
+	claimed, stored, _ := s.beginStoring("d-1")
+	require.True(t, claimed)
+	require.False(t, stored)
+
+	body := fixture(t, "issues.labeled.json")
+	answered := make(chan int, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, signedRequest("issues", "d-1", body))
+		answered <- rec.Code
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("a redelivery was answered %d while the first copy was being stored", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+	s.endStoring("d-1", false) // the first copy could not be stored
+	assert.Equal(t, http.StatusAccepted, <-answered, "the waiting redelivery stores it itself")
+
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, signedRequest("issues", "d-1", body))
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "duplicate\n", rec.Body.String())
+
+	// A redelivery that gives up waiting gets a 503, not an acknowledgement.
+	s.beginStoring("d-2")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, signedRequest("issues", "d-2", body).WithContext(ctx))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	s.endStoring("d-2", true)
 }

@@ -21,8 +21,9 @@ type Server struct {
 	stop   chan struct{} // closed by Shutdown
 
 	mu       sync.Mutex
-	seen     map[string]bool // every delivery id ever accepted (dedupe)
-	queued   map[string]bool // ids in queue or on a worker
+	seen     map[string]bool          // every delivery id ever accepted (dedupe)
+	storing  map[string]chan struct{} // ids being made durable right now; closed when done
+	queued   map[string]bool          // ids in queue or on a worker
 	closing  bool
 	started  bool
 	cancel   context.CancelFunc // cancels the workers' context
@@ -60,15 +61,16 @@ func New(cfg Config, handlers ...Handler) (*Server, error) {
 		cfg.Logger.Info("webhook deliveries pending from a previous run", "count", len(pending))
 	}
 	return &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		routes: routes,
-		store:  st,
-		queue:  make(chan string, cfg.QueueSize),
-		rescan: make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		seen:   seen,
-		queued: map[string]bool{},
+		cfg:     cfg,
+		log:     cfg.Logger,
+		routes:  routes,
+		store:   st,
+		queue:   make(chan string, cfg.QueueSize),
+		rescan:  make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		seen:    seen,
+		storing: map[string]chan struct{}{},
+		queued:  map[string]bool{},
 	}, nil
 }
 
@@ -95,21 +97,31 @@ func (s *Server) Seen(deliveryID string) bool {
 	return s.seen[deliveryID]
 }
 
-// markSeen records id as accepted; it reports false if it already was.
-func (s *Server) markSeen(id string) bool {
+// beginStoring claims id for this request to make durable. It reports stored when the
+// delivery already is; otherwise, when another request is storing it right now, wait is
+// closed once that one is done (and the caller asks again).
+func (s *Server) beginStoring(id string) (claimed, stored bool, wait <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seen[id] {
-		return false
+		return false, true, nil
 	}
-	s.seen[id] = true
-	return true
+	if ch, busy := s.storing[id]; busy {
+		return false, false, ch
+	}
+	s.storing[id] = make(chan struct{})
+	return true, false, nil
 }
 
-func (s *Server) unmarkSeen(id string) {
+// endStoring releases the claim on id, recording it as accepted when it was stored.
+func (s *Server) endStoring(id string, stored bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.seen, id)
+	if stored {
+		s.seen[id] = true
+	}
+	close(s.storing[id])
+	delete(s.storing, id)
 }
 
 // claim marks id as queued; it reports false if it already was.

@@ -119,8 +119,8 @@ func TooManyRequests(retryAfter time.Duration) Fault {
 }
 
 // Chaos makes a share of all requests fail the ways GitHub and networks fail, drawn from
-// a seeded generator so a failing run can be replayed. Kinds take turns (ChaosKinds, the
-// nastiest first): an answer lost after the request was handled (it took effect, but
+// a seeded generator so a failing run can be replayed. Kinds take turns (ChaosKinds,
+// starting at one the seed picks): an answer lost after the request was handled (it took effect, but
 // the client never hears so), a connection dropped before it was handled, a hold (no
 // answer for Hold, then a 504: the client should have given up first), 502, a 429 and a
 // secondary-rate-limit 403 (both with Retry-After: 1), 500 and 503.
@@ -143,6 +143,7 @@ func (s *Server) SetChaos(c Chaos) {
 	s.chaos = c
 	s.chaosRNG = rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	s.chaosCounts = map[string]int{}
+	s.chaosTurn = int(c.Seed % uint64(len(ChaosKinds))) // each seed starts the turns elsewhere
 }
 
 // ChaosCounts reports how many failures of each kind were injected.
