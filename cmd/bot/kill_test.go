@@ -29,7 +29,13 @@ import (
 func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
 	bin := buildBot(t)
 
-	state := t.TempDir()
+	state := demoState(bin)
+	if shared := os.Getenv("DIXIT_TEST_RESULTS"); shared != "" { // CI shares verdicts across packages
+		require.NoError(t, os.MkdirAll(state, 0o755))
+		if err := os.Symlink(shared, filepath.Join(state, "cache")); err != nil && !os.IsExist(err) {
+			require.NoError(t, err)
+		}
+	}
 	demo := func(extra ...string) *exec.Cmd {
 		args := []string{"demo", "--state", state, "--population", "../../examples/semver",
 			"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}
@@ -93,6 +99,11 @@ var (
 	builtBin  string
 	builtErr  error
 )
+
+// demoState is the demo kill test's state directory. The serve tests use its verdict
+// cache: the App's scripted coders commit the population's trees, so the demo's verdicts
+// are theirs too, and the demo is judged once per test binary.
+func demoState(bin string) string { return filepath.Join(filepath.Dir(bin), "demo-state") }
 
 // killsWanted is how many kills a crash test makes: DIXIT_KILLS, else def (CI's share;
 // docs/reliability.md gives the figures of longer runs).

@@ -7,10 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // noEndpoint is what a live run says when no model endpoint is configured.
@@ -34,6 +39,10 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
 	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
 	verbose := fs.Bool("v", false, "log details to stderr")
+	var patch *string
+	if cmd == "vet" {
+		patch = fs.String("patch", "", "the patch under review: a directory holding the whole patched tree, or a branch or commit of --repo")
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +58,11 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	}
 	var out *localrun.Outcome
 	var err error
+	if cmd == "vet" {
+		if opts.Patch, err = patchTree(*patch, *repo); err != nil {
+			return err
+		}
+	}
 	switch {
 	case cmd == "demo" || opts.Population != "":
 		if opts.Population == "" {
@@ -83,7 +97,51 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "Report:  %s (and %s)\nSummary: %s\nHidden state (git): %s\n", out.Report, out.HTML, out.JSON, out.RunDir+"/workshop.git")
+	if v := s.Vet; v != nil {
+		fmt.Fprintf(stdout, "\nThe patch: %s — %s\n", v.Conclusion, v.Why)
+		if v.Conclusion == vet.Failure {
+			return errPatchFails
+		}
+	}
 	return nil
+}
+
+// errPatchFails makes `bot vet` exit non-zero when the patch fails a vetted test, so a
+// script can stop on it.
+var errPatchFails = errors.New("the patch fails vetted tests (see the report)")
+
+// patchTree reads the patch under review: a directory with the whole patched tree, or a
+// revision (branch, tag, commit) of the repository.
+func patchTree(patch, repo string) (ci.Tree, error) {
+	if patch == "" {
+		return nil, errors.New("vet: give --patch DIR (the whole patched tree) or --patch REV (a branch or commit of --repo)")
+	}
+	if info, err := os.Stat(patch); err == nil && info.IsDir() {
+		return classify.DirTree(patch)
+	}
+	files, _, err := gitstate.ReadRevision(repo, patch)
+	if err != nil {
+		return nil, fmt.Errorf("vet: --patch %s is neither a directory nor a revision of %s: %w", patch, repo, err)
+	}
+	dir, err := os.MkdirTemp("", "dixit-patch-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		mode := os.FileMode(0o644)
+		if f.Executable {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, f.Content, mode); err != nil {
+			return nil, err
+		}
+	}
+	return classify.DirTree(dir)
 }
 
 // clientFromEnv builds the model client from the OpenAI client conventions.

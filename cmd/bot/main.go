@@ -19,6 +19,8 @@ commands:
   demo   run the Dixit protocol offline on the bundled example (scripted agents, real judge)
   run    run the Dixit protocol with live LLM agents on a repository (--spec FILE --repo DIR),
          or with a scripted population (--population DIR)
+  vet    judge a patch (an agent's pull request) against what independent coders built from the same
+         spec: --patch DIR or a revision of --repo, with --spec FILE --repo DIR or --population DIR
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
   classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
   eval   run the protocols on a benchmark and measure them on hidden tests (docs/eval.md);
@@ -46,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocal(ctx, "demo", args[1:], os.Getenv, stdout, stderr)
 	case "run":
 		return runLocal(ctx, "run", args[1:], os.Getenv, stdout, stderr)
+	case "vet":
+		return runLocal(ctx, "vet", args[1:], os.Getenv, stdout, stderr)
 	case "serve":
 		return runServe(ctx, args[1:], os.Getenv, stderr)
 	case "classify":

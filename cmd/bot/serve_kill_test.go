@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -185,13 +186,14 @@ func newServeWorld(t *testing.T, issues int) *serveWorld {
 }
 
 // serve is a `bot serve` command named name, on its own state directory; the servers of
-// this test binary share one verdict cache, as servers on a shared volume may.
+// this test binary share the demo kill test's verdict cache, as servers on a shared
+// volume may.
 func (w *serveWorld) serve(name, state, addr string) *exec.Cmd {
 	cmd := exec.Command(w.bin, "serve")
 	cmd.Env = append(os.Environ(), "DIXIT_GITHUB_APP_ID=99", "DIXIT_GITHUB_PRIVATE_KEY_FILE="+w.keyFile,
 		"DIXIT_WEBHOOK_SECRET="+webhookSecret, "DIXIT_GITHUB_BASE_URL="+w.gh.URL, "DIXIT_GITHUB_GIT_URL="+w.git.URL+"/",
 		"DIXIT_STATE_DIR="+state, "DIXIT_POPULATION="+demoDir, "DIXIT_LISTEN="+addr, "DIXIT_NAME="+name,
-		"DIXIT_LEASE_TTL=10s", "DIXIT_RESULT_CACHE="+filepath.Join(filepath.Dir(w.bin), "results"),
+		"DIXIT_LEASE_TTL=10s", "DIXIT_RESULT_CACHE="+cmp.Or(os.Getenv("DIXIT_TEST_RESULTS"), filepath.Join(demoState(w.bin), "cache")),
 		"DIXIT_BUILD_CACHE="+filepath.Join(os.TempDir(), "dixit-test-gocache"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd

@@ -37,6 +37,10 @@ const demo = "../../examples/semver"
 var sharedResults string
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("DIXIT_TEST_RESULTS"); dir != "" { // CI shares one across packages
+		sharedResults = dir
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "dixit-apprun-results-")
 	if err != nil {
 		panic(err)

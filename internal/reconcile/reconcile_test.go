@@ -50,7 +50,8 @@ func newWorld(t *testing.T) *world {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	w.cc, err = ghapp.NewClientCreator(ghapp.Config{AppID: 99, PrivateKey: pemKey, BaseURL: w.gh.URL})
+	w.cc, err = ghapp.NewClientCreator(ghapp.Config{AppID: 99, PrivateKey: pemKey, BaseURL: w.gh.URL,
+		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}) // retries without the waits
 	require.NoError(t, err)
 	w.runs, err = app.NewManager(filepath.Join(t.TempDir(), "runs"), w.execute, nil)
 	require.NoError(t, err)
@@ -155,12 +156,12 @@ func TestPassStartsLabelledIssuesWithoutARunOnly(t *testing.T) {
 	st.AddPullRequestIssue("acme", "api", 5, "a PR")
 	st.AddLabel("acme", "api", 5, "dixit") // a pull request: left alone
 	labelled("acme", "web", 7, "Dixit")    // labels match in any case: started
-	labelled("acme", "broken", 1, "dixit") // its listing fails once
+	labelled("acme", "broken", 1, "dixit") // its listing fails, retries included
 	labelled("acme", "badconf", 1, "dixit")
 	st.SetFile("acme", "badconf", "", ".github/dixit.yml", "coders: 2\n")
 	labelled("globex", "tool", 3, "dixit") // another installation: started
 	w.gh.Inject(ghtest.Fault{Method: http.MethodGet, Path: "repos/acme/broken/issues", Status: http.StatusInternalServerError,
-		Body: `{"message":"Server Error"}`})
+		Times: 4, Body: `{"message":"Server Error"}`})
 
 	stopped := app.Issue{Installation: 1, Owner: "acme", Repo: "api", Number: 2}
 	_, err := w.runs.Start(stopped)

@@ -142,6 +142,7 @@ func TestServeRunsALabelledIssueToItsPullRequest(t *testing.T) {
 	cfg := config(t, gh)
 	cfg.GitHub.GitURL = git.URL + "/"
 	cfg.BuildCache = filepath.Join(os.TempDir(), "dixit-test-gocache")
+	cfg.ResultCache = os.Getenv("DIXIT_TEST_RESULTS") // CI shares verdicts across packages
 	s, err := New(cfg, nil, nil)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
