@@ -60,6 +60,10 @@ type Options struct {
 	// journal is read: the App adopts a run mirrored by another server here, and keeps the
 	// workshop to mirror the run as it goes.
 	Attach func(ws *gitstate.Workshop) error
+	// Patch, when set, is a patch under review (an agent's pull request): once the run is
+	// over it is judged on every test the run proposed, and the summary gets its verdict.
+	// No agent ever sees it.
+	Patch ci.Tree
 }
 
 // Outcome is what a finished local run produced.
@@ -236,6 +240,11 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
 	}
 	sum.Comparison = cmp
+	if s.opts.Patch != nil {
+		if sum.Vet, err = s.vetPatch(ctx, res, cfg.Reruns); err != nil {
+			return nil, fmt.Errorf("run %s: judge the patch: %w (the same command retries)", s.opts.RunID, err)
+		}
+	}
 	// After the comparison, whose judge work (dual agreement) counts too.
 	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
 	if remote, ok := s.inner.(interface{ Minutes() int }); ok {

@@ -38,7 +38,7 @@ type section struct {
 }
 
 // shortenFirst orders the sections by how little a reviewer loses when they shrink.
-var shortenFirst = []string{"log", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence"}
+var shortenFirst = []string{"log", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet"}
 
 // Render renders the report with the given options.
 func Render(s Summary, res *orchestrate.Result, opt Options) string {
@@ -48,6 +48,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 	}
 	sections := []section{
 		{name: "head", full: head(s, opt)},
+		{name: "vet", full: vetSection(s, true), short: vetSection(s, false)},
 		{name: "evidence", full: evidenceSection(s, res)},
 		{name: "differential", full: differentialSection(s, 0), short: differentialSection(s, 10)},
 		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),

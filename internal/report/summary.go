@@ -8,6 +8,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // Summary is summary.json: the machine-readable account of a run.
@@ -32,6 +33,8 @@ type Summary struct {
 	// Comparison is set once the implementations have been compared (diff stats,
 	// differential testing, the pick).
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Vet is the verdict on a patch under review (bot vet, a labelled pull request).
+	Vet *vet.Verdict `json:"vet,omitempty"`
 }
 
 // VettedTest is one test of the vetted suite.

@@ -1,0 +1,84 @@
+package localrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/llm/llmtest"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/vet"
+)
+
+// TestVetNamesTheVettedTestThatCatchesAPlantedBug vets two patches for the demo's issue:
+// one compares version numbers as strings (the bug the issue is about), one is a consensus
+// implementation. The run, and so what was vetted, is the same for both.
+func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
+	vetDemo := func(patch string) *localrun.Outcome {
+		tree, err := classify.DirTree(filepath.Join("../../examples/semver-patches", patch))
+		require.NoError(t, err)
+		out, err := localrun.Run(context.Background(), localrun.Options{
+			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("vet-%d", os.Getpid()), Patch: tree,
+		})
+		require.NoError(t, err)
+		require.NotNil(t, out.Summary.Vet)
+		return out
+	}
+	buggy := vetDemo("string-compare")
+	v := buggy.Summary.Vet
+	assert.Equal(t, vet.Failure, v.Conclusion, v.Why)
+	require.NotEmpty(t, v.Vetted)
+	first := v.Vetted[0]
+	assert.Equal(t, "ivy-3", first.ID, "the vetted test about numeric fields")
+	assert.False(t, first.Patch.Passed())
+	assert.Contains(t, first.Patch.Output, `Compare("1.10.0", "1.9.0") = -1, want 1`, "the patch's own failure output")
+	assert.Len(t, first.PassedBy, 5, "every independent implementation passes it")
+	assert.True(t, strings.HasPrefix(v.Why, "The patch fails "), v.Why)
+	md, err := os.ReadFile(buggy.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## The patch under review\n\n**Verdict: failure.**")
+	assert.Contains(t, string(md), "func TestCompareNumericFields", "the failing vetted test is shown to the human")
+	var sum map[string]any
+	data, err := os.ReadFile(buggy.JSON)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sum))
+	assert.Equal(t, "failure", sum["vet"].(map[string]any)["conclusion"])
+
+	good := vetDemo("correct")
+	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
+	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")
+}
+
+// TestThePatchUnderReviewReachesNoAgent vets a patch carrying a canary with live agents
+// (the model faked over HTTP): no request to the model ever holds it.
+func TestThePatchUnderReviewReachesNoAgent(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Reply(population)
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	patchDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(patchDir, "go.mod"), []byte("module example.com/calc\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(patchDir, "calc.go"),
+		[]byte("package calc\n\n// CANARY-PATCH\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b + 1 }\n"), 0o644))
+	patch, err := classify.DirTree(patchDir)
+	require.NoError(t, err)
+	out, err := localrun.RunLive(context.Background(), localrun.Options{
+		Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache, Patch: patch,
+	})
+	require.NoError(t, err)
+	require.NotNil(t, out.Summary.Vet)
+	assert.Equal(t, vet.Failure, out.Summary.Vet.Conclusion, "the patch is off by one")
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, string(r.Body), "CANARY-PATCH", "request %d holds the patch", r.Index)
+	}
+	assert.NotEmpty(t, srv.Requests())
+}

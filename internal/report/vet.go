@@ -1,0 +1,56 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// vetSection shows how the patch under review did on the run's tests: the verdict, every
+// vetted test with how many independent implementations pass it, and for each vetted test
+// the patch fails, the test and the patch's output (a human may read tests; agents never
+// see them). With outputs false, the failing tests are listed without their text.
+func vetSection(s Summary, outputs bool) string {
+	v := s.Vet
+	if v == nil {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## The patch under review\n\n**Verdict: %s.** %s\n\n", v.Conclusion, v.Why)
+	p("The patch was judged after the run, on every test the testers proposed, with the same reruns and sandbox as the coders. It had no vote, and no agent saw it.\n\n")
+	if len(v.Vetted) > 0 {
+		p("| vetted test | the patch | independent implementations that pass it |\n|---|---|---|\n")
+		for _, f := range v.Vetted {
+			p("| test %d %s | %s | %d of %d |\n", f.Number, code(f.ID), f.Patch.Outcome, len(f.PassedBy), f.Implementations)
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range v.Vetted {
+		if f.Patch.Passed() {
+			continue
+		}
+		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, which the patch fails (%s)", f.Number,
+			html.EscapeString(f.ID), html.EscapeString(f.Tester), f.Patch.Outcome)
+		if !outputs {
+			p("- %s\n", summary)
+			continue
+		}
+		details(&b, summary, f.Content)
+		details(&b, fmt.Sprintf("the patch's output on test %d", f.Number), []byte(f.Patch.Output))
+	}
+	if !outputs {
+		b.WriteString("\n")
+	}
+	if len(v.Others) > 0 {
+		passes := 0
+		for _, f := range v.Others {
+			if f.Patch.Passed() {
+				passes++
+			}
+		}
+		p("Of the %s the Dixit rule kept out of the suite (every implementation passed them, or too few did), the patch passes %d.\n\n",
+			plural(len(v.Others), "other proposed test"), passes)
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+// Package vet judges a patch under review, such as an agent's pull request, against what
+// a Dixit run built from the same spec. The patch is an observed implementation: it is
+// judged on every test the testers proposed, vetted or not, with the same reruns and
+// sandbox as the coders, but it never votes, so it cannot change what was vetted, and no
+// agent ever sees it (the run is over before the patch is judged).
+package vet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// Conclusions, as GitHub's check runs name them.
+const (
+	Success = "success" // passes every vetted test, and the testers had nothing more to add
+	Failure = "failure" // fails at least one vetted test
+	Neutral = "neutral" // passes every vetted test, but the suite may not be complete
+)
+
+// Implementation is an independent implementation the run built: a coder's final tree.
+type Implementation struct {
+	Coder string
+	Tree  ci.Tree
+}
+
+// Finding is how the patch did on one test.
+type Finding struct {
+	ID      string `json:"id"`
+	Number  int    `json:"number,omitempty"` // place in the vetted suite; 0 for a test that was not vetted
+	Tester  string `json:"tester"`
+	Content []byte `json:"-"`
+	// Patch is the patch's verdict; PassedBy the independent implementations that pass
+	// the test, of Implementations.
+	Patch           ci.Verdict `json:"patch"`
+	PassedBy        []string   `json:"passed_by"`
+	Implementations int        `json:"implementations"`
+}
+
+// Verdict is the patch's verdict on a run's tests.
+type Verdict struct {
+	Conclusion string    `json:"conclusion"`
+	Why        string    `json:"why"`     // one line, for the review and the check run
+	Vetted     []Finding `json:"vetted"`  // the vetted suite, in its order
+	Others     []Finding `json:"others"`  // proposals that were not vetted (too weak or too hard)
+	Passes     int       `json:"passes"`  // vetted tests the patch passes
+	Outcome    string    `json:"outcome"` // how the run ended
+}
+
+// Judge runs the patch and every independent implementation on every test the run's
+// testers proposed. The implementations' verdicts are mostly in the judge's cache
+// already; they are asked for again so that each test says how many of the final
+// implementations pass it.
+func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls []Implementation, res *orchestrate.Result) (Verdict, error) {
+	vetted := map[string]orchestrate.Vetted{}
+	for _, v := range res.Vetted {
+		vetted[v.ID] = v
+	}
+	tests := slices.Clone(res.Proposals)
+	for _, v := range res.Vetted { // a run may carry vetted tests it did not propose (human tests)
+		if !slices.ContainsFunc(tests, func(c orchestrate.Candidate) bool { return c.ID == v.ID }) {
+			tests = append(tests, v.Candidate)
+		}
+	}
+	trees := append([]Implementation{{Coder: "", Tree: patch}}, impls...)
+	var jobs []ci.Job
+	for _, impl := range trees {
+		for _, t := range tests {
+			coder := impl.Coder
+			if coder == "" {
+				coder = "the patch"
+			}
+			jobs = append(jobs, ci.Job{Coder: coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Content: t.Content}})
+		}
+	}
+	verdicts, err := judge.Run(ctx, reruns, jobs)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("judge the patch: %w", err)
+	}
+	if len(verdicts) != len(jobs) {
+		return Verdict{}, fmt.Errorf("judge the patch: %d verdicts for %d jobs", len(verdicts), len(jobs))
+	}
+	var out Verdict
+	for i, t := range tests {
+		f := Finding{ID: t.ID, Tester: t.Tester, Content: t.Content, Patch: verdicts[i], Implementations: len(impls)}
+		for k, impl := range impls {
+			if verdicts[(k+1)*len(tests)+i].Passed() {
+				f.PassedBy = append(f.PassedBy, impl.Coder)
+			}
+		}
+		if v, ok := vetted[t.ID]; ok {
+			f.Number = v.Number
+			out.Vetted = append(out.Vetted, f)
+		} else {
+			out.Others = append(out.Others, f)
+		}
+	}
+	slices.SortFunc(out.Vetted, func(a, b Finding) int { return a.Number - b.Number })
+	Conclude(&out, res.Outcome)
+	return out, nil
+}
+
+// Conclude sets the conclusion and its one-line reason from the findings and how the run
+// ended: failure if the patch fails a vetted test; success if it passes them all and the
+// run ended because the testers found nothing more that most implementations agree on;
+// neutral otherwise.
+func Conclude(v *Verdict, outcome orchestrate.Outcome) {
+	v.Outcome, v.Passes = string(outcome), 0
+	var failed []Finding
+	for _, f := range v.Vetted {
+		if f.Patch.Passed() {
+			v.Passes++
+		} else {
+			failed = append(failed, f)
+		}
+	}
+	n := len(v.Vetted)
+	switch {
+	case len(failed) > 0:
+		first := failed[0]
+		v.Conclusion = Failure
+		v.Why = fmt.Sprintf("The patch fails %d of %d vetted tests; test %d, which %d of %d independent implementations pass, is the first (%s).",
+			len(failed), n, first.Number, len(first.PassedBy), first.Implementations, first.Patch.Outcome)
+	case n == 0:
+		v.Conclusion = Neutral
+		v.Why = fmt.Sprintf("No test was vetted (the run ended %s): there is nothing independent to check the patch against.", outcome)
+	case outcome == orchestrate.TestersExhausted:
+		v.Conclusion = Success
+		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, and the testers found nothing more that most independent implementations agree on.", n)
+	default:
+		v.Conclusion = Neutral
+		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, but the run ended %s, so the suite may not be complete.", n, outcome)
+	}
+}

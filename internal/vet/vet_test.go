@@ -1,0 +1,94 @@
+package vet_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/vet"
+)
+
+// tree is a small Go module whose Sum is body.
+func tree(t *testing.T, body string) ci.Tree {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/sum\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sum.go"), []byte("package sum\n\n// Sum adds up xs.\nfunc Sum(xs ...int) int {\n"+body+"}\n"), 0o644))
+	tr, err := classify.DirTree(dir)
+	require.NoError(t, err)
+	return tr
+}
+
+func candidate(id, check string) orchestrate.Candidate {
+	return orchestrate.Candidate{ID: id, Tester: "t", Content: []byte("package sum\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif !(" + check + ") {\n\t\tt.Fatal(\"" + id + "\")\n\t}\n}\n")}
+}
+
+// TestAPlantedBugFailsTheVettedTestThatCatchesIt judges patches with the real judge
+// against a run's tests: a patch that forgets negative numbers fails the vetted test about
+// them, which every independent implementation passes; a correct patch succeeds only when
+// the run ended with the testers exhausted.
+func TestAPlantedBugFailsTheVettedTestThatCatchesIt(t *testing.T) {
+	contract, _ := ci.Preset("go")
+	contract.Timeout = 30 * time.Second
+	cache := os.Getenv("DIXIT_CI_TEST_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "dixit-ci-test-cache")
+	}
+	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(), CacheDir: cache,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	t.Cleanup(func() { judge.Close() })
+
+	loop := "\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n"
+	impls := []vet.Implementation{{Coder: "amber", Tree: tree(t, loop)}, {Coder: "basil", Tree: tree(t, loop)},
+		{Coder: "cedar", Tree: tree(t, "\tif len(xs) == 0 {\n\t\treturn 0\n\t}\n\treturn xs[0] + Sum(xs[1:]...)\n")}}
+	small, negative, empty := candidate("t-1", "Sum(2, 3) == 5"), candidate("t-2", "Sum(-2, 1) == -1"), candidate("t-3", "Sum() == 0")
+	wrong := candidate("t-4", "Sum(1, 1) == 3") // too hard: every implementation fails it
+	res := &orchestrate.Result{
+		Outcome:   orchestrate.TestersExhausted,
+		Proposals: []orchestrate.Candidate{small, negative, wrong, empty},
+		Vetted: []orchestrate.Vetted{{Candidate: small, Number: 1}, {Candidate: negative, Number: 2},
+			{Candidate: empty, Number: 3}},
+	}
+	buggy := tree(t, "\ts := 0\n\tfor _, x := range xs {\n\t\tif x > 0 {\n\t\t\ts += x\n\t\t}\n\t}\n\treturn s\n")
+
+	v, err := vet.Judge(context.Background(), judge, 3, buggy, impls, res)
+	require.NoError(t, err)
+	assert.Equal(t, vet.Failure, v.Conclusion)
+	assert.Equal(t, 2, v.Passes)
+	require.Len(t, v.Vetted, 3)
+	caught := v.Vetted[1]
+	assert.Equal(t, "t-2", caught.ID)
+	assert.Equal(t, ci.Fail, caught.Patch.Outcome)
+	assert.Contains(t, caught.Patch.Output, "t-2", "the patch's failure output")
+	assert.Equal(t, []string{"amber", "basil", "cedar"}, caught.PassedBy)
+	assert.Equal(t, "The patch fails 1 of 3 vetted tests; test 2, which 3 of 3 independent implementations pass, is the first (fail).", v.Why)
+	require.Len(t, v.Others, 1, "proposals that were not vetted are judged too")
+	assert.Empty(t, v.Others[0].PassedBy)
+
+	v, err = vet.Judge(context.Background(), judge, 3, tree(t, loop), impls, res)
+	require.NoError(t, err)
+	assert.Equal(t, vet.Success, v.Conclusion, v.Why)
+	assert.Equal(t, 3, v.Passes)
+
+	res.Outcome = orchestrate.CodersStuck
+	v, err = vet.Judge(context.Background(), judge, 3, tree(t, loop), impls, res)
+	require.NoError(t, err)
+	assert.Equal(t, vet.Neutral, v.Conclusion)
+	assert.Equal(t, "The patch passes all 3 vetted tests, but the run ended CODERS_STUCK, so the suite may not be complete.", v.Why)
+}
+
+func TestConcludeWithNothingVetted(t *testing.T) {
+	var v vet.Verdict
+	vet.Conclude(&v, orchestrate.TestersExhausted)
+	assert.Equal(t, vet.Neutral, v.Conclusion, "passing zero tests proves nothing")
+}
