@@ -47,6 +47,8 @@ type Publisher struct {
 	mu   sync.Mutex
 	ids  ids
 	last string // the body last published: an unchanged one is not sent again
+	// createFailed: creating the comment failed, perhaps after GitHub created it.
+	createFailed bool
 }
 
 // New finds or creates the status comment and the check run of a run.
@@ -163,9 +165,22 @@ func (p *Publisher) publish(ctx context.Context) error {
 	if body == p.last {
 		return nil
 	}
+	if p.ids.Comment == 0 && p.createFailed {
+		// GitHub may have created it and lost only the answer: look before creating again.
+		if err := p.findComment(ctx); err != nil {
+			return err
+		}
+		p.createFailed = false
+		if p.ids.Comment != 0 {
+			if err := p.save(); err != nil {
+				return err
+			}
+		}
+	}
 	if p.ids.Comment == 0 {
 		c, _, err := p.gh.Issues.CreateComment(ctx, p.t.Owner, p.t.Repo, p.t.Issue, &github.IssueComment{Body: github.String(body)})
 		if err != nil {
+			p.createFailed = true
 			return fmt.Errorf("create status comment: %w", err)
 		}
 		p.ids.Comment = c.GetID()

@@ -102,3 +102,21 @@ func TestGitHubFailuresDoNotStopTheRun(t *testing.T) {
 	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
 	require.Len(t, srv.State.Comments("o", "r", 3), 1, "the next round publishes")
 }
+
+// TestACommentWhoseAnswerWasLostIsNotCreatedTwice: GitHub creates the status comment
+// but the answer never arrives; the next round finds the comment by its marker and edits
+// it instead of creating a second one.
+func TestACommentWhoseAnswerWasLostIsNotCreatedTwice(t *testing.T) {
+	ctx := context.Background()
+	srv := ghtest.NewServer(t)
+	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+	p, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "s.json"), nil)
+	require.NoError(t, err)
+	srv.Inject(ghtest.Fault{Method: "POST", Path: "repos/o/r/issues/3/comments", Lost: true})
+	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
+	require.Len(t, srv.State.Comments("o", "r", 3), 1, "GitHub created it")
+	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
+	comments := srv.State.Comments("o", "r", 3)
+	require.Len(t, comments, 1, "found, not created again")
+	assert.Contains(t, comments[0], "round 2")
+}

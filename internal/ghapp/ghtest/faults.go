@@ -22,6 +22,9 @@ type Fault struct {
 	Body   string
 	Drop   bool
 	Delay  time.Duration // wait this long (or until the client gives up) before answering
+	// Lost handles the request, then drops the connection: it took effect, but the
+	// client never hears so.
+	Lost bool
 }
 
 // Inject queues faults; they are consumed in order.

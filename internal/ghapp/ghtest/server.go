@@ -136,11 +136,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if verr != nil {
 		s.t.Errorf("ghtest: %v", verr)
 	}
-	if f := s.takeFault(r); f != nil {
+	chaos := ""
+	if f := s.takeFault(r); f != nil && f.Lost {
+		chaos = "lost-answer" // handled below, then dropped
+	} else if f != nil {
 		f.serve(w, r)
 		return
+	} else {
+		chaos = s.takeChaos()
 	}
-	chaos := s.takeChaos()
 	if chaos != "" && s.serveChaos(chaos, w, r) {
 		return
 	}
