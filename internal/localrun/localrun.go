@@ -241,7 +241,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	}
 	sum.Comparison = cmp
 	if s.opts.Patch != nil {
-		if sum.Vet, err = s.vetPatch(ctx, res, cfg.Reruns); err != nil {
+		if sum.Vet, err = s.vetPatch(ctx, &sum, res, cfg.Reruns); err != nil {
 			return nil, fmt.Errorf("run %s: judge the patch: %w (the same command retries)", s.opts.RunID, err)
 		}
 	}

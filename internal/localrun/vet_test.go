@@ -53,8 +53,16 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &sum))
 	assert.Equal(t, "failure", sum["vet"].(map[string]any)["conclusion"])
 
+	var inputs []string
+	for _, d := range v.Differences {
+		inputs = append(inputs, d.Input)
+	}
+	assert.Contains(t, inputs, `["1.10.0","1.9.0"]`, "the probe shows the patch ordering 1.10.0 before 1.9.0: %v", inputs)
+	assert.Contains(t, string(md), "the patch answers otherwise than most implementations")
+
 	good := vetDemo("correct")
 	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
+	assert.Empty(t, good.Summary.Vet.Differences, "a consensus implementation answers as the consensus")
 	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")
 }
 

@@ -42,6 +42,31 @@ func vetSection(s Summary, outputs bool) string {
 	if !outputs {
 		b.WriteString("\n")
 	}
+	switch {
+	case len(v.Differences) > 0:
+		p("On %s of the probe's inputs the patch answers otherwise than most implementations that pass the vetted suite:\n\n",
+			plural(len(v.Differences), "input"))
+		p("| input | the patch | most implementations |\n|---|---|---|\n")
+		rows := v.Differences
+		if !outputs && len(rows) > 10 {
+			rows = rows[:10]
+		}
+		for _, d := range rows {
+			patch := code(d.Patch)
+			if d.Patch == "" {
+				patch = "no answer"
+			}
+			p("| %s | %s | %s (%d of %d) |\n", code(d.Input), patch, code(d.Consensus), d.Agree, d.Of)
+		}
+		if len(rows) < len(v.Differences) {
+			p("\n%d more in the full report.\n", len(v.Differences)-len(rows))
+		}
+		b.WriteString("\n")
+	case v.ProbeNote != "":
+		p("Differential testing: %s.\n\n", escapeLine(v.ProbeNote))
+	default:
+		p("On every input of the probe, the patch answers as most implementations that pass the vetted suite do.\n\n")
+	}
 	if len(v.Others) > 0 {
 		passes := 0
 		for _, f := range v.Others {

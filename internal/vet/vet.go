@@ -48,6 +48,10 @@ type Verdict struct {
 	Others     []Finding `json:"others"`  // proposals that were not vetted (too weak or too hard)
 	Passes     int       `json:"passes"`  // vetted tests the patch passes
 	Outcome    string    `json:"outcome"` // how the run ended
+	// Differences are the probe's inputs on which the patch answers otherwise than the
+	// consensus implementations; ProbeNote says why there are none to show, if so.
+	Differences []Difference `json:"differences,omitempty"`
+	ProbeNote   string       `json:"probe_note,omitempty"`
 }
 
 // Judge runs the patch and every independent implementation on every test the run's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -91,4 +92,17 @@ func TestConcludeWithNothingVetted(t *testing.T) {
 	var v vet.Verdict
 	vet.Conclude(&v, orchestrate.TestersExhausted)
 	assert.Equal(t, vet.Neutral, v.Conclusion, "passing zero tests proves nothing")
+}
+
+func TestDifferencesAreFromTheMajority(t *testing.T) {
+	rep := differential.Report{Disagreements: []differential.Disagreement{
+		{Input: "a", Outputs: map[string]string{vet.PatchName: "1", "x": "0", "y": "0", "z": "2"}}, // patch odd
+		{Input: "b", Outputs: map[string]string{vet.PatchName: "0", "x": "0", "y": "0", "z": "2"}}, // z odd, not the patch
+		{Input: "c", Outputs: map[string]string{vet.PatchName: "5", "x": "1", "y": "2"}},           // no majority
+		{Input: "d", Outputs: map[string]string{vet.PatchName: "", "x": "3", "y": "3"}},            // the patch gave no answer
+	}}
+	assert.Equal(t, []vet.Difference{
+		{Input: "a", Patch: "1", Consensus: "0", Agree: 2, Of: 3},
+		{Input: "d", Patch: "", Consensus: "3", Agree: 2, Of: 2},
+	}, vet.Differences(rep))
 }
