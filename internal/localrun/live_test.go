@@ -251,20 +251,24 @@ func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 		var faults atomic.Int32
 		srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
 			if faulty && req.Index%5 == 4 {
-				switch faults.Add(1) % 4 {
+				switch faults.Add(1) % 5 {
 				case 1:
 					return llmtest.Step{Status: 500}
 				case 2:
 					return llmtest.Step{Status: 429, Header: http.Header{"Retry-After": {"0"}}}
 				case 3:
 					return llmtest.Step{Status: 503}
+				case 4: // no answer within the attempt's timeout
+					return llmtest.Step{Delay: time.Minute, ToolCalls: population(req).ToolCalls}
 				default:
 					return llmtest.Step{Drop: true}
 				}
 			}
 			return population(req)
 		})
-		client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+		cfg := llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey())
+		cfg.RequestTimeout = 3 * time.Second // the timeout fault holds its answer for a minute
+		client, err := llm.NewOpenAI(cfg)
 		require.NoError(t, err)
 		out, err := localrun.RunLive(context.Background(), localrun.Options{
 			Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
