@@ -8,11 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
-	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/vet"
@@ -119,29 +117,11 @@ func patchTree(patch, repo string) (ci.Tree, error) {
 	if info, err := os.Stat(patch); err == nil && info.IsDir() {
 		return classify.DirTree(patch)
 	}
-	files, _, err := gitstate.ReadRevision(repo, patch)
+	tree, err := classify.RepoTree(repo, patch)
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s is neither a directory nor a revision of %s: %w", patch, repo, err)
 	}
-	dir, err := os.MkdirTemp("", "dixit-patch-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		mode := os.FileMode(0o644)
-		if f.Executable {
-			mode = 0o755
-		}
-		if err := os.WriteFile(p, f.Content, mode); err != nil {
-			return nil, err
-		}
-	}
-	return classify.DirTree(dir)
+	return tree, nil
 }
 
 // clientFromEnv builds the model client from the OpenAI client conventions.

@@ -203,7 +203,7 @@ func (w *serveWorld) serve(name, state, addr string) *exec.Cmd {
 // and the PR.
 func (w *serveWorld) ended(t *testing.T, n int) bool {
 	c := w.gh.State.Comments("Codertocat", "Hello-World", n)
-	return len(c) > 0 && strings.Contains(c[0], "### Dixit: TESTERS_EXHAUSTED") && prOf(t, w.gh, n) != ""
+	return len(c) > 0 && strings.Contains(c[0], "### Dixit: TESTERS_EXHAUSTED") && hasPR(t, w.gh, n)
 }
 
 // creates counts what was created on GitHub for issue n's run.
@@ -304,16 +304,16 @@ func waitFor(t *testing.T, ok func() bool, limit time.Duration, what string) {
 	}
 }
 
-// prOf is the head branch of the issue's PR, if it has one.
-func prOf(t *testing.T, gh *ghtest.Server, n int) string {
+// hasPR reports whether issue n has its PR.
+func hasPR(t *testing.T, gh *ghtest.Server, n int) bool {
 	prs, _, err := gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
 	require.NoError(t, err)
 	for _, pr := range prs {
 		if pr.GetHead().GetRef() == fmt.Sprintf("dixit/%d-pr", n) {
-			return pr.GetHead().GetRef()
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 // journal reads a run's journal from the workshop repository.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -23,38 +22,19 @@ func ReadHead(dir string) ([]File, string, error) {
 	return headFiles(repo, dir)
 }
 
-// ReadRevision reads the regular files of a revision (a branch, tag or commit) of the
-// repository at dir, and the commit it names.
-func ReadRevision(dir, rev string) ([]File, string, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return nil, "", fmt.Errorf("open repository %s: %w", dir, err)
-	}
-	h, err := repo.ResolveRevision(plumbing.Revision(rev))
-	if err != nil {
-		return nil, "", fmt.Errorf("%s has no revision %q: %w", dir, rev, err)
-	}
-	return commitFiles(repo, *h, rev)
-}
-
 // headFiles reads the regular files of the commit HEAD points at.
 func headFiles(repo *git.Repository, dir string) ([]File, string, error) {
 	head, err := repo.Head()
 	if err != nil {
 		return nil, "", fmt.Errorf("repository %s has no HEAD commit: %w", dir, err)
 	}
-	return commitFiles(repo, head.Hash(), "HEAD of "+dir)
-}
-
-// commitFiles reads the regular files of a commit; name says which, for errors.
-func commitFiles(repo *git.Repository, h plumbing.Hash, name string) ([]File, string, error) {
-	commit, err := repo.CommitObject(h)
+	commit, err := repo.CommitObject(head.Hash())
 	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", name, err)
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
 	}
 	tree, err := commit.Tree()
 	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", name, err)
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
 	}
 	var files []File
 	err = tree.Files().ForEach(func(f *object.File) error {
@@ -72,7 +52,7 @@ func commitFiles(repo *git.Repository, h plumbing.Hash, name string) ([]File, st
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", name, err)
+		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
 	}
-	return files, h.String(), nil
+	return files, head.Hash().String(), nil
 }

@@ -116,17 +116,9 @@ func (s *session) differential(ctx context.Context, c *report.Comparison, sum *r
 		c.ProbeNote = reason
 		return nil
 	}
-	commits := map[string]string{}
-	for _, coder := range res.Coders {
-		commits[coder.Name] = coder.Commit
-	}
-	var impls []differential.Implementation
-	for _, name := range passing {
-		tree, err := s.ws.Source(commits[name])
-		if err != nil {
-			return err
-		}
-		impls = append(impls, differential.Implementation{Coder: name, Tree: tree})
+	impls, err := s.implementations(res, passing)
+	if err != nil {
+		return err
 	}
 	s.progress("differential testing: a probe by %s on %d implementations", by, len(impls))
 	obs := observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}
@@ -137,6 +129,23 @@ func (s *session) differential(ctx context.Context, c *report.Comparison, sum *r
 	s.progress("differential testing: %d inputs, %d on which the implementations disagree", rep.Inputs, len(rep.Disagreements))
 	c.Differential, c.ProbeBy = &rep, by
 	return nil
+}
+
+// implementations are the final trees of the named coders, in that order.
+func (s *session) implementations(res *orchestrate.Result, names []string) ([]differential.Implementation, error) {
+	commits := map[string]string{}
+	for _, coder := range res.Coders {
+		commits[coder.Name] = coder.Commit
+	}
+	var impls []differential.Implementation
+	for _, name := range names {
+		tree, err := s.ws.Source(commits[name])
+		if err != nil {
+			return nil, err
+		}
+		impls = append(impls, differential.Implementation{Coder: name, Tree: tree})
+	}
+	return impls, nil
 }
 
 // probeFile returns the run's probe: the one recorded in the workshop, or a new one,

@@ -15,13 +15,13 @@ import (
 // vetPatch judges the patch under review once the run is over: no agent took part in a
 // run that could have shown them the patch, and the patch had no vote in it.
 func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int) (*vet.Verdict, error) {
-	var impls []vet.Implementation
+	var names []string
 	for _, coder := range res.Coders {
-		tree, err := s.ws.Source(coder.Commit)
-		if err != nil {
-			return nil, err
-		}
-		impls = append(impls, vet.Implementation{Coder: coder.Name, Tree: tree})
+		names = append(names, coder.Name)
+	}
+	impls, err := s.implementations(res, names)
+	if err != nil {
+		return nil, err
 	}
 	s.progress("the patch under review: judged on %d proposed tests, %d of them vetted", len(res.Proposals), len(res.Vetted))
 	v, err := vet.Judge(ctx, s.judge, reruns, s.opts.Patch, impls, res)
@@ -56,18 +56,11 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *repor
 		v.ProbeNote = reason
 		return nil
 	}
-	commits := map[string]string{}
-	for _, coder := range res.Coders {
-		commits[coder.Name] = coder.Commit
+	consensus, err := s.implementations(res, passing)
+	if err != nil {
+		return err
 	}
-	impls := []differential.Implementation{{Coder: vet.PatchName, Tree: s.opts.Patch}}
-	for _, name := range passing {
-		tree, err := s.ws.Source(commits[name])
-		if err != nil {
-			return err
-		}
-		impls = append(impls, differential.Implementation{Coder: name, Tree: tree})
-	}
+	impls := append([]differential.Implementation{{Coder: vet.PatchName, Tree: s.opts.Patch}}, consensus...)
 	obs := observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}
 	rep, err := differential.Run(ctx, obs, impls, ci.Test{ID: "probe", Content: content})
 	if err != nil {

@@ -24,7 +24,7 @@ import (
 // implementation. The run, and so what was vetted, is the same for both.
 func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	vetDemo := func(patch string) *localrun.Outcome {
-		tree, err := classify.DirTree(filepath.Join("../../examples/semver-patches", patch))
+		tree, err := classify.DirTree(patch)
 		require.NoError(t, err)
 		out, err := localrun.Run(context.Background(), localrun.Options{
 			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("vet-%d", os.Getpid()), Patch: tree,
@@ -33,7 +33,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 		require.NotNil(t, out.Summary.Vet)
 		return out
 	}
-	buggy := vetDemo("string-compare")
+	buggy := vetDemo("../../examples/semver-patches/string-compare")
 	v := buggy.Summary.Vet
 	assert.Equal(t, vet.Failure, v.Conclusion, v.Why)
 	require.NotEmpty(t, v.Vetted)
@@ -60,7 +60,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	assert.Contains(t, inputs, `["1.10.0","1.9.0"]`, "the probe shows the patch ordering 1.10.0 before 1.9.0: %v", inputs)
 	assert.Contains(t, string(md), "the patch answers otherwise than most implementations")
 
-	good := vetDemo("correct")
+	good := vetDemo(filepath.Join(demo, "coders", "amber", "1")) // a consensus implementation
 	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
 	assert.Empty(t, good.Summary.Vet.Differences, "a consensus implementation answers as the consensus")
 	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
@@ -20,12 +21,6 @@ const (
 	Failure = "failure" // fails at least one vetted test
 	Neutral = "neutral" // passes every vetted test, but the suite may not be complete
 )
-
-// Implementation is an independent implementation the run built: a coder's final tree.
-type Implementation struct {
-	Coder string
-	Tree  ci.Tree
-}
 
 // Finding is how the patch did on one test.
 type Finding struct {
@@ -54,11 +49,11 @@ type Verdict struct {
 	ProbeNote   string       `json:"probe_note,omitempty"`
 }
 
-// Judge runs the patch and every independent implementation on every test the run's
+// Judge runs the patch and every independent implementation (a coder's final tree) on every test the run's
 // testers proposed. The implementations' verdicts are mostly in the judge's cache
 // already; they are asked for again so that each test says how many of the final
 // implementations pass it.
-func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls []Implementation, res *orchestrate.Result) (Verdict, error) {
+func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls []differential.Implementation, res *orchestrate.Result) (Verdict, error) {
 	vetted := map[string]orchestrate.Vetted{}
 	for _, v := range res.Vetted {
 		vetted[v.ID] = v
@@ -69,15 +64,10 @@ func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls
 			tests = append(tests, v.Candidate)
 		}
 	}
-	trees := append([]Implementation{{Coder: "", Tree: patch}}, impls...)
 	var jobs []ci.Job
-	for _, impl := range trees {
+	for _, impl := range append([]differential.Implementation{{Coder: PatchName, Tree: patch}}, impls...) {
 		for _, t := range tests {
-			coder := impl.Coder
-			if coder == "" {
-				coder = "the patch"
-			}
-			jobs = append(jobs, ci.Job{Coder: coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Content: t.Content}})
+			jobs = append(jobs, ci.Job{Coder: impl.Coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Content: t.Content}})
 		}
 	}
 	verdicts, err := judge.Run(ctx, reruns, jobs)

@@ -50,7 +50,7 @@ func TestAPlantedBugFailsTheVettedTestThatCatchesIt(t *testing.T) {
 	t.Cleanup(func() { judge.Close() })
 
 	loop := "\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n"
-	impls := []vet.Implementation{{Coder: "amber", Tree: tree(t, loop)}, {Coder: "basil", Tree: tree(t, loop)},
+	impls := []differential.Implementation{{Coder: "amber", Tree: tree(t, loop)}, {Coder: "basil", Tree: tree(t, loop)},
 		{Coder: "cedar", Tree: tree(t, "\tif len(xs) == 0 {\n\t\treturn 0\n\t}\n\treturn xs[0] + Sum(xs[1:]...)\n")}}
 	small, negative, empty := candidate("t-1", "Sum(2, 3) == 5"), candidate("t-2", "Sum(-2, 1) == -1"), candidate("t-3", "Sum() == 0")
 	wrong := candidate("t-4", "Sum(1, 1) == 3") // too hard: every implementation fails it
