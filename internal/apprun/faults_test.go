@@ -84,7 +84,10 @@ func TestARunFinishesWhileGitHubFailsOneRequestInFive(t *testing.T) {
 			faults += n
 		}
 		t.Logf("run %d: %d requests, %d faults %v", i+1, got.requests, faults, got.faults)
-		assert.LessOrEqual(t, got.requests, 2*clean.requests, "no request storm")
+		// Each fault costs a retry, or a run attempt that reads its state again (about ten
+		// requests at worst); a storm would cost far more. Seen: 1.6 per fault on average,
+		// 2.4 in an unlucky run with 17 faults.
+		assert.LessOrEqual(t, got.requests, clean.requests+4*faults, "no request storm")
 		requests += got.requests
 	}
 	faults := 0
