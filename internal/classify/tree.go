@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // Caps on a coder's tree read into memory.
@@ -161,6 +162,23 @@ func RepoTree(dir, rev string) (*Files, error) {
 		return nil, fmt.Errorf("repository %s at %s: computed tree hash %s, git says %s", dir, rev, out.hash, tree.Hash)
 	}
 	return out, nil
+}
+
+// GitTree holds files read from git elsewhere (a pull request's head, fetched) as the
+// judge's tree, with the same caps as the other readers.
+func GitTree(files []gitstate.File) (*Files, error) {
+	var out []file
+	var total int64
+	for _, f := range files {
+		if len(f.Content) > maxTreeFile {
+			return nil, fmt.Errorf("%s: larger than %d bytes", f.Path, maxTreeFile)
+		}
+		if total += int64(len(f.Content)); total > maxTreeBytes || len(out) >= maxTreeFiles {
+			return nil, fmt.Errorf("the tree is larger than %d bytes or %d files", maxTreeBytes, maxTreeFiles)
+		}
+		out = append(out, file{path: f.Path, data: f.Content, exec: f.Executable})
+	}
+	return newFiles(out), nil
 }
 
 func newFiles(files []file) *Files {

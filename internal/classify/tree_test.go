@@ -55,6 +55,13 @@ func TestTreeHashIsGitsTreeHash(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, byCommit.Hash())
 
+	// Files fetched from git (a pull request's head) give the same hash too.
+	files, err := ws.Files(commit)
+	require.NoError(t, err)
+	fromGit, err := GitTree(files)
+	require.NoError(t, err)
+	assert.Equal(t, want, fromGit.Hash())
+
 	// And writing it out gives the files back, executable bit included.
 	out := t.TempDir()
 	require.NoError(t, fromRepo.WriteTo(out))

@@ -35,6 +35,24 @@ func TestFetchHeadOverSmartHTTP(t *testing.T) {
 	assert.Error(t, err, "a cancelled context stops the fetch")
 }
 
+// TestFetchHeadOfAPullRequest: GitHub serves a pull request's head as refs/pull/N/head of
+// the base repository, forks included; a full ref is fetched as it is.
+func TestFetchHeadOfAPullRequest(t *testing.T) {
+	srv := gittest.NewServer(t)
+	url := srv.Repo("calc", "main", map[string]string{"go.mod": "module example.com/calc\n", "calc.go": "package calc\n"})
+	head := srv.Commit("calc", "main", map[string]string{"go.mod": "module example.com/calc\n", "add.go": "package calc // add\n"}, "refs/pull/2/head")
+	files, commit, err := FetchHead(context.Background(), url, "refs/pull/2/head", srv.Token)
+	require.NoError(t, err)
+	assert.Equal(t, head, commit)
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	assert.ElementsMatch(t, []string{"go.mod", "add.go"}, paths, "the head's tree, with calc.go deleted")
+	_, _, err = FetchHead(context.Background(), url, "refs/pull/3/head", srv.Token)
+	assert.ErrorContains(t, err, "refs/pull/3/head")
+}
+
 func TestPushHiddenRefsAsBranches(t *testing.T) {
 	srv := gittest.NewServer(t)
 	url := srv.Repo("calc", "main", map[string]string{"go.mod": "module example.com/calc\n"})

@@ -83,6 +83,44 @@ func (s *Server) Repo(name, branch string, files map[string]string) string {
 	return s.URL + "/" + name + ".git"
 }
 
+// Commit records files as the whole tree of a new commit on top of parent (a ref or commit
+// of repository name), points each of refs at it, and returns the commit: a push to a
+// pull request is Commit(name, "main", files, "refs/heads/fix", "refs/pull/2/head").
+func (s *Server) Commit(name, parent string, files map[string]string, refs ...string) string {
+	s.t.Helper()
+	work := s.t.TempDir()
+	bare := filepath.Join(s.root, name+".git")
+	s.git(work, "clone", "-q", "--no-checkout", bare, ".")
+	s.git(work, "checkout", "-q", "--detach", parent)
+	s.git(work, "rm", "-rq", "--ignore-unmatch", ".")
+	for p, content := range files {
+		full := filepath.Join(work, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.git(work, "add", "-A")
+	s.git(work, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "change", "--allow-empty")
+	for _, ref := range refs {
+		s.git(work, "push", "-qf", "origin", "HEAD:"+ref)
+	}
+	return s.rev(work, "HEAD")
+}
+
+func (s *Server) rev(dir, rev string) string {
+	s.t.Helper()
+	cmd := exec.Command("git", "rev-parse", rev)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("git rev-parse %s: %v", rev, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func (s *Server) git(dir string, args ...string) {
 	s.t.Helper()
 	cmd := exec.Command("git", args...)
