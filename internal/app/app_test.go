@@ -41,19 +41,20 @@ type harness struct {
 	runs    *Manager
 	mu      sync.Mutex
 	started map[string]int
+	last    map[string]Issue // the issue each run was last started with
 	ended   map[string]bool
 	failing bool // runs fail at once, as on a missing workshop
 	n       int
 }
 
 func newHarness(t *testing.T) *harness {
-	h := &harness{t: t, gh: ghtest.NewServer(t), started: map[string]int{}, ended: map[string]bool{}}
+	h := &harness{t: t, gh: ghtest.NewServer(t), started: map[string]int{}, last: map[string]Issue{}, ended: map[string]bool{}}
 	var err error
 	h.runs, err = NewManager(filepath.Join(t.TempDir(), "runs"), h.execute, nil)
 	require.NoError(t, err)
 	base := Base{Clients: clients{h.gh}, Runs: h.runs, Label: "dixit", Logger: slogDiscard()}
 	h.hook, err = webhook.New(webhook.Config{Secret: []byte(secret), QueueDir: filepath.Join(t.TempDir(), "queue")},
-		&IssuesHandler{base}, &CommentHandler{base})
+		&IssuesHandler{base}, &CommentHandler{base}, &PullRequestHandler{base})
 	require.NoError(t, err)
 	require.NoError(t, h.hook.Start(context.Background()))
 	t.Cleanup(func() {
@@ -68,6 +69,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) execute(ctx context.Context, i Issue) error {
 	h.mu.Lock()
 	h.started[i.String()]++
+	h.last[i.String()] = i
 	failing := h.failing
 	h.mu.Unlock()
 	if failing {

@@ -100,26 +100,30 @@ func (h *IssuesHandler) StartIssue(ctx context.Context, issue Issue) error {
 	return h.start(ctx, issue)
 }
 
-// start reads the repository's settings from its default branch; a bad file gets a
-// comment that names the problem and no run starts.
 func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {
 	gh, err := h.Clients.InstallationClient(issue.Installation)
 	if err != nil {
 		return webhook.Retryable(fmt.Errorf("client for %s: %w", issue, err))
 	}
+	return h.Base.start(ctx, gh, issue)
+}
+
+// start reads the repository's settings from its default branch; a bad file gets a
+// comment that names the problem and no run starts.
+func (b Base) start(ctx context.Context, gh *github.Client, issue Issue) error {
 	cfg := repoconfig.Fetch(ctx, gh, issue.Owner, issue.Repo)
-	if cfg.Outcome == repoconfig.Unreadable && h.Runs.Transient != nil && h.Runs.Transient(cfg.Err) {
+	if cfg.Outcome == repoconfig.Unreadable && b.Runs.Transient != nil && b.Runs.Transient(cfg.Err) {
 		// GitHub failed on the way: try the delivery again rather than tell the issue.
 		return webhook.Retryable(fmt.Errorf("settings of %s: %w", issue, cfg.Err))
 	}
 	if msg := cfg.Comment(); msg != "" {
 		return comment(ctx, gh, issue, msg)
 	}
-	started, err := h.Runs.Start(issue)
+	started, err := b.Runs.Start(issue)
 	if err != nil {
 		return err
 	}
-	h.logger().Info("app: run requested", "github_issue", issue.String(), "started", started)
+	b.logger().Info("app: run requested", "github_issue", issue.String(), "kind", issue.Kind, "started", started)
 	return nil
 }
 
@@ -157,6 +161,9 @@ func (h *CommentHandler) Handle(ctx context.Context, eventType, deliveryID strin
 	if p := perm.GetPermission(); p != "admin" && p != "write" {
 		return comment(ctx, gh, issue, fmt.Sprintf("@%s only people with write access can use `/dixit` commands here.", user))
 	}
+	if cmd.Verb == "vet" {
+		return h.vetCommand(ctx, gh, ev, cmd)
+	}
 	return comment(ctx, gh, issue, h.answer(issue, cmd))
 }
 
@@ -188,14 +195,14 @@ func (h *CommentHandler) answer(issue Issue, cmd commands.Command) string {
 		if err != nil || !ok || (r.State != Stopped && r.State != Failed) {
 			return "There is no stopped or failed run to resume on this issue."
 		}
-		if _, err := h.Runs.Start(issue); err != nil {
+		if _, err := h.Runs.Start(r.Issue); err != nil { // the record's: it knows the run's kind
 			return "I could not resume the run: " + err.Error()
 		}
 		return "Resumed from where the run stopped."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "I don't know `/dixit %s`. Commands:\n", cmd.Verb)
-	for _, verb := range []string{"status", "stop", "resume", "help"} {
+	for _, verb := range []string{"status", "stop", "resume", "vet", "help"} {
 		fmt.Fprintf(&b, "- `/dixit %s`: %s\n", verb, commands.Known[verb])
 	}
 	if cmd.Verb == "help" {

@@ -18,13 +18,22 @@ import (
 	"time"
 )
 
-// Issue names an issue and the installation that can act on it.
+// Issue names an issue and the installation that can act on it. A pull request is an
+// issue too (GitHub numbers them together); Kind says what its run does.
 type Issue struct {
 	Installation int64  `json:"installation"`
 	Owner        string `json:"owner"`
 	Repo         string `json:"repo"`
 	Number       int    `json:"number"`
+	// Kind is "" for a run built from an issue, KindVet for vetting a pull request.
+	Kind string `json:"kind,omitempty"`
+	// Fresh is the comment that asked for fresh work (`/dixit vet --fresh`); 0 for a
+	// pull request's first vetting. Each value is a run of its own.
+	Fresh int64 `json:"fresh,omitempty"`
 }
+
+// KindVet is the kind of a run that vets a pull request (docs/vet.md).
+const KindVet = "vet"
 
 func (i Issue) String() string { return fmt.Sprintf("%s/%s#%d", i.Owner, i.Repo, i.Number) }
 
@@ -74,9 +83,13 @@ type Manager struct {
 	MaxTransient   int
 
 	mu      sync.Mutex
-	cancels map[string]context.CancelFunc
+	cancels map[string]*live
 	wg      sync.WaitGroup
 }
+
+// live is a run going on; its identity tells a run from the one started after it was
+// stopped, which may overlap it while it winds down.
+type live struct{ cancel context.CancelFunc }
 
 // NewManager keeps its records under dir.
 func NewManager(dir string, execute Execute, logger *slog.Logger) (*Manager, error) {
@@ -86,7 +99,7 @@ func NewManager(dir string, execute Execute, logger *slog.Logger) (*Manager, err
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{dir: dir, execute: execute, log: logger, cancels: map[string]context.CancelFunc{}}, nil
+	return &Manager{dir: dir, execute: execute, log: logger, cancels: map[string]*live{}}, nil
 }
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
@@ -135,14 +148,15 @@ func (m *Manager) Start(i Issue) (started bool, err error) {
 		return false, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m.cancels[i.String()] = cancel
+	l := &live{cancel: cancel}
+	m.cancels[i.String()] = l
 	m.wg.Add(1)
-	go m.run(ctx, i)
+	go m.run(ctx, i, l)
 	return true, nil
 }
 
 // run executes the protocol and records how it ended; a panic is recorded, not fatal.
-func (m *Manager) run(ctx context.Context, i Issue) {
+func (m *Manager) run(ctx context.Context, i Issue, l *live) {
 	defer m.wg.Done()
 	state, detail := Finished, ""
 	func() {
@@ -188,7 +202,9 @@ func (m *Manager) run(ctx context.Context, i Issue) {
 	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.cancels, i.String())
+	if m.cancels[i.String()] == l {
+		delete(m.cancels, i.String())
+	}
 	if ctx.Err() != nil {
 		return // Stop or Cancel recorded the state already
 	}
@@ -211,19 +227,19 @@ func (m *Manager) retryElsewhere() time.Duration {
 // false when no run was live.
 func (m *Manager) Stop(i Issue, state string) (bool, error) {
 	m.mu.Lock()
-	cancel, live := m.cancels[i.String()]
+	l, live := m.cancels[i.String()]
 	if live {
 		delete(m.cancels, i.String())
 	}
 	m.mu.Unlock()
 	if live {
-		cancel()
+		l.cancel()
 	}
 	r, ok, err := m.Record(i)
 	if err != nil || !ok || (!live && r.State != Running && r.State != Stopped) {
 		return live, err
 	}
-	return live, m.save(Record{Issue: i, State: state})
+	return live, m.save(Record{Issue: r.Issue, State: state}) // the record's: it knows the run's kind
 }
 
 // ResumeAll starts again every run recorded as running: the server stopped under it.
@@ -255,8 +271,8 @@ func (m *Manager) ResumeAll() (int, error) {
 // waits for them to return, or for ctx.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
-	for _, cancel := range m.cancels {
-		cancel()
+	for _, l := range m.cancels {
+		l.cancel()
 	}
 	m.mu.Unlock()
 	done := make(chan struct{})

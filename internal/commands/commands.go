@@ -20,6 +20,7 @@ var Known = map[string]string{
 	"status": "show the run's state",
 	"stop":   "stop the run (it can be resumed)",
 	"resume": "resume a stopped or failed run",
+	"vet":    "on a pull request: vet it against independent implementations (`--fresh`: new coders and testers)",
 	"help":   "list the commands",
 }
 
