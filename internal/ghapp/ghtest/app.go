@@ -3,6 +3,7 @@ package ghtest
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,29 @@ func (s *Server) getApp(w http.ResponseWriter, r *http.Request) {
 	}
 	s.State.mu.Lock()
 	defer s.State.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.State.example("integration"))
+	a := s.State.example("integration")
+	a["slug"] = botSlug
+	writeJSON(w, http.StatusOK, a)
+}
+
+// BotLogin is the login of the App's bot user ("<slug>[bot]" on GitHub): the author of
+// the pull requests and reviews the fake's callers create. The fake knows no other
+// caller: whatever the credentials, that is who acts.
+const BotLogin = botSlug + "[bot]"
+
+const botSlug = "dixit-bot"
+
+// botUser is the App's bot user as GitHub shows it. Callers hold st.mu.
+func (st *State) botUser() obj {
+	u := st.example("pull-request")["user"].(obj)
+	for k, v := range u {
+		if s, ok := v.(string); ok {
+			u[k] = strings.ReplaceAll(s, "users/octocat", "users/"+url.PathEscape(BotLogin))
+		}
+	}
+	u["login"], u["id"], u["node_id"], u["type"] = BotLogin, int64(900001), "BOT_fake_dixit", "Bot"
+	u["html_url"] = "https://github.com/apps/" + botSlug
+	return u
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ func (s *Server) pullRoutes() {
 	s.handle("GET repos/{owner}/{repo}/pulls", s.listPulls)
 	s.handle("GET repos/{owner}/{repo}/pulls/{n}", s.getPull)
 	s.handle("PATCH repos/{owner}/{repo}/pulls/{n}", s.editPull)
+	s.reviewRoutes()
 }
 
 type pullInput struct {
@@ -60,21 +61,20 @@ func (st *State) simplePull(p obj) obj {
 	return out
 }
 
+// createPull opens a pull request by the App's bot, numbered after every issue and pull
+// request of the repository, as GitHub numbers them.
 func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	var in pullInput
 	if !decode(w, r, &in) {
 		return
 	}
-	key := r.PathValue("owner") + "/" + r.PathValue("repo")
+	owner, repo := r.PathValue("owner"), r.PathValue("repo")
 	st := s.State
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	p := st.example("pull-request")
-	// GitHub's own example lists teams without the "type" its schema requires.
-	p["requested_teams"] = []any{}
-	p["id"], p["number"], p["state"], p["created_at"] = st.id(), len(st.pulls[key])+1, "open", now()
-	in.apply(p, r.PathValue("owner"))
-	st.pulls[key] = append(st.pulls[key], p)
+	p := st.newPull(owner, repo, st.nextNumber(owner, repo), st.botUser())
+	in.apply(p, owner)
+	st.putPull(owner, repo, p)
 	writeJSON(w, http.StatusCreated, p)
 }
 
@@ -101,14 +101,15 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// pull finds the pull request of the request's path by its number, or answers 404.
+// Callers hold st.mu.
 func (s *Server) pull(w http.ResponseWriter, r *http.Request) obj {
 	n, _ := strconv.Atoi(r.PathValue("n"))
-	ps := s.State.pulls[r.PathValue("owner")+"/"+r.PathValue("repo")]
-	if n < 1 || n > len(ps) {
+	p := s.State.findPull(r.PathValue("owner"), r.PathValue("repo"), n)
+	if p == nil {
 		notFound(w)
-		return nil
 	}
-	return ps[n-1]
+	return p
 }
 
 func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
@@ -119,15 +120,31 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// editPull changes a pull request and its issue, which share title, body and state.
 func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 	var in pullInput
 	if !decode(w, r, &in) {
 		return
 	}
-	s.State.mu.Lock()
-	defer s.State.mu.Unlock()
-	if p := s.pull(w, r); p != nil {
-		in.apply(p, r.PathValue("owner"))
-		writeJSON(w, http.StatusOK, p)
+	st := s.State
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p := s.pull(w, r)
+	if p == nil {
+		return
 	}
+	was := p["state"]
+	in.apply(p, r.PathValue("owner"))
+	p["updated_at"] = now()
+	if p["state"] != was {
+		p["closed_at"] = nil
+		if p["state"] == "closed" {
+			p["closed_at"] = now()
+		}
+	}
+	if is, ok := st.issues[issueKey(r.PathValue("owner"), r.PathValue("repo"), p["number"].(int))]; ok {
+		is["title"], is["body"], is["state"] = p["title"], p["body"], p["state"]
+		is["closed_at"], is["updated_at"] = p["closed_at"], p["updated_at"]
+	}
+	writeJSON(w, http.StatusOK, p)
 }

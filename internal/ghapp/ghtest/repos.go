@@ -75,14 +75,16 @@ func (st *State) Repo(owner, name string) (exists, private bool) {
 }
 
 // patchRepo writes a repository's identity into a repository-shaped example.
-func (s *Server) patchRepo(rp obj, r *repoInfo) obj {
+func (s *Server) patchRepo(rp obj, r *repoInfo) obj { return s.State.patchRepo(rp, r) }
+
+func (st *State) patchRepo(rp obj, r *repoInfo) obj {
 	full := r.owner + "/" + r.name
 	rp["id"], rp["name"], rp["full_name"], rp["default_branch"] = r.id, r.name, full, "main"
 	rp["private"], rp["visibility"] = r.private, "public"
 	if r.private {
 		rp["visibility"] = "private"
 	}
-	rp["url"] = s.URL + "repos/" + full
+	rp["url"] = st.apiURL + "repos/" + full
 	rp["html_url"] = "https://github.com/" + full
 	rp["owner"].(obj)["login"] = r.owner
 	// GitHub's own examples omit "language", which its schema requires.

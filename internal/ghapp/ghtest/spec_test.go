@@ -30,6 +30,8 @@ func TestSpecExamplesValidate(t *testing.T) {
 		{"GET", "/api-v3/app/installations", "base-installation-items", `property "name" is missing`},
 		{"GET", "/api-v3/installation/repositories", "repository-paginated-2", ""},
 		{"GET", "/api-v3/repos/o/r/issues", "issue-items", ""},
+		{"GET", "/api-v3/repos/o/r/pulls/1/reviews", "pull-request-review-items", ""},
+		{"POST", "/api-v3/repos/o/r/pulls/1/reviews", "pull-request-review", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.example, func(t *testing.T) {

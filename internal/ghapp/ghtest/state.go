@@ -18,7 +18,8 @@ type obj = map[string]any
 // State is the fake's in-memory GitHub. Objects start from the examples in GitHub's
 // description and are patched with the values a test or a request supplies.
 type State struct {
-	spec *Spec
+	spec   *Spec
+	apiURL string // the fake's base URL, with BasePath and a trailing slash
 
 	mu          sync.Mutex
 	nextID      int64
@@ -27,7 +28,8 @@ type State struct {
 	commentKeys map[int64]string // comment id -> "o/r#n"
 	files       map[string]string
 	checkRuns   map[int64]obj
-	pulls       map[string][]obj // "o/r"
+	pulls       map[string][]obj // "o/r", in creation order
+	reviews     map[string][]obj // "o/r#n", in creation order
 	perms       map[string]string
 	deliveries  []obj
 	tokens      int
@@ -40,11 +42,11 @@ type State struct {
 	redeliverWith *int // status_code of redelivery attempts; nil: the original's
 }
 
-func newState(spec *Spec) *State {
+func newState(spec *Spec, apiURL string) *State {
 	return &State{
-		spec: spec, nextID: 1000,
+		spec: spec, apiURL: apiURL, nextID: 1000,
 		issues: map[string]obj{}, comments: map[int64]obj{}, commentKeys: map[int64]string{},
-		files: map[string]string{}, checkRuns: map[int64]obj{}, pulls: map[string][]obj{},
+		files: map[string]string{}, checkRuns: map[int64]obj{}, pulls: map[string][]obj{}, reviews: map[string][]obj{},
 		perms: map[string]string{}, repos: map[string]*repoInfo{}, canCreate: map[string]bool{},
 	}
 }
@@ -79,35 +81,52 @@ func (st *State) AddIssue(owner, repo string, n int, title, body string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.touchRepo(owner, repo)
+	st.issues[issueKey(owner, repo, n)] = st.newIssue(n, title, body)
+}
+
+// newIssue is an open issue without labels. Callers hold st.mu.
+func (st *State) newIssue(n int, title, body string) obj {
 	is := st.example("issue")
 	is["number"], is["title"], is["body"], is["state"] = n, title, body, "open"
 	is["id"] = st.id()
 	is["labels"] = []any{}
 	is["closed_at"], is["closed_by"], is["state_reason"] = nil, nil, nil
 	delete(is, "pull_request")
-	st.issues[issueKey(owner, repo, n)] = is
+	return is
 }
 
 // AddPullRequestIssue adds pull request number n as the issues API shows it: an issue
 // with a "pull_request" key, listed by GET /repos/{owner}/{repo}/issues. It does not
-// create a pull request for the pulls API.
+// create a pull request for the pulls API (AddPull does both).
 func (st *State) AddPullRequestIssue(owner, repo string, n int, title string) {
-	st.AddIssue(owner, repo, n, title, "")
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	is := st.issues[issueKey(owner, repo, n)]
+	st.touchRepo(owner, repo)
+	st.issues[issueKey(owner, repo, n)] = st.pullIssue(owner, repo, n, title, "")
+}
+
+// pullIssue is pull request n as the issues API shows it. Callers hold st.mu.
+func (st *State) pullIssue(owner, repo string, n int, title, body string) obj {
+	is := st.newIssue(n, title, body)
 	pr := st.example("issue")["pull_request"].(obj)
-	pr["url"] = fmt.Sprintf("https://api.github.com/repos/%s/%s/pulls/%d", owner, repo, n)
+	pr["url"] = fmt.Sprintf("%srepos/%s/%s/pulls/%d", st.apiURL, owner, repo, n)
 	pr["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, n)
 	pr["diff_url"], pr["patch_url"] = pr["html_url"].(string)+".diff", pr["html_url"].(string)+".patch"
+	pr["merged_at"] = nil
 	is["pull_request"] = pr
+	return is
 }
 
 // AddLabel puts a label on issue n of owner/repo (a no-op if it already has it, in any
-// case). The issue must exist.
+// case); on a pull request, the pulls API shows it too. The issue must exist.
 func (st *State) AddLabel(owner, repo string, n int, label string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.addLabel(owner, repo, n, label)
+}
+
+// addLabel is AddLabel for callers that hold st.mu.
+func (st *State) addLabel(owner, repo string, n int, label string) {
 	is := st.mustIssue(owner, repo, n)
 	labels, _ := is["labels"].([]any)
 	for _, l := range labels {
@@ -119,14 +138,22 @@ func (st *State) AddLabel(owner, repo string, n int, label string) {
 	l["id"], l["name"], l["description"], l["default"] = st.id(), label, nil, false
 	l["url"] = fmt.Sprintf("https://api.github.com/repos/%s/%s/labels/%s", owner, repo, url.PathEscape(label))
 	is["labels"] = append(labels, l)
+	// A pull request's labels are its issue's.
+	if p := st.findPull(owner, repo, n); p != nil {
+		p["labels"] = append(p["labels"].([]any), l)
+	}
 }
 
-// CloseIssue closes issue n of owner/repo as completed. The issue must exist.
+// CloseIssue closes issue n of owner/repo as completed (a pull request: closed without
+// merging). The issue must exist.
 func (st *State) CloseIssue(owner, repo string, n int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	is := st.mustIssue(owner, repo, n)
 	is["state"], is["closed_at"], is["state_reason"] = "closed", now(), "completed"
+	if p := st.findPull(owner, repo, n); p != nil {
+		p["state"], p["closed_at"] = "closed", is["closed_at"]
+	}
 }
 
 func (st *State) mustIssue(owner, repo string, n int) obj {

@@ -22,6 +22,8 @@ const keep = {
   "/repos/{owner}/{repo}/commits/{ref}/check-runs": ["get"],
   "/repos/{owner}/{repo}/pulls": ["get", "post"],
   "/repos/{owner}/{repo}/pulls/{pull_number}": ["get", "patch"],
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews": ["get", "post"],
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}": ["put"],
   "/repos/{owner}/{repo}/collaborators/{username}/permission": ["get"],
   "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches": ["post"],
   "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs": ["get"],
