@@ -21,6 +21,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
@@ -87,7 +88,10 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	if err != nil {
 		return fmt.Errorf("client for %s: %w", issue, err)
 	}
-	run := RunID(issue)
+	run, drive := RunID(issue), e.drive
+	if issue.Kind == app.KindVet {
+		run, drive = VetRunID(issue), e.driveVet
+	}
 	dir := filepath.Join(e.StateDir, "github", run)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("state of %s: %w", issue, err)
@@ -130,7 +134,7 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 		}
 	}()
 	ctx = runCtx
-	err = e.drive(ctx, gh, issue, dir, run, &mirror{url: wsURL, token: tokenFn, prefix: "refs/dixit/" + run + "/"}, wsOwner+"/"+wsName)
+	err = drive(ctx, gh, issue, dir, run, &mirror{url: wsURL, token: tokenFn, prefix: "refs/dixit/" + run + "/"}, wsOwner+"/"+wsName)
 	if cause := context.Cause(ctx); errors.Is(cause, gitstate.ErrLeaseLost) {
 		return fmt.Errorf("%w: %w", app.ErrElsewhere, cause)
 	}
@@ -159,26 +163,14 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	if err != nil {
 		return fmt.Errorf("token for %s: %w", issue, err)
 	}
-	url := fmt.Sprintf("https://github.com/%s/%s.git", issue.Owner, issue.Repo)
-	if e.GitURL != nil {
-		url = e.GitURL(issue.Owner, issue.Repo)
-	}
+	url := e.repoURL(issue.Owner, issue.Repo)
 	files, head, err := gitstate.FetchHead(ctx, url, cfg.Branch, token)
 	if err != nil {
 		return err
 	}
-
-	// The fixed log keys of the App (webhook.LogKey*), plus the run.
-	log := e.logger().With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
-		webhook.LogKeyIssue, issue.Number, "run_id", run)
+	log := e.runLogger(issue, run)
 	mir.log = log
-	var coders, testers []string
-	for _, c := range cfg.Settings.Agents.Coders {
-		coders = append(coders, c.Name)
-	}
-	for _, t := range cfg.Settings.Agents.Testers {
-		testers = append(testers, t.Name)
-	}
+	coders, testers := agentNames(cfg.Settings)
 	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run},
 		coders, testers, filepath.Join(dir, "github.json"), log)
 	if err != nil {
@@ -188,30 +180,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
 		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
 	}
-	if e.judge(ctx, gh, workshop, log) == "actions" {
-		var mu sync.Mutex
-		var actions *actionsjudge.Judge
-		opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
-			j, err := e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
-			mu.Lock()
-			actions = j
-			mu.Unlock()
-			return j, err
-		}
-		pub.CountMinutes(func() int {
-			mu.Lock()
-			defer mu.Unlock()
-			if actions == nil {
-				return 0
-			}
-			return actions.Minutes()
-		})
-		defer func() {
-			if actions != nil {
-				actions.Close()
-			}
-		}()
-	}
+	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
 	out, err := localrun.RunInput(ctx, opts, localrun.Input{
 		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
 		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, mir},
@@ -238,6 +207,64 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, workshop, reportURL), Head: branch, Base: cfg.Branch,
 	})
 	return err
+}
+
+// repoURL is a repository's clone URL.
+func (e *Executor) repoURL(owner, repo string) string {
+	if e.GitURL != nil {
+		return e.GitURL(owner, repo)
+	}
+	return fmt.Sprintf("https://github.com/%s/%s.git", owner, repo)
+}
+
+// runLogger logs with the fixed keys of the App (webhook.LogKey*), plus the run.
+func (e *Executor) runLogger(issue app.Issue, run string) *slog.Logger {
+	return e.logger().With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
+		webhook.LogKeyIssue, issue.Number, "run_id", run)
+}
+
+// agentNames lists the coders and testers the settings name, for the status comment.
+func agentNames(s config.Settings) (coders, testers []string) {
+	for _, c := range s.Agents.Coders {
+		coders = append(coders, c.Name)
+	}
+	for _, t := range s.Agents.Testers {
+		testers = append(testers, t.Name)
+	}
+	return coders, testers
+}
+
+// useJudge sets opts to judge on GitHub Actions runners when this run should (see
+// judge), counting their minutes on pub; the returned func releases the judge.
+func (e *Executor) useJudge(ctx context.Context, gh *github.Client, workshop string, mir *mirror, dir, run string, log *slog.Logger,
+	opts *localrun.Options, pub *ghreport.Publisher) func() {
+	if e.judge(ctx, gh, workshop, log) != "actions" {
+		return func() {}
+	}
+	var mu sync.Mutex
+	var actions *actionsjudge.Judge
+	opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
+		j, err := e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
+		mu.Lock()
+		actions = j
+		mu.Unlock()
+		return j, err
+	}
+	pub.CountMinutes(func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if actions == nil {
+			return 0
+		}
+		return actions.Minutes()
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if actions != nil {
+			actions.Close()
+		}
+	}
 }
 
 // labelProtocol is the protocol a "<label>:<protocol>" label on the issue asks for, or "".

@@ -134,7 +134,8 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 	runs.RetryElsewhere = 200 * time.Millisecond
 	base := app.Base{Clients: exec.Clients, Runs: runs, Label: "dixit"}
 	hook, err := webhook.New(webhook.Config{Secret: []byte("a-test-webhook-secret"), QueueDir: filepath.Join(state, "deliveries")},
-		&app.IssuesHandler{Base: base}, &app.WorkflowRunHandler{Notify: exec.Hub.Notify})
+		&app.IssuesHandler{Base: base}, &app.PullRequestHandler{Base: base}, &app.CommentHandler{Base: base},
+		&app.WorkflowRunHandler{Notify: exec.Hub.Notify})
 	require.NoError(t, err)
 	require.NoError(t, hook.Start(context.Background()))
 	t.Cleanup(func() { hook.Shutdown(context.Background()); runs.Shutdown(context.Background()) })
@@ -158,9 +159,11 @@ func (w *world) deliver(t *testing.T, s *server, id string) {
 	require.Less(t, rec.Code, 300, rec.Body.String())
 }
 
-func (w *world) waitEnd(t *testing.T, s *server) app.Record {
+func (w *world) waitEnd(t *testing.T, s *server) app.Record { return waitEnd(t, s, w.issue) }
+
+func waitEnd(t *testing.T, s *server, issue app.Issue) app.Record {
 	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		r, _, _ := s.runs.Record(w.issue)
+		r, _, _ := s.runs.Record(issue)
 		if r.State == app.Finished || r.State == app.Failed {
 			return r
 		}
@@ -171,10 +174,12 @@ func (w *world) waitEnd(t *testing.T, s *server) app.Record {
 }
 
 // journal reads the run's journal as the workshop repository holds it.
-func (w *world) journal(t *testing.T) []string {
+func (w *world) journal(t *testing.T) []string { return w.journalOf(t, RunID(w.issue)) }
+
+func (w *world) journalOf(t *testing.T, run string) []string {
 	ws, err := gitstate.Open(w.git.Path("Hello-World-dixit"))
 	require.NoError(t, err)
-	j, err := ws.Journal("refs/dixit/" + RunID(w.issue) + "/journal")
+	j, err := ws.Journal("refs/dixit/" + run + "/journal")
 	require.NoError(t, err)
 	entries, err := j.Entries()
 	require.NoError(t, err)

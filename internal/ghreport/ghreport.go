@@ -25,8 +25,16 @@ var _ orchestrate.Reporter = (*Publisher)(nil)
 type Target struct {
 	Owner, Repo string
 	Issue       int
-	HeadSHA     string // the base revision the check run is attached to
+	HeadSHA     string // the commit the check run is attached to: the base revision, or a pull request's head
 	Run         string
+	CheckName   string // "Dixit" when empty
+}
+
+func (t Target) checkName() string {
+	if t.CheckName == "" {
+		return "Dixit"
+	}
+	return t.CheckName
 }
 
 // ids are persisted so a restart edits the same comment and check run.
@@ -76,7 +84,7 @@ func New(ctx context.Context, gh *github.Client, t Target, coders, testers []str
 	}
 	if p.ids.CheckRun == 0 && t.HeadSHA != "" {
 		cr, _, err := gh.Checks.CreateCheckRun(ctx, t.Owner, t.Repo, github.CreateCheckRunOptions{
-			Name: "Dixit", HeadSHA: t.HeadSHA, Status: github.String("in_progress"), ExternalID: github.String(t.Run),
+			Name: t.checkName(), HeadSHA: t.HeadSHA, Status: github.String("in_progress"), ExternalID: github.String(t.Run),
 			Output: &github.CheckRunOutput{Title: github.String("Dixit is running"), Summary: github.String(fmt.Sprintf("Run `%s` for #%d.", t.Run, t.Issue))},
 		})
 		if err != nil {
@@ -115,7 +123,7 @@ func (p *Publisher) findComment(ctx context.Context) error {
 // findCheckRun looks for this run's check run on the head commit, by its external id:
 // a server that took the run over from another (or lost its disk) completes the same one.
 func (p *Publisher) findCheckRun(ctx context.Context) error {
-	opts := &github.ListCheckRunsOptions{CheckName: github.String("Dixit"), ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.ListCheckRunsOptions{CheckName: github.String(p.t.checkName()), ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		res, resp, err := p.gh.Checks.ListCheckRunsForRef(ctx, p.t.Owner, p.t.Repo, p.t.HeadSHA, opts)
 		if err != nil {
@@ -197,21 +205,44 @@ func (p *Publisher) publish(ctx context.Context) error {
 // Finish publishes the final status and completes the check run with the outcome. An
 // escalation asks for a human, so the conclusion is neutral, never success.
 func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
+	return p.Complete(ctx, "neutral", fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds), res.Reason+".", "")
+}
+
+// Complete publishes the final status and completes the check run with a conclusion
+// ("success", "failure", "neutral"), a title, a summary and an optional longer text.
+func (p *Publisher) Complete(ctx context.Context, conclusion, title, summary, text string) error {
 	if err := p.publish(ctx); err != nil {
 		return err
 	}
 	if p.ids.CheckRun == 0 {
 		return nil
 	}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(cut(summary, checkLimit))}
+	if text != "" {
+		out.Text = github.String(cut(text, checkLimit))
+	}
 	_, _, err := p.gh.Checks.UpdateCheckRun(ctx, p.t.Owner, p.t.Repo, p.ids.CheckRun, github.UpdateCheckRunOptions{
-		Name: "Dixit", Status: github.String("completed"), Conclusion: github.String("neutral"),
-		Output: &github.CheckRunOutput{
-			Title:   github.String(fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds)),
-			Summary: github.String(res.Reason + "."),
-		},
+		Name: p.t.checkName(), Status: github.String("completed"), Conclusion: github.String(conclusion), Output: out,
 	})
 	if err != nil {
 		return fmt.Errorf("complete check run: %w", err)
 	}
 	return nil
+}
+
+// checkLimit keeps a check run's summary and text under GitHub's 65,535 characters.
+const checkLimit = 65_000
+
+// cut shortens s to at most limit characters, at a line, saying so.
+func cut(s string, limit int) string {
+	r := []rune(s)
+	if len(r) <= limit {
+		return s
+	}
+	const note = "\n\n… cut here to fit GitHub's limit.\n"
+	text := string(r[:max(0, limit-len([]rune(note)))])
+	if i := strings.LastIndexByte(text, '\n'); i > 0 {
+		text = text[:i]
+	}
+	return text + note
 }

@@ -79,3 +79,28 @@ func vetSection(s Summary, outputs bool) string {
 	}
 	return b.String()
 }
+
+// VetReview is the review a vetted pull request gets: the preface (what was judged
+// against what), then the patch's section, shortened to limit characters when the tests
+// and outputs do not fit, with fullReport linked in their place.
+func VetReview(s Summary, preface string, limit int, fullReport string) string {
+	out := preface + vetSection(s, true)
+	if limit <= 0 || length(out) <= limit {
+		return out
+	}
+	more := "the full report"
+	if fullReport != "" {
+		more = fmt.Sprintf("[the full report](%s)", fullReport)
+	}
+	note := fmt.Sprintf("\n---\nThe tests and outputs are in %s.\n", more)
+	out = preface + vetSection(s, false) + note
+	if length(out) <= limit {
+		return out
+	}
+	cut := []rune(out)[:max(0, limit-length(note))]
+	text := string(cut)
+	if i := strings.LastIndexByte(text, '\n'); i > 0 {
+		text = text[:i]
+	}
+	return text + note
+}

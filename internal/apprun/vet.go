@@ -1,0 +1,296 @@
+package apprun
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/ghreport"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+// VetCheck names the check run a vetted pull request's head gets.
+const VetCheck = "Dixit vet"
+
+// VetRunID names a pull request's vetting run; `/dixit vet --fresh` gets a run of its own.
+func VetRunID(pr app.Issue) string {
+	id := RunID(pr) + "-vet"
+	if pr.Fresh != 0 {
+		id += "-f" + strconv.FormatInt(pr.Fresh, 10)
+	}
+	return id
+}
+
+// driveVet vets a pull request (docs/vet.md): a Dixit run builds the spec from the base
+// branch, then the pull request's head is judged on the run's tests, and the verdict
+// becomes a check run on that head and a review. A head pushed while it goes is judged
+// next against the same run, so new commits cost the judge only, never the model.
+func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue, dir, run string, mir *mirror, workshop string) error {
+	log := e.runLogger(pr, run)
+	mir.log = log
+	cfg := vetSettings(ctx, gh, pr)
+	if cfg.err != nil {
+		return cfg.err
+	}
+	judged := ""
+	for {
+		pull, _, err := gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", pr, err)
+		}
+		if pull.GetState() != "open" {
+			log.Info("apprun: the pull request is closed; nothing to vet")
+			return nil
+		}
+		if pull.GetHead().GetSHA() == judged {
+			return nil
+		}
+		spec, source, err := e.vetSpec(ctx, gh, pr, pull, dir)
+		if err != nil {
+			return err
+		}
+		if spec == "" {
+			return tellOnce(ctx, gh, pr, dir, "Dixit cannot vet this pull request: it names no issue it closes (`Fixes #N`) and its description is empty, so there is no spec to build independent implementations from. Link the issue, then `/dixit vet`.")
+		}
+		if judged, err = e.vetHead(ctx, gh, pr, pull, dir, run, mir, workshop, cfg.settings, spec, source, log); err != nil {
+			return err
+		}
+	}
+}
+
+// vetHead judges the pull request's current head against the run, building the run first
+// if it is not built yet, and publishes the verdict. It returns the commit it judged.
+func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue, pull *github.PullRequest, dir, run string, mir *mirror,
+	workshop string, settings config.Settings, spec, source string, log *slog.Logger) (string, error) {
+	token, err := e.Token(ctx, pr.Installation)
+	if err != nil {
+		return "", fmt.Errorf("token for %s: %w", pr, err)
+	}
+	url := e.repoURL(pr.Owner, pr.Repo)
+	base, baseHead, err := gitstate.FetchHead(ctx, url, pull.GetBase().GetRef(), token)
+	if err != nil {
+		return "", err
+	}
+	// GitHub keeps every pull request's head, forks included, as refs/pull/N/head of the
+	// base repository. The commit fetched is the one judged, whatever the API said.
+	files, head, err := gitstate.FetchHead(ctx, url, fmt.Sprintf("refs/pull/%d/head", pr.Number), token)
+	if err != nil {
+		return "", err
+	}
+	patch, err := classify.GitTree(files)
+	if err != nil {
+		return "", fmt.Errorf("the head of %s: %w", pr, err)
+	}
+	coders, testers := agentNames(settings)
+	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: pr.Owner, Repo: pr.Repo, Issue: pr.Number, HeadSHA: head, Run: run, CheckName: VetCheck},
+		coders, testers, filepath.Join(dir, "github-"+head+".json"), log)
+	if err != nil {
+		return "", err
+	}
+	opts := localrun.Options{
+		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
+		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), Patch: patch,
+	}
+	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
+	out, err := localrun.RunInput(ctx, opts, localrun.Input{
+		Spec: spec, Files: base, Head: baseHead, Settings: settings, Source: pr.String(), Reporters: []orchestrate.Reporter{pub, mir},
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := mir.push(ctx); err != nil {
+		return "", fmt.Errorf("mirror %s to the workshop: %w", pr, err)
+	}
+	v := out.Summary.Vet
+	if v == nil {
+		return "", fmt.Errorf("vet %s: the run gave no verdict on the patch", pr)
+	}
+	// A run can outlast an installation token (one hour): take a current one.
+	if token, err = e.Token(ctx, pr.Installation); err != nil {
+		return "", fmt.Errorf("token for %s: %w", pr, err)
+	}
+	reportURL, err := pushVetReport(ctx, out, pr, token, mir.url)
+	if err != nil {
+		return "", fmt.Errorf("push the report of %s: %w", pr, err)
+	}
+	preface := vetPreface(out, head, source, workshop, reportURL)
+	body := report.VetReview(out.Summary, preface, report.PRLimit-4000, reportURL) + keepTests(out.Result.Vetted, settings.Test)
+	title := fmt.Sprintf("%s: passes %d of %d vetted tests", v.Conclusion, v.Passes, len(v.Vetted))
+	if err := pub.Complete(ctx, v.Conclusion, title, v.Why+"\n\nSpec: "+source+". The full verdict is in the review.", body); err != nil {
+		return "", err
+	}
+	if _, err := ghreport.Review(ctx, gh, pr.Owner, pr.Repo, pr.Number, head, body); err != nil {
+		return "", err
+	}
+	log.Info("apprun: pull request vetted", "head", head, "conclusion", v.Conclusion)
+	return head, nil
+}
+
+// settingsResult is the repository's settings for vetting, or why they cannot be used.
+type settingsResult struct {
+	settings config.Settings
+	err      error
+}
+
+// vetSettings reads the settings from the default branch, never from the pull request: its
+// author must not choose the judge of their own patch. Vetting follows the Dixit rule,
+// whatever protocol dixit.yml names for issues.
+func vetSettings(ctx context.Context, gh *github.Client, pr app.Issue) settingsResult {
+	cfg := repoconfig.Fetch(ctx, gh, pr.Owner, pr.Repo)
+	if cfg.Err != nil {
+		return settingsResult{err: fmt.Errorf("settings of %s: %w", pr, cfg.Err)}
+	}
+	s := cfg.Settings
+	s.Protocol = config.ProtocolDixit
+	if err := s.Validate(); err != nil {
+		return settingsResult{err: fmt.Errorf("settings of %s for vetting: %w", pr, err)}
+	}
+	return settingsResult{settings: s}
+}
+
+// closing finds the issues a pull request's description says it closes, as GitHub reads
+// closing keywords: "Fixes #12", "closes owner/repo#12", "resolves https://…/issues/12".
+var closing = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+` +
+	`(?:(?:https?://[^\s/]+/([\w.-]+)/([\w.-]+)/issues/)|(?:([\w.-]+)/([\w.-]+))?#)(\d+)\b`)
+
+// maxClosing bounds the issues looked up for one pull request: its description is
+// written by the patch's author.
+const maxClosing = 5
+
+// vetSpec is what the independent coders build: the issue the pull request closes, else
+// the pull request's own title and description; source says which, for the review. A
+// run keeps the spec it started with (localrun pins it), and the source it named then.
+func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue, pull *github.PullRequest, dir string) (string, string, error) {
+	spec, source := "", ""
+	for i, m := range closing.FindAllStringSubmatch(pull.GetBody(), -1) {
+		if i == maxClosing {
+			break
+		}
+		owner, repo := firstNonEmpty(m[1], m[3]), firstNonEmpty(m[2], m[4])
+		if (owner != "" || repo != "") && (!strings.EqualFold(owner, pr.Owner) || !strings.EqualFold(repo, pr.Repo)) {
+			continue // another repository's issue: its text is not ours to read
+		}
+		n, err := strconv.Atoi(m[5])
+		if err != nil || n == pr.Number {
+			continue
+		}
+		is, resp, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, n)
+		if err != nil {
+			if resp != nil && (resp.StatusCode == 404 || resp.StatusCode == 410) {
+				continue
+			}
+			return "", "", fmt.Errorf("read #%d, which %s closes: %w", n, pr, err)
+		}
+		if is.IsPullRequest() {
+			continue
+		}
+		spec = "# " + is.GetTitle() + "\n\n" + is.GetBody()
+		source = fmt.Sprintf("issue #%d, which this pull request closes (`%s`)", n, strings.Join(strings.Fields(m[0]), " "))
+		break
+	}
+	if spec == "" && strings.TrimSpace(pull.GetBody()) != "" {
+		spec = "# " + pull.GetTitle() + "\n\n" + pull.GetBody()
+		source = "this pull request's description (it names no issue it closes)"
+	}
+	// The first source named stays: the run's spec is pinned to it.
+	path := filepath.Join(dir, "spec-source")
+	if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+		return spec, string(data), nil
+	}
+	if source != "" {
+		if err := os.WriteFile(path, []byte(source), 0o644); err != nil {
+			return "", "", fmt.Errorf("state of %s: %w", pr, err)
+		}
+	}
+	return spec, source, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// pushVetReport records the full report in the workshop (branch dixit/<pr>-report) and
+// returns its address.
+func pushVetReport(ctx context.Context, out *localrun.Outcome, pr app.Issue, token, wsURL string) (string, error) {
+	ws, err := gitstate.Open(out.RunDir + "/workshop.git")
+	if err != nil {
+		return "", err
+	}
+	commit, err := reportCommit(ws, out)
+	if err != nil {
+		return "", err
+	}
+	if err := ws.Push(ctx, wsURL, token, fmt.Sprintf("+%s:refs/heads/%s", commit, reportBranch(pr))); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/blob/%s/report.md", strings.TrimSuffix(wsURL, ".git"), reportBranch(pr)), nil
+}
+
+// vetPreface says what was judged against what, before the verdict.
+func vetPreface(out *localrun.Outcome, head, source, workshop, reportURL string) string {
+	s := out.Summary
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Dixit vetted %s\n\n", shortHash(head))
+	fmt.Fprintf(&b, "**Spec:** %s. %d independent coders built it from the base revision without seeing this patch, and %d testers proposed tests none of the coders saw; ",
+		source, len(s.Coders), len(s.Testers))
+	fmt.Fprintf(&b, "a test is vetted when most coders pass it but not all. The run ended **%s** after %d rounds. ", s.Outcome, s.Rounds)
+	fmt.Fprintf(&b, "Each coder's work is in the private workshop `%s`; the full report is [there](%s).\n\n", workshop, reportURL)
+	if s.Agents == "scripted" {
+		fmt.Fprintf(&b, "> Agents: a **scripted population**; no LLM was called.\n\n")
+	}
+	return b.String()
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// keepTests offers the vetted suite as a commit to apply: a patch adding each test where
+// the test contract puts it, so the team keeps them as regression tests.
+func keepTests(vetted []orchestrate.Vetted, contract ci.Contract) string {
+	if len(vetted) == 0 {
+		return ""
+	}
+	var d strings.Builder
+	for _, v := range vetted {
+		path := strings.ReplaceAll(contract.Path, "{id}", fmt.Sprintf("t%d", v.Number))
+		lines := strings.SplitAfter(string(v.Content), "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		fmt.Fprintf(&d, "diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", path, path, path, len(lines))
+		for _, l := range lines {
+			d.WriteString("+" + l)
+			if !strings.HasSuffix(l, "\n") {
+				d.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+	}
+	fence := "```"
+	for strings.Contains(d.String(), fence) {
+		fence += "`"
+	}
+	return fmt.Sprintf("<details><summary>Keep the %d vetted tests: a commit to apply with <code>git apply</code></summary>\n\n%sdiff\n%s%s\n\n</details>\n",
+		len(vetted), fence, d.String(), fence)
+}
