@@ -136,7 +136,11 @@ func TestRecordedPayloadsAreAccepted(t *testing.T) {
 		{"issues.unlabeled.json", "issues"},
 		{"issues.closed.json", "issues"},
 		{"issue_comment.created.json", "issue_comment"},
+		{"issue_comment.created.pr.json", "issue_comment"},
 		{"pull_request.labeled.json", "pull_request"},
+		{"pull_request.unlabeled.json", "pull_request"},
+		{"pull_request.synchronize.json", "pull_request"},
+		{"pull_request.closed.json", "pull_request"},
 		{"installation.created.json", "installation"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
