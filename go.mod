@@ -3,6 +3,7 @@ module github.com/dixit-bot/dixit
 go 1.26.8
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-git/go-git/v5 v5.19.3

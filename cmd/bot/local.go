@@ -8,11 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/patchdiff"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -39,7 +42,7 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	verbose := fs.Bool("v", false, "log details to stderr")
 	var patch *string
 	if cmd == "vet" {
-		patch = fs.String("patch", "", "the patch under review: a directory holding the whole patched tree, or a branch or commit of --repo")
+		patch = fs.String("patch", "", "the patch under review: a diff file (git diff, git format-patch, a pull request's .diff) applied to the base, a directory holding the whole patched tree, or a branch or commit of --repo")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -57,7 +60,7 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	var out *localrun.Outcome
 	var err error
 	if cmd == "vet" {
-		if opts.Patch, err = patchTree(*patch, *repo); err != nil {
+		if opts.Patch, err = patchTree(*patch, *population, *repo); err != nil {
 			return err
 		}
 	}
@@ -108,20 +111,128 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 // script can stop on it.
 var errPatchFails = errors.New("the patch fails vetted tests (see the report)")
 
-// patchTree reads the patch under review: a directory with the whole patched tree, or a
+// patchTree reads the patch under review: a diff file applied to the run's base (the
+// population's base/, else HEAD of repo), a directory with the whole patched tree, or a
 // revision (branch, tag, commit) of the repository.
-func patchTree(patch, repo string) (ci.Tree, error) {
+func patchTree(patch, population, repo string) (ci.Tree, error) {
 	if patch == "" {
-		return nil, errors.New("vet: give --patch DIR (the whole patched tree) or --patch REV (a branch or commit of --repo)")
+		return nil, errors.New("vet: give --patch FILE (a diff against the base), --patch DIR (the whole patched tree) or --patch REV (a branch or commit of --repo)")
 	}
-	if info, err := os.Stat(patch); err == nil && info.IsDir() {
-		return classify.DirTree(patch)
+	if info, err := os.Stat(patch); err == nil {
+		switch {
+		case info.IsDir():
+			return classify.DirTree(patch)
+		case info.Mode().IsRegular():
+			return diffTree(patch, population, repo)
+		}
 	}
 	tree, err := classify.RepoTree(repo, patch)
 	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s is neither a directory nor a revision of %s: %w", patch, repo, err)
+		return nil, fmt.Errorf("vet: --patch %s is neither a diff file, a directory nor a revision of %s: %w", patch, repo, err)
 	}
 	return tree, nil
+}
+
+// diffTree applies the diff in the file at path to the run's base revision.
+func diffTree(path, population, repo string) (ci.Tree, error) {
+	var base []gitstate.File
+	var err error
+	baseName := filepath.Join(population, "base")
+	if population != "" {
+		base, err = readDir(baseName)
+	} else {
+		baseName = "HEAD of " + repo
+		base, _, err = gitstate.ReadHead(repo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vet: the base to apply --patch %s to: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vet: --patch: %w", err)
+	}
+	defer f.Close()
+	files, err := patchdiff.Apply(base, f)
+	if errors.Is(err, patchdiff.ErrNoDiff) {
+		return nil, fmt.Errorf("vet: --patch %s holds no diff", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vet: --patch %s does not apply to %s: %w", path, baseName, err)
+	}
+	// classify builds a tree, and its git hash, only from a directory or a repository:
+	// write the patched files out and read them back.
+	tmp, err := os.MkdirTemp("", "dixit-patch-")
+	if err != nil {
+		return nil, fmt.Errorf("vet: --patch %s: %w", path, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := writeFiles(tmp, files); err != nil {
+		return nil, fmt.Errorf("vet: --patch %s: write the patched tree: %w", path, err)
+	}
+	tree, err := classify.DirTree(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("vet: --patch %s: the patched tree: %w", path, err)
+	}
+	return tree, nil
+}
+
+// readDir reads the regular files under dir (skipping .git), as the population's base
+// is imported; symbolic links and special files are refused.
+func readDir(dir string) ([]gitstate.File, error) {
+	var files []gitstate.File
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if err == nil && d.Name() == ".git" && p != dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (symbolic links and special files are refused)", rel)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, gitstate.File{Path: filepath.ToSlash(rel), Content: data, Executable: info.Mode()&0o111 != 0})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+// writeFiles writes files under dir through an os.Root, so that no path, whatever
+// patchdiff let through, can write outside it.
+func writeFiles(dir string, files []gitstate.File) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, f := range files {
+		p := filepath.FromSlash(f.Path)
+		if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if f.Executable {
+			mode = 0o755
+		}
+		if err := root.WriteFile(p, f.Content, mode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clientFromEnv builds the model client from the OpenAI client conventions.
