@@ -139,7 +139,10 @@ func diffTree(path, population, repo string) (ci.Tree, error) {
 	var err error
 	baseName := filepath.Join(population, "base")
 	if population != "" {
-		base, err = readDir(baseName)
+		var tree *classify.Files
+		if tree, err = classify.DirTree(baseName); err == nil {
+			base = tree.Files()
+		}
 	} else {
 		baseName = "HEAD of " + repo
 		base, _, err = gitstate.ReadHead(repo)
@@ -159,80 +162,11 @@ func diffTree(path, population, repo string) (ci.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s does not apply to %s: %w", path, baseName, err)
 	}
-	// classify builds a tree, and its git hash, only from a directory or a repository:
-	// write the patched files out and read them back.
-	tmp, err := os.MkdirTemp("", "dixit-patch-")
-	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s: %w", path, err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := writeFiles(tmp, files); err != nil {
-		return nil, fmt.Errorf("vet: --patch %s: write the patched tree: %w", path, err)
-	}
-	tree, err := classify.DirTree(tmp)
+	tree, err := classify.GitTree(files)
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s: the patched tree: %w", path, err)
 	}
 	return tree, nil
-}
-
-// readDir reads the regular files under dir (skipping .git), as the population's base
-// is imported; symbolic links and special files are refused.
-func readDir(dir string) ([]gitstate.File, error) {
-	var files []gitstate.File
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			if err == nil && d.Name() == ".git" && p != dir {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file (symbolic links and special files are refused)", rel)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, gitstate.File{Path: filepath.ToSlash(rel), Content: data, Executable: info.Mode()&0o111 != 0})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
-	return files, nil
-}
-
-// writeFiles writes files under dir through an os.Root, so that no path, whatever
-// patchdiff let through, can write outside it.
-func writeFiles(dir string, files []gitstate.File) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	for _, f := range files {
-		p := filepath.FromSlash(f.Path)
-		if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		mode := os.FileMode(0o644)
-		if f.Executable {
-			mode = 0o755
-		}
-		if err := root.WriteFile(p, f.Content, mode); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // clientFromEnv builds the model client from the OpenAI client conventions.

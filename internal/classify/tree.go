@@ -164,6 +164,15 @@ func RepoTree(dir, rev string) (*Files, error) {
 	return out, nil
 }
 
+// Files returns the tree's files, as git records them.
+func (f *Files) Files() []gitstate.File {
+	out := make([]gitstate.File, len(f.files))
+	for i, fl := range f.files {
+		out[i] = gitstate.File{Path: fl.path, Content: fl.data, Executable: fl.exec}
+	}
+	return out
+}
+
 // GitTree holds files read from git elsewhere (a pull request's head, fetched) as the
 // judge's tree, with the same caps as the other readers.
 func GitTree(files []gitstate.File) (*Files, error) {
