@@ -20,7 +20,7 @@ commands:
   run    run the Dixit protocol with live LLM agents on a repository (--spec FILE --repo DIR),
          or with a scripted population (--population DIR)
   vet    judge a patch (an agent's pull request) against what independent coders built from the same
-         spec: --patch DIR or a revision of --repo, with --spec FILE --repo DIR or --population DIR
+         spec: --patch FILE.diff, DIR or a revision of --repo, with --spec FILE --repo DIR or --population DIR
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
   classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
   eval   run the protocols on a benchmark and measure them on hidden tests (docs/eval.md);

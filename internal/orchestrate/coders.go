@@ -13,7 +13,7 @@ func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) 
 	if err != nil || allPass(vector) {
 		return err == nil, err
 	}
-	if err := r.solve(ctx, coder, someTestsFail(vector)); err != nil {
+	if err := r.solve(ctx, coder, someTestsFail(r.numbers(), vector)); err != nil {
 		return false, err
 	}
 	vector2, err := r.runSuite(ctx, coder)
@@ -28,7 +28,7 @@ func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) 
 		return false, err
 	}
 	for attempt := 1; attempt <= r.cfg.MaxCoderRetries; attempt++ {
-		if err := r.solve(ctx, coder, someTestsFail(vector2)); err != nil {
+		if err := r.solve(ctx, coder, someTestsFail(r.numbers(), vector2)); err != nil {
 			return false, err
 		}
 		vector3, err := r.runSuite(ctx, coder)
@@ -43,6 +43,15 @@ func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) 
 		}
 	}
 	return false, nil
+}
+
+// numbers are the vetted tests' numbers, in suite order: what coders are told.
+func (r *Run) numbers() []int {
+	out := make([]int, len(r.suite))
+	for i, v := range r.suite {
+		out[i] = v.Number
+	}
+	return out
 }
 
 func allPass(vector []bool) bool {

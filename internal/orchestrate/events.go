@@ -19,6 +19,7 @@ const (
 	EvOwnTests  = "own-tests" // a coder's own tests were run
 	EvPlan      = "plan"      // a test plan was written from the description alone
 	EvHidden    = "hidden"    // the hidden tests were run (blind's final check)
+	EvDecide    = "decide"    // a human answered an escalation
 )
 
 // Cell is one verdict in a classification or a suite run.

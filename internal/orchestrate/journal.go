@@ -14,7 +14,7 @@ import (
 // restarted run asks for must be the n-th one recorded, or the run refuses to go on.
 type record struct {
 	Seq        int          `json:"seq"`
-	Effect     string       `json:"effect"` // solve | propose | answer | judge
+	Effect     string       `json:"effect"` // solve | propose | answer | judge | decide
 	Agent      string       `json:"agent,omitempty"`
 	Draw       int          `json:"draw,omitempty"`
 	Key        string       `json:"key,omitempty"`        // judge: digest of the jobs
@@ -23,6 +23,8 @@ type record struct {
 	Proposal   *Proposal    `json:"proposal,omitempty"`   // propose
 	Answer     *string      `json:"answer,omitempty"`     // answer
 	Verdicts   []ci.Verdict `json:"verdicts,omitempty"`   // judge
+	Decision   *Decision    `json:"decision,omitempty"`   // decide
+	Refused    string       `json:"refused,omitempty"`    // decide: why the decision did not fit
 	Spend      Spend        `json:"spend"`                // tokens and time the effect cost
 }
 

@@ -22,6 +22,10 @@ type scenario struct {
 	passes    map[string][]string
 	maxRounds int
 	budget    config.Budget
+	// decisions are the humans' answers; replacements the versions of the coders that
+	// replace others (c4_2, …).
+	decisions    []orchestrate.Decision
+	replacements map[string]int
 }
 
 type played struct {
@@ -47,7 +51,19 @@ func (s scenario) play(t *testing.T, journal *orchestratetest.Journal, afterAppe
 	}
 	cfg.Budget = s.budget
 	p := played{calls: &orchestratetest.Calls{}, journal: journal}
-	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend}
+	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend,
+		Decisions: func() ([]orchestrate.Decision, error) { return s.decisions, nil }}
+	if s.replacements != nil {
+		deps.NewCoder = func(replaces, name string) (orchestrate.Coder, error) {
+			v, ok := s.replacements[name]
+			if !ok {
+				return nil, fmt.Errorf("no replacement %s", name)
+			}
+			c := orchestratetest.NewCoder(name, v, p.calls)
+			p.coders = append(p.coders, c)
+			return c, nil
+		}
+	}
 	for i, v := range s.versions {
 		c := orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), v, p.calls)
 		p.coders = append(p.coders, c)
@@ -93,6 +109,8 @@ func story(events []orchestrate.Event) []string {
 			out = append(out, fmt.Sprintf("round %d", e.Round))
 		case orchestrate.EvEscalate:
 			out = append(out, "escalate "+string(e.Outcome))
+		case orchestrate.EvDecide:
+			out = append(out, "decide "+e.Agent+" "+e.Detail)
 		default:
 			out = append(out, strings.TrimSpace(e.Kind+" "+e.Agent+" "+e.Test))
 		}

@@ -5,6 +5,11 @@ import "context"
 // escalate ends the run and hands the reason to a human.
 func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Result, error) {
 	r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
+	return r.result(outcome, reason), nil
+}
+
+// result is what the run hands over when it stops.
+func (r *Run) result(outcome Outcome, reason string) *Result {
 	res := &Result{
 		Protocol: r.cfg.Protocol, Outcome: outcome, Reason: reason, Rounds: r.round,
 		Vetted: append([]Vetted(nil), r.suite...), Proposals: append([]Candidate(nil), r.proposals...), Events: r.events,
@@ -21,5 +26,8 @@ func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Re
 		}
 		res.Testers = append(res.Testers, ts)
 	}
-	return res, nil
+	res.Decisions = append([]AppliedDecision(nil), r.decided...)
+	res.Accepted = r.accepted
+	res.Standing = r.standing(outcome)
+	return res
 }

@@ -25,6 +25,12 @@ type Deps struct {
 	Reporter Reporter // optional
 	// AfterAppend, when set, is called after each journal append; an error stops the run.
 	AfterAppend func(seq int) error
+	// Decisions, when set, returns the humans' decisions on this run so far, oldest
+	// first; the run takes up those it has not journalled yet when it escalates.
+	Decisions func() ([]Decision, error)
+	// NewCoder makes the fresh coder named name that replaces the coder replaces (same
+	// settings, a new seed); nil when the population cannot replace coders.
+	NewCoder func(replaces, name string) (Coder, error)
 }
 
 // Run is one execution of the Dixit protocol.
@@ -46,6 +52,16 @@ type Run struct {
 	events    []Event
 	spent     Spend
 	spentBy   map[string]Spend
+
+	// Humans' decisions at escalations (decide.go).
+	decisions func() ([]Decision, error)
+	newCoder  func(replaces, name string) (Coder, error)
+	decided   []AppliedDecision
+	accepted  string   // the coder whose implementation a human accepted
+	dropped   []string // vetted tests a human dropped
+	replaced  []string // coders a human replaced
+	maxRounds int      // max_rounds as configured: what /dixit continue adds
+	lastTest  int      // the highest test number given out: numbers are never reused
 }
 
 type coderSlot struct {
@@ -87,7 +103,8 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 		return nil, fmt.Errorf("settings ask for %d coders and %d testers, the population has %d and %d",
 			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
 	}
-	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests, hidden: deps.Hidden}
+	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests, hidden: deps.Hidden,
+		decisions: deps.Decisions, newCoder: deps.NewCoder, maxRounds: cfg.MaxRounds}
 	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
 	seen := map[string]bool{}
 	for _, c := range deps.Coders {
@@ -135,7 +152,8 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	return res, err
 }
 
-// mainLoop is the protocol's main loop (DESIGN.md §1).
+// mainLoop is the protocol's main loop (DESIGN.md §1). Each escalation is a question for
+// a human: the run goes on from there if a decision answers it, and ends otherwise.
 func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
 	for _, coder := range r.coders {
 		if err := r.solve(ctx, coder, askToSolve); err != nil {
@@ -143,15 +161,41 @@ func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
 		}
 	}
 	for {
+		outcome, reason, err := r.rounds(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
+		goOn, err := r.decide(ctx, outcome)
+		if err != nil {
+			return nil, err
+		}
+		if !goOn {
+			return r.result(outcome, reason), nil
+		}
+	}
+}
+
+// rounds runs rounds until the run must stop for a human, and says why.
+func (r *Run) rounds(ctx context.Context) (Outcome, string, error) {
+	outcome, reason, err := r.roundsUntil(ctx)
+	if b, ok := asBudget(err); ok {
+		return BudgetExhausted, b.what, nil
+	}
+	return outcome, reason, err
+}
+
+func (r *Run) roundsUntil(ctx context.Context) (Outcome, string, error) {
+	for {
 		r.round++
 		r.emit(ctx, Event{Kind: EvRound})
 		for _, coder := range r.coders {
 			ok, err := r.ensurePasses(ctx, coder)
 			if err != nil {
-				return nil, err
+				return "", "", err
 			}
 			if !ok {
-				return r.escalate(ctx, CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", coder.Name(), r.cfg.MaxCoderRetries))
+				return CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", coder.Name(), r.cfg.MaxCoderRetries), nil
 			}
 		}
 		var fresh []Vetted
@@ -164,23 +208,24 @@ func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
 				got, err = r.proposeTest(ctx, tester)
 			}
 			if err != nil {
-				return nil, err
+				return "", "", err
 			}
 			fresh = append(fresh, got...)
 		}
 		if len(fresh) == 0 {
 			if r.allHibernated() {
-				return r.escalate(ctx, AllTestersHibernated, "every tester is hibernated: their last tests were too hard for the coders")
+				return AllTestersHibernated, "every tester is hibernated: their last tests were too hard for the coders", nil
 			}
-			return r.escalate(ctx, TestersExhausted, fmt.Sprintf("no tester found a new test that separates the coders in round %d", r.round))
+			return TestersExhausted, fmt.Sprintf("no tester found a new test that separates the coders in round %d", r.round), nil
 		}
 		for _, test := range fresh {
-			test.Number = len(r.suite) + 1
+			r.lastTest++
+			test.Number = r.lastTest
 			r.suite = append(r.suite, test)
 			r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
 		}
-		if r.round == r.cfg.MaxRounds {
-			return r.escalate(ctx, BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached while testers still find new tests", r.cfg.MaxRounds))
+		if r.round >= r.cfg.MaxRounds {
+			return BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached while testers still find new tests", r.cfg.MaxRounds), nil
 		}
 	}
 }

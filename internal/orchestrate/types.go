@@ -82,4 +82,10 @@ type Result struct {
 	// Replayed and Live count the journalled effects fed from the journal and performed now.
 	Replayed int `json:"replayed"`
 	Live     int `json:"live"`
+	// Decisions are the humans' answers to earlier escalations, in order; Accepted the
+	// coder whose implementation a human accepted; Standing what a next decision is
+	// checked against.
+	Decisions []AppliedDecision `json:"decisions,omitempty"`
+	Accepted  string            `json:"accepted,omitempty"`
+	Standing  Standing          `json:"standing"`
 }

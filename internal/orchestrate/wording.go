@@ -27,16 +27,17 @@ func feedbackFor(c Class) string {
 }
 
 // someTestsFail is the coder's only view of the suite: test numbers and ACC/WA.
-func someTestsFail(passed []bool) string {
+// Numbers stay as the coder first heard them, even after a human dropped a test.
+func someTestsFail(numbers []int, passed []bool) string {
 	var failing []string
 	var vector []string
 	for i, ok := range passed {
 		mark := "ACC"
 		if !ok {
 			mark = "WA"
-			failing = append(failing, fmt.Sprint(i+1))
+			failing = append(failing, fmt.Sprint(numbers[i]))
 		}
-		vector = append(vector, fmt.Sprintf("%d %s", i+1, mark))
+		vector = append(vector, fmt.Sprintf("%d %s", numbers[i], mark))
 	}
 	noun := "Test " + failing[0] + " fails"
 	if len(failing) > 1 {

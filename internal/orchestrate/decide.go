@@ -1,0 +1,472 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Decision is a human's answer to an escalation (DESIGN.md §1): replace a stuck coder,
+// drop a test judged wrong, wake the sleeping testers, raise a budget, go on for more
+// rounds, or accept a coder's implementation. The run takes it up at the escalation it
+// answers and journals it, so a resumed run replays it like any other effect.
+type Decision struct {
+	ID     string    `json:"id"` // unique per run: a comment's id, or one made by `bot decide`
+	Verb   string    `json:"verb"`
+	Args   []string  `json:"args,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	By     string    `json:"by"`
+	At     time.Time `json:"at"`
+}
+
+// The verbs of decisions.
+const (
+	DecideReplace  = "replace"
+	DecideDrop     = "drop"
+	DecideWake     = "wake"
+	DecideBudget   = "budget"
+	DecideContinue = "continue"
+	DecideAccept   = "accept"
+)
+
+// DecisionVerbs describes each verb, in the order the commands are listed.
+var DecisionVerbs = []struct{ Verb, Usage, Does string }{
+	{DecideDrop, "drop <test> <reason>", "the test leaves the vetted suite; coders that failed only because of it go on"},
+	{DecideReplace, "replace <coder>", "a fresh coder with the same settings and a new seed takes its place, and must pass the whole suite"},
+	{DecideWake, "wake", "the sleeping testers are woken and propose again"},
+	{DecideBudget, "budget <rounds|tokens|cost|wall_time> <amount>", "raise a budget, and go on"},
+	{DecideContinue, "continue", "go on for up to max_rounds more rounds"},
+	{DecideAccept, "accept <coder>", "end the run with that coder's implementation as the pick"},
+}
+
+// IsDecisionVerb tells the verbs of decisions from the bot's other commands.
+func IsDecisionVerb(verb string) bool {
+	return slices.ContainsFunc(DecisionVerbs, func(v struct{ Verb, Usage, Does string }) bool { return v.Verb == verb })
+}
+
+// Budget kinds a decision can raise.
+const (
+	BudgetRounds   = "rounds"
+	BudgetTokens   = "tokens"
+	BudgetCost     = "cost"
+	BudgetWallTime = "wall_time"
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+// ParseDecision reads a decision from a command's words after the verb ("drop t7 wrong
+// expectation" gives verb drop, args [t7], reason "wrong expectation"). It checks the
+// words only; Check tells whether the decision fits the run.
+func ParseDecision(verb string, words []string, by string, at time.Time) (Decision, error) {
+	d := Decision{Verb: strings.ToLower(verb), By: by, At: at.UTC()}
+	need := func(n int, usage string) error {
+		if len(words) < n {
+			return fmt.Errorf("usage: %s", usage)
+		}
+		return nil
+	}
+	switch d.Verb {
+	case DecideDrop:
+		if err := need(2, "drop <test> <reason> (the reason is required: it is kept with the run)"); err != nil {
+			return d, err
+		}
+		d.Args, d.Reason = words[:1], strings.Join(words[1:], " ")
+	case DecideReplace, DecideAccept:
+		if err := need(1, d.Verb+" <coder>"); err != nil {
+			return d, err
+		}
+		if !nameRE.MatchString(words[0]) {
+			return d, fmt.Errorf("%q is not a coder's name", words[0])
+		}
+		d.Args, d.Reason = words[:1], strings.Join(words[1:], " ")
+	case DecideBudget:
+		if err := need(2, "budget <rounds|tokens|cost|wall_time> <amount>"); err != nil {
+			return d, err
+		}
+		if _, err := budgetAmount(words[0], words[1]); err != nil {
+			return d, err
+		}
+		d.Args, d.Reason = words[:2], strings.Join(words[2:], " ")
+	case DecideWake, DecideContinue:
+		d.Reason = strings.Join(words, " ")
+	default:
+		return d, fmt.Errorf("%q is not a decision", verb)
+	}
+	if len(d.Reason) > 500 {
+		d.Reason = d.Reason[:500]
+	}
+	return d, nil
+}
+
+// budgetAmount reads a budget's new limit in the unit of its kind: a count of rounds or
+// tokens, dollars ("12.5", "$12.5"), or a duration ("2h").
+func budgetAmount(kind, amount string) (float64, error) {
+	switch kind {
+	case BudgetRounds, BudgetTokens:
+		n, err := strconv.Atoi(amount)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("budget %s: %q is not a positive whole number", kind, amount)
+		}
+		return float64(n), nil
+	case BudgetCost:
+		f, err := strconv.ParseFloat(strings.TrimPrefix(amount, "$"), 64)
+		if err != nil || f <= 0 {
+			return 0, fmt.Errorf("budget cost: %q is not a positive amount of dollars", amount)
+		}
+		return f, nil
+	case BudgetWallTime:
+		d, err := time.ParseDuration(amount)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("budget wall_time: %q is not a positive duration such as 2h", amount)
+		}
+		return d.Seconds(), nil
+	}
+	return 0, fmt.Errorf("budget: %q is not one of rounds, tokens, cost, wall_time", kind)
+}
+
+// Standing is where an escalated run stands: what a decision is checked against.
+type Standing struct {
+	Protocol   string       `json:"protocol"`
+	Outcome    Outcome      `json:"outcome"`
+	Rounds     int          `json:"rounds"`
+	MaxRounds  int          `json:"max_rounds"`
+	Coders     []string     `json:"coders"`
+	Vetted     []SuiteEntry `json:"vetted"`
+	Hibernated []string     `json:"hibernated,omitempty"`
+	Tokens     int          `json:"tokens"`
+	CostUSD    float64      `json:"cost_usd"`
+	Seconds    float64      `json:"seconds"`
+	Accepted   string       `json:"accepted,omitempty"`
+	Decided    []string     `json:"decided,omitempty"` // ids of the decisions taken up, fitting or not
+}
+
+// SuiteEntry names a vetted test: its id and its number.
+type SuiteEntry struct {
+	ID     string `json:"id"`
+	Number int    `json:"number"`
+}
+
+// Test finds a vetted test by id ("ivy-3") or number ("t3", "3", "test3").
+func (s Standing) Test(name string) (SuiteEntry, bool) {
+	n := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(name), "test"), "t")
+	for _, e := range s.Vetted {
+		if e.ID == name || strconv.Itoa(e.Number) == n {
+			return e, true
+		}
+	}
+	return SuiteEntry{}, false
+}
+
+// Check tells whether a decision fits a run as it stands; the error says why not, in
+// words for the person who asked.
+func Check(d Decision, s Standing) error {
+	if s.Protocol != "" && s.Protocol != "dixit" {
+		return fmt.Errorf("decisions answer the Dixit protocol's escalations; this run follows %s", s.Protocol)
+	}
+	if s.Outcome == "" {
+		return errors.New("the run has not stopped for a human yet")
+	}
+	if s.Accepted != "" {
+		return fmt.Errorf("the run is over: %s's implementation was accepted", s.Accepted)
+	}
+	if slices.Contains(s.Decided, d.ID) {
+		return fmt.Errorf("decision %s was taken already", d.ID)
+	}
+	coder := func() error {
+		if len(d.Args) == 0 || !slices.Contains(s.Coders, d.Args[0]) {
+			return fmt.Errorf("there is no coder %q; the coders are %s", first(d.Args), strings.Join(s.Coders, ", "))
+		}
+		return nil
+	}
+	switch d.Verb {
+	case DecideReplace, DecideAccept:
+		return coder()
+	case DecideDrop:
+		if _, ok := s.Test(first(d.Args)); !ok {
+			return fmt.Errorf("%q is not in the vetted suite (%s)", first(d.Args), suiteNames(s.Vetted))
+		}
+		return nil
+	case DecideWake:
+		if len(s.Hibernated) == 0 {
+			return errors.New("no tester is asleep")
+		}
+		return nil
+	case DecideBudget:
+		amount, err := budgetAmount(d.Args[0], d.Args[1])
+		if err != nil {
+			return err
+		}
+		spent := map[string]float64{BudgetRounds: float64(s.Rounds), BudgetTokens: float64(s.Tokens), BudgetCost: s.CostUSD, BudgetWallTime: s.Seconds}[d.Args[0]]
+		if amount <= spent {
+			return fmt.Errorf("budget %s %s is not above what the run has spent already (%s)", d.Args[0], d.Args[1], strconv.FormatFloat(spent, 'f', -1, 64))
+		}
+		return nil
+	case DecideContinue:
+		return nil
+	}
+	return fmt.Errorf("%q is not a decision", d.Verb)
+}
+
+func first(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+func suiteNames(v []SuiteEntry) string {
+	if len(v) == 0 {
+		return "it is empty"
+	}
+	var names []string
+	for _, e := range v {
+		names = append(names, fmt.Sprintf("t%d %s", e.Number, e.ID))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Fitting lists the decisions that fit a run as it stands, most natural first, as
+// command usages with the ids to use: what the status comment and the PR offer.
+func Fitting(s Standing) []string {
+	if s.Outcome == "" || s.Accepted != "" || (s.Protocol != "" && s.Protocol != "dixit") {
+		return nil
+	}
+	var tests []string
+	for _, e := range s.Vetted {
+		tests = append(tests, fmt.Sprintf("t%d", e.Number))
+	}
+	coders := strings.Join(s.Coders, ", ")
+	drop := fmt.Sprintf("drop <test> <reason> (tests: %s)", strings.Join(tests, ", "))
+	replace := fmt.Sprintf("replace <coder> (coders: %s)", coders)
+	accept := fmt.Sprintf("accept <coder> (coders: %s)", coders)
+	var out []string
+	switch s.Outcome {
+	case CodersStuck:
+		out = append(out, drop, replace, "continue")
+	case AllTestersHibernated:
+		out = append(out, "wake", "continue")
+	case BudgetExhausted:
+		out = append(out, "budget <rounds|tokens|cost|wall_time> <amount>", "continue")
+	case TestersExhausted:
+		out = append(out, "continue")
+		if len(tests) > 0 {
+			out = append(out, drop)
+		}
+	default:
+		out = append(out, "continue")
+	}
+	if len(s.Hibernated) > 0 && s.Outcome != AllTestersHibernated {
+		out = append(out, "wake")
+	}
+	return append(out, accept)
+}
+
+// errNoDecision: nobody has answered the escalation yet; the run ends there.
+var errNoDecision = errors.New("no decision")
+
+// humanAgent is the agent a decision's journal entry names; agent names cannot hold "(".
+const humanAgent = "(human)"
+
+// standing is where the run stands at an escalation.
+func (r *Run) standing(outcome Outcome) Standing {
+	s := Standing{Protocol: r.cfg.Protocol, Outcome: outcome, Rounds: r.round, MaxRounds: r.cfg.MaxRounds,
+		Tokens: r.spent.Tokens(), CostUSD: r.cost(), Seconds: r.spent.Seconds, Accepted: r.accepted}
+	if s.Protocol == "" {
+		s.Protocol = "dixit"
+	}
+	for _, c := range r.coders {
+		s.Coders = append(s.Coders, c.Name())
+	}
+	for _, v := range r.suite {
+		s.Vetted = append(s.Vetted, SuiteEntry{ID: v.ID, Number: v.Number})
+	}
+	for _, t := range r.testers {
+		if t.hibernated {
+			s.Hibernated = append(s.Hibernated, t.Name())
+		}
+	}
+	for _, d := range r.decided {
+		s.Decided = append(s.Decided, d.ID)
+	}
+	return s
+}
+
+// decide takes up the humans' answers to an escalation, in the order they came: each is
+// journalled, then applied if it fits (a decision that does not is journalled as
+// refused, so it is never asked about again). It reports whether the run goes on.
+func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
+	for {
+		want := record{Effect: "decide", Agent: humanAgent, Draw: len(r.decided) + 1}
+		rec, _, err := r.effect(want, func() (record, error) {
+			d, ok, err := r.pending()
+			if err != nil {
+				return record{}, fmt.Errorf("read the decisions: %w", err)
+			}
+			if !ok {
+				return record{}, errNoDecision
+			}
+			rec := record{Decision: &d}
+			if err := Check(d, r.standing(outcome)); err != nil {
+				rec.Refused = err.Error()
+			}
+			return rec, nil
+		})
+		if errors.Is(err, errNoDecision) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if rec.Decision == nil {
+			return false, fmt.Errorf("journal entry %d: a decision without its content", rec.Seq)
+		}
+		d := *rec.Decision
+		r.decided = append(r.decided, AppliedDecision{Decision: d, Round: r.round, Refused: rec.Refused})
+		if rec.Refused != "" {
+			r.emit(ctx, Event{Kind: EvDecide, Agent: d.By, Detail: fmt.Sprintf("%s refused: %s", describe(d), rec.Refused)})
+			continue
+		}
+		r.emit(ctx, Event{Kind: EvDecide, Agent: d.By, Detail: describe(d)})
+		return r.apply(ctx, d)
+	}
+}
+
+// pending returns the first decision not taken up yet.
+func (r *Run) pending() (Decision, bool, error) {
+	if r.decisions == nil {
+		return Decision{}, false, nil
+	}
+	all, err := r.decisions()
+	if err != nil {
+		return Decision{}, false, err
+	}
+	for _, d := range all {
+		if !slices.ContainsFunc(r.decided, func(a AppliedDecision) bool { return a.ID == d.ID }) {
+			return d, true, nil
+		}
+	}
+	return Decision{}, false, nil
+}
+
+// describe says what a decision does, for the timeline.
+func describe(d Decision) string {
+	s := d.Verb
+	if len(d.Args) > 0 {
+		s += " " + strings.Join(d.Args, " ")
+	}
+	if d.Reason != "" {
+		s += ": " + d.Reason
+	}
+	return s
+}
+
+// apply carries a fitting decision out; it reports whether the run goes on.
+func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
+	switch d.Verb {
+	case DecideAccept:
+		r.accepted = d.Args[0]
+		return false, nil
+	case DecideDrop:
+		e, _ := r.standing("").Test(d.Args[0])
+		r.suite = slices.DeleteFunc(r.suite, func(v Vetted) bool { return v.ID == e.ID })
+		r.dropped = append(r.dropped, e.ID)
+	case DecideReplace:
+		if err := r.replace(ctx, d.Args[0]); err != nil {
+			return false, err
+		}
+	case DecideWake:
+		for _, t := range r.testers {
+			if !t.hibernated {
+				continue
+			}
+			// Back to checkpoint A, before its two stacked tests: it proposes afresh.
+			t.hibernated = false
+			if err := r.rollback(ctx, t, t.beforeTest1, "checkpoint A, before its stacked tests: woken by a human"); err != nil {
+				return false, err
+			}
+		}
+	case DecideBudget:
+		amount, _ := budgetAmount(d.Args[0], d.Args[1])
+		switch d.Args[0] {
+		case BudgetRounds:
+			r.cfg.MaxRounds = int(amount)
+		case BudgetTokens:
+			r.cfg.Budget.Tokens = int(amount)
+		case BudgetCost:
+			r.cfg.Budget.CostUSD = amount
+		case BudgetWallTime:
+			r.cfg.Budget.WallTime = time.Duration(amount * float64(time.Second))
+		}
+	case DecideContinue:
+		r.cfg.MaxRounds = r.round + r.maxRounds
+	}
+	return true, nil
+}
+
+// replace puts a fresh coder in a coder's place: same settings, a new seed and a new name
+// (basil, then basil_2, basil_3), starting from the spec. The main loop then brings it up
+// to the whole vetted suite before the testers' next turn, as every coder.
+func (r *Run) replace(ctx context.Context, name string) error {
+	if r.newCoder == nil {
+		return errors.New("this run cannot replace coders (its population has no replacements)")
+	}
+	i := slices.IndexFunc(r.coders, func(c *coderSlot) bool { return c.Name() == name })
+	if i < 0 {
+		return fmt.Errorf("no coder %s", name)
+	}
+	fresh, err := r.newCoder(name, successor(name, r.taken()))
+	if err != nil {
+		return fmt.Errorf("replace coder %s: %w", name, err)
+	}
+	r.coders[i] = &coderSlot{Coder: fresh}
+	r.replaced = append(r.replaced, name)
+	return r.solve(ctx, r.coders[i], askToSolve)
+}
+
+// taken is every agent name the run has used.
+func (r *Run) taken() map[string]bool {
+	names := map[string]bool{}
+	for _, c := range r.coders {
+		names[c.Name()] = true
+	}
+	for _, t := range r.testers {
+		names[t.Name()] = true
+	}
+	for _, a := range r.advisors {
+		names[a.Name()] = true
+	}
+	for _, n := range r.replaced {
+		names[n] = true
+	}
+	return names
+}
+
+var generation = regexp.MustCompile(`^(.*)_([0-9]+)$`)
+
+// successor names the coder that replaces name: basil_2 for basil, basil_3 for basil_2,
+// skipping names in use.
+func successor(name string, taken map[string]bool) string {
+	stem, n := name, 1
+	if m := generation.FindStringSubmatch(name); m != nil {
+		stem = m[1]
+		n, _ = strconv.Atoi(m[2])
+	}
+	for {
+		n++
+		if next := fmt.Sprintf("%s_%d", stem, n); !taken[next] {
+			return next
+		}
+	}
+}
+
+// AppliedDecision is a decision the run took up, in the round it answered.
+type AppliedDecision struct {
+	Decision
+	Round   int    `json:"round"`
+	Refused string `json:"refused,omitempty"` // why it did not fit, if it did not
+}
