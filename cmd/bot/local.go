@@ -15,6 +15,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/patchdiff"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -40,7 +41,10 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
 	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
 	verbose := fs.Bool("v", false, "log details to stderr")
-	var patch *string
+	var patch, resume *string
+	if cmd == "run" {
+		resume = fs.String("resume", "", "resume the run with this id (under STATE/runs/) from its own inputs, carrying out the decisions `bot decide` recorded")
+	}
 	if cmd == "vet" {
 		patch = fs.String("patch", "", "the patch under review: a diff file (git diff, git format-patch, a pull request's .diff) applied to the base, a directory holding the whole patched tree, or a branch or commit of --repo")
 	}
@@ -59,6 +63,16 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	}
 	var out *localrun.Outcome
 	var err error
+	if resume != nil && *resume != "" {
+		in, err := localrun.ReadInputs(*state, *resume)
+		if err != nil {
+			return err
+		}
+		opts.RunID, opts.Population, opts.Spec, opts.Config, opts.Protocol = *resume, in.Population, in.Spec, in.Config, in.Protocol
+		if in.Repo != "" {
+			opts.Repo = in.Repo
+		}
+	}
 	if cmd == "vet" {
 		if opts.Patch, err = patchTree(*patch, *population, *repo); err != nil {
 			return err
@@ -88,6 +102,14 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	}
 	s := out.Summary
 	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
+	if s.Accepted != "" {
+		fmt.Fprintf(stdout, "Accepted: %s's implementation.\n", s.Accepted)
+	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && cmd != "vet" {
+		fmt.Fprintf(stdout, "A human decides now; then `bot run --resume %s --state %s` goes on from here:\n", s.Run, *state)
+		for _, f := range fitting {
+			fmt.Fprintf(stdout, "  bot decide %s %s\n", s.Run, f)
+		}
+	}
 	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
 		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
 	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {

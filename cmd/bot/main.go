@@ -21,6 +21,8 @@ commands:
          or with a scripted population (--population DIR)
   vet    judge a patch (an agent's pull request) against what independent coders built from the same
          spec: --patch FILE.diff, DIR or a revision of --repo, with --spec FILE --repo DIR or --population DIR
+  decide record a human's answer to a stopped run (drop, replace, wake, budget, continue, accept);
+         then "bot run --resume RUN" goes on from there (docs/decisions.md)
   serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
   classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
   eval   run the protocols on a benchmark and measure them on hidden tests (docs/eval.md);
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocal(ctx, "run", args[1:], os.Getenv, stdout, stderr)
 	case "vet":
 		return runLocal(ctx, "vet", args[1:], os.Getenv, stdout, stderr)
+	case "decide":
+		return runDecide(args[1:], os.Getenv, stdout, stderr)
 	case "serve":
 		return runServe(ctx, args[1:], os.Getenv, stderr)
 	case "classify":

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/agent"
@@ -118,6 +119,7 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		for _, a := range pop.Advisors {
 			s.advisors = append(s.advisors, scripted.NewAdvisor(s.ws, s.opts.RunID, a))
 		}
+		s.newCoder = scriptedReplacement(s, pop)
 		s.base, s.probe = base, populationProbe(pop.Probe)
 		return coders, testers, "scripted", nil
 	}
@@ -136,22 +138,36 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 		Client: s.opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps, TurnTimeout: cfg.Agents.TurnTimeout,
 		Spec: in.Spec, Workshop: s.ws, Run: s.opts.RunID, Logger: s.opts.Logger,
 	}
-	for _, settings := range cfg.Agents.Coders {
+	newCoder := func(settings config.AgentSettings) (orchestrate.Coder, error) {
 		o := common
 		o.Settings = settings
 		dir := filepath.Join(s.runDir, "work", "coders", settings.Name)
-		var c orchestrate.Coder
-		var err error
 		if cfg.Agents.CoderCommand != "" {
-			c, err = agent.NewExternal(agent.ExternalOptions{Options: o, Command: cfg.Agents.CoderCommand,
+			return agent.NewExternal(agent.ExternalOptions{Options: o, Command: cfg.Agents.CoderCommand,
 				Timeout: cfg.Agents.CommandTimeout, Dir: dir, Base: base})
-		} else {
-			c, err = agent.NewCoder(o, dir, base, s.local)
 		}
+		return agent.NewCoder(o, dir, base, s.local)
+	}
+	for _, settings := range cfg.Agents.Coders {
+		c, err := newCoder(settings)
 		if err != nil {
 			return nil, nil, "", err
 		}
 		coders = append(coders, c)
+	}
+	// A replacement keeps the replaced coder's settings (its persona, temperature,
+	// model) with a seed of its own, so it samples afresh.
+	s.newCoder = func(replaces, name string) (orchestrate.Coder, error) {
+		stem, _ := generationOf(replaces)
+		_, generation := generationOf(name)
+		for _, settings := range cfg.Agents.Coders {
+			if settings.Name == stem {
+				settings.Name = name
+				settings.Seed += 1000 * generation
+				return newCoder(settings)
+			}
+		}
+		return nil, fmt.Errorf("no settings for coder %s", replaces)
 	}
 	for _, settings := range cfg.Agents.Testers {
 		o := common
@@ -188,6 +204,28 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 	}
 	s.base, s.probe = base, testerProbe(testers, cfg.Test)
 	return coders, testers, "llm", nil
+}
+
+// generationOf splits a coder's name into the configured name and its generation:
+// "dee" is generation 1, "dee_3" generation 3.
+func generationOf(name string) (string, int) {
+	if i := strings.LastIndexByte(name, '_'); i > 0 {
+		if n, err := strconv.Atoi(name[i+1:]); err == nil && n > 1 {
+			return name[:i], n
+		}
+	}
+	return name, 1
+}
+
+// scriptedReplacement brings in the population's replacements/<name>/ for a `replace`.
+func scriptedReplacement(s *session, pop *scripted.Population) func(replaces, name string) (orchestrate.Coder, error) {
+	return func(replaces, name string) (orchestrate.Coder, error) {
+		script, ok := pop.Replacement(name)
+		if !ok {
+			return nil, fmt.Errorf("population %s has no replacements/%s/ for the coder that replaces %s", pop.Dir, name, replaces)
+		}
+		return scripted.NewCoder(s.ws, s.opts.RunID, script), nil
+	}
 }
 
 func shortHash(h string) string {

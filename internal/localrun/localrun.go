@@ -106,6 +106,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, a := range pop.Advisors {
 		s.advisors = append(s.advisors, scripted.NewAdvisor(s.ws, opts.RunID, a))
 	}
+	s.newCoder = scriptedReplacement(s, pop)
 	if s.base, err = s.ws.ImportDir(filepath.Join(pop.Dir, "base")); err != nil {
 		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
 	}
@@ -132,6 +133,8 @@ type session struct {
 	probe    prober
 	contract ci.Contract
 	advisors []orchestrate.Advisor // critics and navigators: the protocols other than dixit
+	// newCoder makes the fresh coder a human's `replace` brings in (decide.go).
+	newCoder func(replaces, name string) (orchestrate.Coder, error)
 }
 
 func open(opts Options, contract ci.Contract) (_ *session, err error) {
@@ -159,6 +162,9 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 		}
 	}
 	if s.ws, err = gitstate.Open(filepath.Join(s.runDir, "workshop.git")); err != nil {
+		return nil, err
+	}
+	if err := saveInputs(s.runDir, opts); err != nil {
 		return nil, err
 	}
 	if err := s.ws.ClearLocks(); err != nil {
@@ -224,7 +230,8 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 		}
 	}
 	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
-		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters)}
+		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters),
+		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: s.newCoder}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)

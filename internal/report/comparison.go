@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,6 +100,20 @@ func Choose(s Summary, c Comparison) Pick {
 		return protocolPick(s)
 	}
 	candidates := Consensus(s)
+	if s.Accepted != "" { // a human decided: the rule gives way
+		p := Pick{Coder: s.Accepted, Agreed: slices.Contains(candidates, s.Accepted), Candidates: candidates}
+		p.Why = fmt.Sprintf("%s's implementation was accepted by a human", s.Accepted)
+		for _, d := range s.Decisions {
+			if d.Verb == orchestrate.DecideAccept && d.Refused == "" {
+				p.Why = fmt.Sprintf("%s's implementation was accepted by @%s", s.Accepted, d.By)
+				if d.Reason != "" {
+					p.Why += ": " + d.Reason
+				}
+			}
+		}
+		p.Why += "."
+		return p
+	}
 	size := map[string]int{}
 	for _, t := range c.Touched {
 		size[t.Coder] = t.Added + t.Deleted

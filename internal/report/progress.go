@@ -84,6 +84,8 @@ func Line(ev orchestrate.Event) string {
 		return fmt.Sprintf("%s wakes up: %s", who, ev.Detail)
 	case orchestrate.EvEscalate:
 		return fmt.Sprintf("══ escalation %s: %s", ev.Outcome, ev.Detail)
+	case orchestrate.EvDecide:
+		return fmt.Sprintf("══ decision by %s: %s", ev.Agent, ev.Detail)
 	}
 	return ""
 }

@@ -35,6 +35,12 @@ type Summary struct {
 	Comparison *Comparison `json:"comparison,omitempty"`
 	// Vet is the verdict on a patch under review (bot vet, a labelled pull request).
 	Vet *vet.Verdict `json:"vet,omitempty"`
+	// Decisions are the humans' answers to the run's escalations (docs/decisions.md);
+	// Accepted the coder a human accepted; Standing what a next decision is checked
+	// against.
+	Decisions []orchestrate.AppliedDecision `json:"decisions,omitempty"`
+	Accepted  string                        `json:"accepted,omitempty"`
+	Standing  orchestrate.Standing          `json:"standing"`
 }
 
 // VettedTest is one test of the vetted suite.
@@ -94,7 +100,8 @@ func NewSummary(run string, res *orchestrate.Result) Summary {
 	s := Summary{
 		Run: run, Protocol: res.Protocol, Final: res.Final, Outcome: res.Outcome, Reason: res.Reason, Rounds: res.Rounds, Evidence: evidence(res),
 		Testers: res.Testers, Events: res.Events, Vetted: []VettedTest{},
-		Journal: Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
+		Journal:   Journal{Entries: res.Replayed + res.Live, Replayed: res.Replayed, Live: res.Live},
+		Decisions: res.Decisions, Accepted: res.Accepted, Standing: res.Standing,
 	}
 	s.Spend = spend(res)
 	for _, v := range res.Vetted {

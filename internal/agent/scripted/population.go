@@ -31,6 +31,9 @@ type Population struct {
 	Coders   []Script // each version is a directory: the coder's whole tree
 	Testers  []Script // each version is a file: one proposed test
 	Advisors []Script // each version is a file: one answer (critics, navigators)
+	// Replacements are the fresh coders a human's `replace` brings in, named after the
+	// coder they replace (dee_2 replaces dee, dee_3 replaces dee_2); trees, as coders.
+	Replacements []Script
 	// Probe is the file probe/ holds, if any: the program differential testing runs on
 	// every implementation that passes the vetted suite (docs/differential.md).
 	Probe string
@@ -42,7 +45,20 @@ type Script struct {
 	Versions []string
 }
 
-var agentName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+var (
+	agentName       = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	replacementName = regexp.MustCompile(`^[a-z][a-z0-9_]*_[0-9]+$`)
+)
+
+// Replacement returns the script of the fresh coder named name, if the population has one.
+func (p *Population) Replacement(name string) (Script, bool) {
+	for _, r := range p.Replacements {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Script{}, false
+}
 
 // maxSpec bounds the spec: an issue body is at most 65,536 characters on GitHub.
 const maxSpec = 256 << 10
@@ -75,6 +91,16 @@ func Load(dir string) (*Population, error) {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, "replacements")); err == nil {
+		if p.Replacements, err = loadScripts(filepath.Join(dir, "replacements"), true); err != nil {
+			return nil, fmt.Errorf("population %s: %w", dir, err)
+		}
+		for _, r := range p.Replacements {
+			if !replacementName.MatchString(r.Name) {
+				return nil, fmt.Errorf("population %s: replacements/%s: a replacement is named after the coder it replaces, as dee_2 or dee_3", dir, r.Name)
+			}
+		}
+	}
 	if len(p.Coders) != p.Settings.Coders {
 		return nil, fmt.Errorf("population %s: dixit.yml says coders: %d, but coders/ holds %d", dir, p.Settings.Coders, len(p.Coders))
 	}
@@ -90,7 +116,7 @@ func Load(dir string) (*Population, error) {
 	roles := []struct {
 		name    string
 		scripts []Script
-	}{{"coder", p.Coders}, {"tester", p.Testers}, {"advisor", p.Advisors}}
+	}{{"coder", p.Coders}, {"tester", p.Testers}, {"advisor", p.Advisors}, {"replacement", p.Replacements}}
 	for _, r := range roles {
 		role := r.name
 		for _, s := range r.scripts {

@@ -1,0 +1,199 @@
+package localrun
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+// decisionsFile holds a run's decisions, one JSON object per line, in the order they
+// were made. The run journals each when it takes it up; the file is only the inbox.
+const decisionsFile = "decisions.jsonl"
+
+// maxDecisions bounds a run's inbox: each decision is a human's comment.
+const maxDecisions = 1000
+
+// ErrNoRun means there is no stopped run to decide on.
+var ErrNoRun = errors.New("no such run")
+
+// Decide records a human's decision on the run with that id under stateDir, after
+// checking it against where the run stopped (its summary.json). A decision that does not
+// fit gets an error saying why, and nothing is recorded. The run must not be going on:
+// decisions answer an escalation. `bot run --resume` (or the App) then carries it out.
+func Decide(stateDir, run string, d orchestrate.Decision) error {
+	if err := checkRunID(run); err != nil {
+		return err
+	}
+	runDir := filepath.Join(stateDir, "runs", run)
+	if _, err := os.Stat(runDir); err != nil {
+		return fmt.Errorf("%w %s under %s", ErrNoRun, run, stateDir)
+	}
+	release, err := acquireLease(runDir)
+	if errors.Is(err, ErrRunBusy) {
+		return fmt.Errorf("run %s is going on: a decision answers the question a run stops with; decide once it has stopped", run)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	standing, err := Standing(runDir)
+	if err != nil {
+		return err
+	}
+	past, err := readDecisions(runDir)
+	if err != nil {
+		return err
+	}
+	if len(past) >= maxDecisions {
+		return fmt.Errorf("run %s has %d decisions already", run, len(past))
+	}
+	for _, p := range past {
+		if p.ID == d.ID {
+			return fmt.Errorf("decision %s was recorded already", d.ID)
+		}
+		// Made since the run last stopped, and not yet taken up: it answers this
+		// escalation already.
+		if !slices.Contains(standing.Decided, p.ID) {
+			return fmt.Errorf("run %s has a decision waiting already (%s by %s); resume the run to carry it out first", run, p.Verb, p.By)
+		}
+	}
+	if err := orchestrate.Check(d, standing); err != nil {
+		return err
+	}
+	line, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(runDir, decisionsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("record the decision: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("record the decision: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("record the decision: %w", err)
+	}
+	return f.Close()
+}
+
+// checkRunID refuses a run id that would name a path outside the runs directory.
+func checkRunID(run string) error {
+	if run == "" || strings.ContainsAny(run, `/\`) || run == "." || run == ".." {
+		return fmt.Errorf("%q is not a run id", run)
+	}
+	return nil
+}
+
+// Standing reads where the run in runDir stopped last, from its summary.
+func Standing(runDir string) (orchestrate.Standing, error) {
+	data, err := os.ReadFile(filepath.Join(runDir, "summary.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return orchestrate.Standing{}, fmt.Errorf("run %s has not stopped yet: there is nothing to decide", filepath.Base(runDir))
+	}
+	if err != nil {
+		return orchestrate.Standing{}, err
+	}
+	var s report.Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return orchestrate.Standing{}, fmt.Errorf("summary of run %s: %w", filepath.Base(runDir), err)
+	}
+	return s.Standing, nil
+}
+
+// readDecisions reads a run's inbox; a line cut short by a crash is skipped.
+func readDecisions(runDir string) ([]orchestrate.Decision, error) {
+	f, err := os.Open(filepath.Join(runDir, decisionsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the decisions: %w", err)
+	}
+	defer f.Close()
+	var out []orchestrate.Decision
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for sc.Scan() {
+		var d orchestrate.Decision
+		if json.Unmarshal(sc.Bytes(), &d) != nil || d.ID == "" {
+			continue
+		}
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the decisions: %w", err)
+	}
+	return out, nil
+}
+
+// Inputs are what a local run was started from, kept in its directory so that
+// `bot run --resume <run>` needs only the run's id.
+type Inputs struct {
+	Population string `json:"population,omitempty"`
+	Spec       string `json:"spec,omitempty"`
+	Repo       string `json:"repo,omitempty"`
+	Config     string `json:"config,omitempty"`
+	Protocol   string `json:"protocol,omitempty"`
+}
+
+const inputsFile = "inputs.json"
+
+// saveInputs records a local run's inputs, as absolute paths; a run made elsewhere (the
+// App gives neither a population nor a spec file) records none.
+func saveInputs(runDir string, opts Options) error {
+	in := Inputs{Population: opts.Population, Spec: opts.Spec, Config: opts.Config, Protocol: opts.Protocol}
+	if in.Population == "" && in.Spec == "" {
+		return nil
+	}
+	if in.Spec != "" {
+		in.Repo = opts.Repo
+	}
+	for _, p := range []*string{&in.Population, &in.Spec, &in.Repo, &in.Config} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("record the run's inputs: %w", err)
+		}
+		*p = abs
+	}
+	data, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(runDir, inputsFile), data, 0o644); err != nil {
+		return fmt.Errorf("record the run's inputs: %w", err)
+	}
+	return nil
+}
+
+// ReadInputs returns what the run with that id was started from.
+func ReadInputs(stateDir, run string) (Inputs, error) {
+	if err := checkRunID(run); err != nil {
+		return Inputs{}, err
+	}
+	data, err := os.ReadFile(filepath.Join(stateDir, "runs", run, inputsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Inputs{}, fmt.Errorf("%w %s under %s (runs are in %s)", ErrNoRun, run, stateDir, filepath.Join(stateDir, "runs"))
+	}
+	if err != nil {
+		return Inputs{}, err
+	}
+	var in Inputs
+	if err := json.Unmarshal(data, &in); err != nil {
+		return Inputs{}, fmt.Errorf("inputs of run %s: %w", run, err)
+	}
+	return in, nil
+}

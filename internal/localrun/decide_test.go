@@ -1,0 +1,98 @@
+package localrun_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// pythonOnPath puts the system's python3 (Debian's, with pytest) first, as the python
+// preset's tests need.
+func pythonOnPath(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+}
+
+// TestAHumansDecisionsCarryTheRunOn walks examples/percent through its three stops: every
+// tester asleep (woken), a broken coder (replaced, and the fresh one catches up), and a
+// test four coders got wrong (dropped, which releases the right coder); then the run ends
+// TESTERS_EXHAUSTED. Decisions that do not fit are refused and change nothing.
+func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
+	pythonOnPath(t)
+	state := t.TempDir()
+	opts := localrun.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache}
+	run := func() *localrun.Outcome {
+		out, err := localrun.Run(context.Background(), opts)
+		require.NoError(t, err)
+		return out
+	}
+	decide := func(words ...string) error {
+		d, err := orchestrate.ParseDecision(words[0], words[1:], "maria", time.Now())
+		require.NoError(t, err)
+		d.ID = "d-" + words[0] + "-" + time.Now().Format("150405.000000000")
+		return localrun.Decide(state, opts.RunID, d)
+	}
+
+	out := run()
+	opts.RunID = out.Summary.Run
+	require.Equal(t, orchestrate.AllTestersHibernated, out.Result.Outcome)
+	assert.ErrorContains(t, decide("drop", "t1", "no"), "not in the vetted suite")
+	assert.ErrorContains(t, decide("replace", "zed"), `there is no coder "zed"`)
+	require.NoError(t, decide("wake"))
+	assert.ErrorContains(t, decide("continue"), "has a decision waiting already (wake by maria)")
+
+	out = run()
+	require.Equal(t, orchestrate.CodersStuck, out.Result.Outcome)
+	assert.Contains(t, out.Result.Reason, "coder dee")
+	assert.Equal(t, []string{"ivy-3"}, ids(out.Result.Vetted))
+	require.NoError(t, decide("replace", "dee"))
+
+	out = run()
+	require.Equal(t, orchestrate.CodersStuck, out.Result.Outcome)
+	assert.Contains(t, out.Result.Reason, "coder eve", "the fresh coder caught up; eve is right, and fails the wrong test")
+	assert.Equal(t, []string{"ann", "bob", "cy", "dee_2", "eve"}, coderNames(out.Result))
+	require.NoError(t, decide("drop", "t2", "wrong expectation: the spec rounds halves away from zero"))
+
+	out = run()
+	assert.Equal(t, orchestrate.TestersExhausted, out.Result.Outcome)
+	assert.Equal(t, []string{"ivy-3"}, ids(out.Result.Vetted))
+	require.Len(t, out.Summary.Decisions, 3)
+	for i, verb := range []string{"wake", "replace", "drop"} {
+		assert.Equal(t, verb, out.Summary.Decisions[i].Verb)
+		assert.Equal(t, "maria", out.Summary.Decisions[i].By)
+	}
+	report, err := os.ReadFile(out.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(report), "drop t2: wrong expectation: the spec rounds halves away from zero")
+
+	// --resume finds the run by its id alone.
+	in, err := localrun.ReadInputs(state, opts.RunID)
+	require.NoError(t, err)
+	abs, _ := filepath.Abs("../../examples/percent")
+	assert.Equal(t, abs, in.Population)
+	_, err = localrun.ReadInputs(state, "../elsewhere")
+	assert.ErrorContains(t, err, "not a run id")
+}
+
+func ids(v []orchestrate.Vetted) []string {
+	var out []string
+	for _, t := range v {
+		out = append(out, t.ID)
+	}
+	return out
+}
+
+func coderNames(res *orchestrate.Result) []string {
+	var out []string
+	for _, c := range res.Coders {
+		out = append(out, c.Name)
+	}
+	return out
+}
