@@ -107,7 +107,11 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && cmd != "vet" {
 		fmt.Fprintf(stdout, "A human decides now; then `bot run --resume %s --state %s` goes on from here:\n", s.Run, *state)
 		for _, f := range fitting {
-			fmt.Fprintf(stdout, "  bot decide %s %s\n", s.Run, f)
+			line := fmt.Sprintf("  bot decide %s %s", s.Run, f.Usage)
+			if f.Choices != "" {
+				line += "    (" + f.Choices + ")"
+			}
+			fmt.Fprintln(stdout, line)
 		}
 	}
 	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",

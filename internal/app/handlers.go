@@ -12,6 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/commands"
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
@@ -27,6 +28,11 @@ type Base struct {
 	Runs    *Manager
 	Label   string
 	Logger  *slog.Logger
+	// Decide records a human's decision on the run of issue (onPR: the comment is on a
+	// pull request, which may be the escalation PR of an issue) once it fits where the
+	// run stopped; it returns the issue whose run it answers. The error, if any, says
+	// why in words for the person who asked, and nothing changed. Nil: no decisions.
+	Decide func(ctx context.Context, issue Issue, onPR bool, d orchestrate.Decision) (Issue, error)
 }
 
 func (b Base) logger() *slog.Logger {
@@ -164,6 +170,9 @@ func (h *CommentHandler) Handle(ctx context.Context, eventType, deliveryID strin
 	if cmd.Verb == "vet" {
 		return h.vetCommand(ctx, gh, ev, cmd)
 	}
+	if orchestrate.IsDecisionVerb(cmd.Verb) {
+		return h.decide(ctx, gh, ev, cmd)
+	}
 	return comment(ctx, gh, issue, h.answer(issue, cmd))
 }
 
@@ -204,6 +213,10 @@ func (h *CommentHandler) answer(issue Issue, cmd commands.Command) string {
 	fmt.Fprintf(&b, "I don't know `/dixit %s`. Commands:\n", cmd.Verb)
 	for _, verb := range []string{"status", "stop", "resume", "vet", "help"} {
 		fmt.Fprintf(&b, "- `/dixit %s`: %s\n", verb, commands.Known[verb])
+	}
+	b.WriteString("\nWhen a run stops for a human:\n")
+	for _, v := range orchestrate.DecisionVerbs {
+		fmt.Fprintf(&b, "- `/dixit %s`: %s\n", v.Usage, v.Does)
 	}
 	if cmd.Verb == "help" {
 		return strings.Replace(b.String(), "I don't know `/dixit help`. ", "", 1)

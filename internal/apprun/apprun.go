@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/actionsjudge"
+	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
@@ -170,7 +171,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	}
 	log := e.runLogger(issue, run)
 	mir.log = log
-	coders, testers := agentNames(cfg.Settings)
+	coders, testers := e.agentNames(cfg.Settings)
 	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run},
 		coders, testers, filepath.Join(dir, "github.json"), log)
 	if err != nil {
@@ -223,8 +224,20 @@ func (e *Executor) runLogger(issue app.Issue, run string) *slog.Logger {
 		webhook.LogKeyIssue, issue.Number, "run_id", run)
 }
 
-// agentNames lists the coders and testers the settings name, for the status comment.
-func agentNames(s config.Settings) (coders, testers []string) {
+// agentNames lists the coders and testers of a run, for the status comment: the scripted
+// population's when there is one, else those the settings name.
+func (e *Executor) agentNames(s config.Settings) (coders, testers []string) {
+	if e.Population != "" {
+		if pop, err := scripted.Load(e.Population); err == nil {
+			for _, c := range pop.Coders {
+				coders = append(coders, c.Name)
+			}
+			for _, t := range pop.Testers {
+				testers = append(testers, t.Name)
+			}
+			return coders, testers
+		}
+	}
 	for _, c := range s.Agents.Coders {
 		coders = append(coders, c.Name)
 	}

@@ -108,5 +108,5 @@ func prBody(out *localrun.Outcome, issue app.Issue, workshop, reportURL string) 
 	}
 	fmt.Fprintf(&b, "Every coder's work is on its own branch `dixit/%d/<coder>` of the private workshop repository `%s`; the full report is [there too](%s).\n\n",
 		issue.Number, workshop, reportURL)
-	return report.Render(out.Summary, res, report.Options{Preface: b.String(), Limit: report.PRLimit, FullReport: reportURL})
+	return report.Render(out.Summary, res, report.Options{Preface: b.String(), Limit: report.PRLimit, FullReport: reportURL, Decide: "/dixit "})
 }

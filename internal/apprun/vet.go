@@ -96,7 +96,7 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if err != nil {
 		return "", fmt.Errorf("the head of %s: %w", pr, err)
 	}
-	coders, testers := agentNames(settings)
+	coders, testers := e.agentNames(settings)
 	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: pr.Owner, Repo: pr.Repo, Issue: pr.Number, HeadSHA: head, Run: run, CheckName: VetCheck},
 		coders, testers, filepath.Join(dir, "github-"+head+".json"), log)
 	if err != nil {

@@ -205,6 +205,7 @@ func (p *Publisher) publish(ctx context.Context) error {
 // Finish publishes the final status and completes the check run with the outcome. An
 // escalation asks for a human, so the conclusion is neutral, never success.
 func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
+	p.status.Stopped(res.Standing)
 	return p.Complete(ctx, "neutral", fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds), res.Reason+".", "")
 }
 

@@ -97,8 +97,9 @@ func ParseDecision(verb string, words []string, by string, at time.Time) (Decisi
 	default:
 		return d, fmt.Errorf("%q is not a decision", verb)
 	}
-	if len(d.Reason) > 500 {
-		d.Reason = d.Reason[:500]
+	d.Reason = strings.TrimSpace(strings.Trim(d.Reason, "\"'“”‘’"))
+	if r := []rune(d.Reason); len(r) > 500 {
+		d.Reason = string(r[:500])
 	}
 	return d, nil
 }
@@ -230,38 +231,46 @@ func suiteNames(v []SuiteEntry) string {
 	return strings.Join(names, ", ")
 }
 
-// Fitting lists the decisions that fit a run as it stands, most natural first, as
-// command usages with the ids to use: what the status comment and the PR offer.
-func Fitting(s Standing) []string {
+// Offer is a decision that fits where a run stopped: the command's usage, and the ids
+// its argument may take ("coders: amber, basil"), if it takes one.
+type Offer struct {
+	Usage   string `json:"usage"`
+	Choices string `json:"choices,omitempty"`
+}
+
+// Fitting lists the decisions that fit a run as it stands, most natural first: what the
+// status comment and the PR offer.
+func Fitting(s Standing) []Offer {
 	if s.Outcome == "" || s.Accepted != "" || (s.Protocol != "" && s.Protocol != "dixit") {
 		return nil
 	}
 	var tests []string
 	for _, e := range s.Vetted {
-		tests = append(tests, fmt.Sprintf("t%d", e.Number))
+		tests = append(tests, fmt.Sprintf("t%d (%s)", e.Number, e.ID))
 	}
-	coders := strings.Join(s.Coders, ", ")
-	drop := fmt.Sprintf("drop <test> <reason> (tests: %s)", strings.Join(tests, ", "))
-	replace := fmt.Sprintf("replace <coder> (coders: %s)", coders)
-	accept := fmt.Sprintf("accept <coder> (coders: %s)", coders)
-	var out []string
+	coders := "coders: " + strings.Join(s.Coders, ", ")
+	drop := Offer{"drop <test> <reason>", "tests: " + strings.Join(tests, ", ")}
+	replace := Offer{"replace <coder>", coders}
+	accept := Offer{"accept <coder>", coders}
+	more := Offer{Usage: "continue"}
+	var out []Offer
 	switch s.Outcome {
 	case CodersStuck:
-		out = append(out, drop, replace, "continue")
+		out = append(out, drop, replace, more)
 	case AllTestersHibernated:
-		out = append(out, "wake", "continue")
+		out = append(out, Offer{Usage: "wake"}, more)
 	case BudgetExhausted:
-		out = append(out, "budget <rounds|tokens|cost|wall_time> <amount>", "continue")
+		out = append(out, Offer{Usage: "budget <rounds|tokens|cost|wall_time> <amount>"}, more)
 	case TestersExhausted:
-		out = append(out, "continue")
+		out = append(out, more)
 		if len(tests) > 0 {
 			out = append(out, drop)
 		}
 	default:
-		out = append(out, "continue")
+		out = append(out, more)
 	}
 	if len(s.Hibernated) > 0 && s.Outcome != AllTestersHibernated {
-		out = append(out, "wake")
+		out = append(out, Offer{Usage: "wake", Choices: "asleep: " + strings.Join(s.Hibernated, ", ")})
 	}
 	return append(out, accept)
 }
@@ -331,7 +340,15 @@ func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
 			r.emit(ctx, Event{Kind: EvDecide, Agent: d.By, Detail: fmt.Sprintf("%s refused: %s", describe(d), rec.Refused)})
 			continue
 		}
-		r.emit(ctx, Event{Kind: EvDecide, Agent: d.By, Detail: describe(d)})
+		ev := Event{Kind: EvDecide, Agent: d.By, Detail: describe(d)}
+		switch d.Verb {
+		case DecideDrop:
+			e, _ := r.standing(outcome).Test(d.Args[0])
+			ev.Test = e.ID
+		case DecideReplace, DecideAccept:
+			ev.Coder = d.Args[0]
+		}
+		r.emit(ctx, ev)
 		return r.apply(ctx, d)
 	}
 }
@@ -386,6 +403,7 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 			}
 			// Back to checkpoint A, before its two stacked tests: it proposes afresh.
 			t.hibernated = false
+			r.emit(ctx, Event{Kind: EvRevive, Agent: t.Name(), Detail: "woken by " + d.By})
 			if err := r.rollback(ctx, t, t.beforeTest1, "checkpoint A, before its stacked tests: woken by a human"); err != nil {
 				return false, err
 			}

@@ -35,8 +35,9 @@ func TestADroppedTestReleasesTheStuckCoder(t *testing.T) {
 	first := s.play(t, &orchestratetest.Journal{}, nil)
 	require.NoError(t, first.err)
 	require.Equal(t, orchestrate.CodersStuck, first.res.Outcome)
-	assert.Equal(t, []string{"drop <test> <reason> (tests: t1)", "replace <coder> (coders: c1, c2, c3, c4, c5)", "continue",
-		"accept <coder> (coders: c1, c2, c3, c4, c5)"}, orchestrate.Fitting(first.res.Standing))
+	coders := "coders: c1, c2, c3, c4, c5"
+	assert.Equal(t, []orchestrate.Offer{{"drop <test> <reason>", "tests: t1 (t1-1)"}, {"replace <coder>", coders}, {Usage: "continue"},
+		{"accept <coder>", coders}}, orchestrate.Fitting(first.res.Standing))
 
 	// The human drops the test; the same journal goes on from the escalation.
 	s.decisions = []orchestrate.Decision{decision(t, "c-1", "alice", "drop", "t1", "wrong", "expectation")}
@@ -87,7 +88,8 @@ func TestWokenTestersProposeAgain(t *testing.T) {
 	first := s.play(t, &orchestratetest.Journal{}, nil)
 	require.NoError(t, first.err)
 	require.Equal(t, orchestrate.AllTestersHibernated, first.res.Outcome)
-	assert.Equal(t, []string{"wake", "continue", "accept <coder> (coders: c1, c2, c3, c4, c5)"}, orchestrate.Fitting(first.res.Standing))
+	assert.Equal(t, []orchestrate.Offer{{Usage: "wake"}, {Usage: "continue"}, {"accept <coder>", "coders: c1, c2, c3, c4, c5"}},
+		orchestrate.Fitting(first.res.Standing))
 
 	s.decisions = []orchestrate.Decision{decision(t, "c-3", "carol", "wake")}
 	p := s.play(t, first.journal, nil)
@@ -95,7 +97,7 @@ func TestWokenTestersProposeAgain(t *testing.T) {
 	assert.Equal(t, orchestrate.TestersExhausted, p.res.Outcome)
 	assert.Equal(t, []string{"t1-3"}, ids(p.res.Vetted), "t1 woke at checkpoint A and its next test entered")
 	got := strings.Join(story(p.res.Events), "\n")
-	assert.Contains(t, got, "decide carol wake\nrollback t1\nrollback t2\nround 2\nclassify t1-3 IDEAL 4/5")
+	assert.Contains(t, got, "decide carol wake\nrevive t1\nrollback t1\nrevive t2\nrollback t2\nround 2\nclassify t1-3 IDEAL 4/5")
 	for _, ts := range p.res.Testers {
 		assert.Equal(t, "active", ts.State)
 	}

@@ -43,6 +43,7 @@ type Event struct {
 	Cells    []Cell  `json:"cells,omitempty"`
 	Suite    int     `json:"suite"` // vetted tests at the time
 	Detail   string  `json:"detail,omitempty"`
+	Coder    string  `json:"coder,omitempty"` // decide: the coder replaced or accepted
 	Outcome  Outcome `json:"outcome,omitempty"`
 	Spend    *Spend  `json:"spend,omitempty"` // tokens a solve or proposal cost
 	Replayed bool    `json:"-"`

@@ -19,6 +19,9 @@ type Options struct {
 	Limit int
 	// FullReport is where the complete report can be read.
 	FullReport string
+	// Decide is how a reader gives a decision: "/dixit " on GitHub; "bot decide <run> "
+	// when empty.
+	Decide string
 
 	svg bool // draw the chart as inline SVG (the HTML page) instead of Mermaid
 }
@@ -48,6 +51,8 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 	}
 	sections := []section{
 		{name: "head", full: head(s, opt)},
+		{name: "next", full: nextSection(s, opt.Decide)},
+		{name: "decisions", full: decisionsSection(s)},
 		{name: "vet", full: vetSection(s, true), short: vetSection(s, false)},
 		{name: "evidence", full: evidenceSection(s, res)},
 		{name: "differential", full: differentialSection(s, 0), short: differentialSection(s, 10)},

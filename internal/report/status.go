@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,8 @@ type Status struct {
 	minutes func() int // GitHub Actions minutes so far; nil with the local judge
 	outcome orchestrate.Outcome
 	reason  string
+	// fitting are the decisions that answer the run's stop, once it has stopped.
+	fitting []orchestrate.Offer
 }
 
 // NewStatus starts a status for a run with these coders and testers.
@@ -64,7 +67,27 @@ func (s *Status) Event(_ context.Context, ev orchestrate.Event) {
 		s.testers[ev.Agent] = "active"
 	case orchestrate.EvEscalate:
 		s.outcome, s.reason = ev.Outcome, ev.Detail
+	case orchestrate.EvRound:
+		s.outcome, s.reason, s.fitting = "", "", nil // a decision took the run on
+	case orchestrate.EvDecide:
+		if ev.Test != "" { // a dropped test
+			s.suite = slices.DeleteFunc(s.suite, func(id string) bool { return id == ev.Test })
+		}
+		if ev.Coder != "" && ev.Detail != "" && strings.HasPrefix(ev.Detail, orchestrate.DecideReplace) {
+			s.coders = slices.DeleteFunc(slices.Clone(s.coders), func(c string) bool { return c == ev.Coder })
+		}
+	case orchestrate.EvSolve:
+		if !slices.Contains(s.coders, ev.Agent) { // a fresh coder a human brought in
+			s.coders = append(slices.Clone(s.coders), ev.Agent)
+		}
 	}
+}
+
+// Stopped shows the decisions that answer where the run stopped.
+func (s *Status) Stopped(st orchestrate.Standing) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fitting = orchestrate.Fitting(st)
 }
 
 // CountMinutes makes the status show the GitHub Actions minutes minutes reports.
@@ -113,6 +136,13 @@ func (s *Status) Markdown() string {
 	b.WriteString("\n| tester | state |\n|---|---|\n")
 	for _, t := range names {
 		fmt.Fprintf(&b, "| %s | %s |\n", t, s.testers[t])
+	}
+	if len(s.fitting) > 0 {
+		b.WriteString("\n**A human decides now.** Comment one of these (people with write access):\n\n")
+		for _, f := range s.fitting {
+			b.WriteString(offerLine("/dixit ", f))
+		}
+		b.WriteString("\nThe run goes on from here; each decision is kept with the run and shown in the pull request.\n")
 	}
 	b.WriteString("\n<sub>Edited in place as the run goes. Commands: `/dixit status`, `/dixit stop`, `/dixit resume`.</sub>\n")
 	return b.String()

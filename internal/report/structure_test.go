@@ -70,7 +70,7 @@ func TestReportHasItsStructureUnderCommonMark(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			s, res := f.play(t)
 			o := parseOutline(t, Render(s, res, Options{Limit: PRLimit}))
-			want := []string{"Why it stopped", "Where the implementations disagree", "Coders × vetted tests (last suite run)",
+			want := []string{"What now", "Why it stopped", "Where the implementations disagree", "Coders × vetted tests (last suite run)",
 				"How the implementations differ", "Rounds", "Spend", "The vetted tests", "Agents"}
 			assert.Equal(t, want, o.headings)
 			assert.Equal(t, 1, o.fences["mermaid"], "one chart")

@@ -76,7 +76,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	runs.RetryElsewhere = cfg.LeaseTTL
 	// GitHub failing on the way (5xx, rate limits, dropped connections) is waited out.
 	runs.Transient = ghapp.Transient
-	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger}
+	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger, Decide: exec.Decide}
 	issues := &app.IssuesHandler{Base: base}
 	hook, err := webhook.New(webhook.Config{
 		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,

@@ -1,0 +1,50 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/dixit-bot/dixit/internal/commands"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// decide answers a decision command (`/dixit drop t2 wrong expectation`) from someone
+// with write access: it is checked against where the run stopped and recorded, then the
+// run goes on from there. One that does not fit gets the reason and changes nothing.
+func (h *CommentHandler) decide(ctx context.Context, gh *github.Client, ev github.IssueCommentEvent, cmd commands.Command) error {
+	issue := issueOf(ev.GetInstallation(), ev.GetRepo(), ev.GetIssue())
+	user := ev.GetComment().GetUser().GetLogin()
+	if h.Decide == nil {
+		return comment(ctx, gh, issue, "This server does not take decisions on runs.")
+	}
+	d, err := orchestrate.ParseDecision(cmd.Verb, cmd.Args, user, ev.GetComment().GetCreatedAt().Time)
+	if err != nil {
+		return comment(ctx, gh, issue, fmt.Sprintf("@%s I did not change anything: %s.", user, err))
+	}
+	// The comment's id names the decision: a redelivered webhook cannot record it twice.
+	d.ID = "comment-" + strconv.FormatInt(ev.GetComment().GetID(), 10)
+	target, err := h.Decide(ctx, issue, ev.GetIssue().IsPullRequest(), d)
+	if err != nil {
+		return comment(ctx, gh, issue, fmt.Sprintf("@%s I did not change anything: %s.", user, err))
+	}
+	if r, ok, err := h.Runs.Record(target); err == nil && ok {
+		target = r.Issue
+	}
+	if _, err := h.Runs.Start(target); err != nil {
+		return comment(ctx, gh, issue, fmt.Sprintf("@%s Your decision is recorded, but I could not resume the run: %v. `/dixit resume` tries again.", user, err))
+	}
+	what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
+	if d.Reason != "" {
+		what += " (" + d.Reason + ")"
+	}
+	what = strings.ReplaceAll(what, "`", "'")
+	where := ""
+	if target.Number != issue.Number {
+		where = fmt.Sprintf(" of #%d", target.Number)
+	}
+	return comment(ctx, gh, issue, fmt.Sprintf("@%s Noted: `%s`. The run%s goes on from where it stopped; its status comment follows it, and the decision is kept with the run.", user, what, where))
+}

@@ -1,0 +1,56 @@
+package apprun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// escalationBranch is the branch of the pull request Dixit opens for issue N (pushBranches).
+var escalationBranch = regexp.MustCompile(`^dixit/([0-9]+)-pr$`)
+
+// Decide records a human's decision on the run of an issue (app.Base.Decide). A decision
+// written on the escalation pull request answers the issue that pull request is for.
+func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orchestrate.Decision) (app.Issue, error) {
+	target := issue
+	if onPR {
+		gh, err := e.Clients.InstallationClient(issue.Installation)
+		if err != nil {
+			return target, fmt.Errorf("GitHub is out of reach (%v); try again", err)
+		}
+		pr, resp, err := gh.PullRequests.Get(ctx, issue.Owner, issue.Repo, issue.Number)
+		if err != nil {
+			if resp != nil && resp.StatusCode == http.StatusNotFound {
+				return target, errors.New("this pull request cannot be read")
+			}
+			return target, fmt.Errorf("GitHub is out of reach (%v); try again", err)
+		}
+		m := escalationBranch.FindStringSubmatch(pr.GetHead().GetRef())
+		sameRepo := strings.EqualFold(pr.GetHead().GetRepo().GetFullName(), issue.Owner+"/"+issue.Repo) || pr.GetHead().GetRepo() == nil
+		if m == nil || !sameRepo {
+			return target, errors.New("decisions answer a Dixit run: write them on the issue, or on the pull request Dixit opened for it")
+		}
+		n, _ := strconv.Atoi(m[1])
+		target.Number = n
+	}
+	err := localrun.Decide(e.StateDir, RunID(target), d)
+	if errors.Is(err, localrun.ErrNoRun) {
+		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmpLabel(e.Label))
+	}
+	return target, err
+}
+
+func cmpLabel(label string) string {
+	if label == "" {
+		return "dixit"
+	}
+	return label
+}

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+)
+
+// nextSection lists the decisions that answer where the run stopped, with the ids to
+// use, written as the reader gives them (prefix "/dixit " on GitHub).
+func nextSection(s Summary, prefix string) string {
+	fitting := orchestrate.Fitting(s.Standing)
+	if len(fitting) == 0 {
+		return ""
+	}
+	if prefix == "" {
+		prefix = "bot decide " + s.Run + " "
+	}
+	var b strings.Builder
+	b.WriteString("## What now\n\nThe run stopped for a human. Any of these takes it on from here:\n\n")
+	for _, f := range fitting {
+		b.WriteString(offerLine(prefix, f))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// decisionsSection is the timeline of the humans' decisions, refused ones included.
+func decisionsSection(s Summary) string {
+	if len(s.Decisions) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Decisions\n\n| after round | by | when | decision |\n|---|---|---|---|\n")
+	for _, d := range s.Decisions {
+		what := d.Verb
+		if len(d.Args) > 0 {
+			what += " " + strings.Join(d.Args, " ")
+		}
+		if d.Reason != "" {
+			what += ": " + d.Reason
+		}
+		if d.Refused != "" {
+			what += " — refused: " + d.Refused
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", d.Round, escapeCell(d.By), d.At.UTC().Format("2006-01-02 15:04 MST"), escapeCell(what))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// escapeCell keeps text written by people inside one table cell.
+func escapeCell(s string) string {
+	s = strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// offerLine is one decision a reader may give, as a list item.
+func offerLine(prefix string, o orchestrate.Offer) string {
+	if o.Choices == "" {
+		return fmt.Sprintf("- `%s%s`\n", prefix, o.Usage)
+	}
+	return fmt.Sprintf("- `%s%s` — %s\n", prefix, o.Usage, o.Choices)
+}
