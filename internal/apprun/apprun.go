@@ -62,6 +62,9 @@ type Executor struct {
 	Holder string
 	// LeaseTTL is how long a run's lease lasts without renewal (default 2m).
 	LeaseTTL time.Duration
+	// AfterAppend, when set, is passed to every run's orchestrator: tests hold or cut a
+	// run at a journal entry with it.
+	AfterAppend func(seq int) error
 
 	// Judge is where tests run: "local" (the default: this server's sandbox), "actions"
 	// (GitHub Actions runners of the workshop repository), or "auto": actions when the
@@ -179,7 +182,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	}
 	opts := localrun.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx),
+		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), AfterAppend: e.AfterAppend,
 	}
 	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
 	out, err := localrun.RunInput(ctx, opts, localrun.Input{

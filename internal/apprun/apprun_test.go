@@ -26,6 +26,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
@@ -342,17 +343,31 @@ var midway = regexp.MustCompile(`working on this issue: round [2-9]`)
 // finishes it from where the first stopped, with one status comment and one PR.
 func TestARunMovesToAnotherServerMidway(t *testing.T) {
 	w := newWorld(t)
-	a := w.server(t, "server-a")
+	// Server A is held after its 40th journal entry (in round 2), then stops there.
+	reached, stop := make(chan struct{}), make(chan struct{})
+	a := w.server(t, "server-a", shareResults, func(e *Executor) {
+		e.AfterAppend = func(seq int) error {
+			if seq == 40 {
+				close(reached)
+				<-stop
+				return orchestrate.ErrInterrupted
+			}
+			return nil
+		}
+	})
 	w.deliver(t, a, "d1")
-	require.Eventually(t, func() bool {
-		c := w.gh.State.Comments("Codertocat", "Hello-World", 1)
-		return len(c) == 1 && midway.MatchString(c[0])
-	}, 5*time.Minute, 50*time.Millisecond, "the run gets past round 1 on server A")
+	select {
+	case <-reached:
+	case <-time.After(5 * time.Minute):
+		t.Fatal("server A did not get to round 2")
+	}
+	require.Regexp(t, midway, w.gh.State.Comments("Codertocat", "Hello-World", 1)[0], "the run got past round 1 on server A")
+	close(stop)
 	require.NoError(t, a.runs.Shutdown(context.Background()))
 	before := w.journal(t)
 	require.NotEmpty(t, before, "server A mirrored the run to the workshop")
 
-	b := w.server(t, "server-b")
+	b := w.server(t, "server-b", shareResults)
 	started, err := b.runs.Start(w.issue) // as the reconciler does for a labelled issue without a run
 	require.NoError(t, err)
 	require.True(t, started)
@@ -478,12 +493,16 @@ func TestTheContractTravelsToTheRunnersUnchanged(t *testing.T) {
 	}
 }
 
-// TestAnIssueRunsWithTheActionsJudge: the same run with every test executed on (stand-in)
-// GitHub Actions runners of the workshop: each batch is dispatched as the workflow, the
-// runner runs bot classify's code on what was pushed, the workflow_run webhook ends the
-// wait, and the run reaches the same escalation as with the local judge.
+// TestAnIssueRunsWithTheActionsJudge: examples/percent with every test executed on
+// (stand-in) GitHub Actions runners of the workshop: each batch is dispatched as the
+// workflow, the runner runs bot classify's code on what was pushed, the workflow_run
+// webhook ends the wait, and the run stops where it does with the local judge, twice.
+// (A Python population: the runners' work is judged from scratch, and Go builds would
+// make this test minutes long.)
 func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
-	w := newWorld(t)
+	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // examples/percent needs python3 with pytest
+	w := newWorldOf(t, percent)
+	w.gh.State.SetPermission("Codertocat", "Hello-World", "maria", "write")
 	w.gh.State.SetFile("Codertocat", "Hello-World-dixit", "main", classify.WorkflowPath, string(classify.Workflow))
 	s := w.server(t, "server-a", func(e *Executor) {
 		// Polling is slow here on purpose: the webhook must end each wait.
@@ -507,9 +526,14 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 		return ghtest.RunScript{JobDuration: 50 * time.Second}
 	})
 	w.deliver(t, s, "d1")
+	w.statusSays(t, "### Dixit: ALL_TESTERS_HIBERNATED", "| ivy | hibernated |")
+	require.Equal(t, app.Finished, w.waitEnd(t, s).State)
+	// Woken, the tester's next test splits the coders 4 to 1, and the suite runs leave
+	// the one coder stuck: the runners told the coders apart as the local judge does.
+	w.comment(t, s, 1, false, 201, "maria", "/dixit wake")
+	w.statusSays(t, "### Dixit: CODERS_STUCK", "coder dee", "| dee | WA |", "| ann | ACC |")
 	r := w.waitEnd(t, s)
 	require.Equal(t, app.Finished, r.State, r.Detail)
-	w.assertEscalated(t)
 	ds := w.gh.Actions().Dispatches()
 	require.NotEmpty(t, ds)
 	// Each job took 50 s: a minute billed per coder per dispatch, shown on the issue and in the PR.
@@ -517,6 +541,7 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 	assert.Regexp(t, `· [1-9][0-9]* GitHub Actions minutes`, comment)
 	prs, _, err := w.gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
 	require.NoError(t, err)
+	require.Len(t, prs, 1)
 	assert.Regexp(t, `· [1-9][0-9]* GitHub Actions minutes ·`, prs[0].GetBody())
 	for _, d := range ds {
 		assert.Equal(t, "Codertocat", d.Owner)

@@ -104,7 +104,7 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	}
 	opts := localrun.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), Patch: patch,
+		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), Patch: patch, AfterAppend: e.AfterAppend,
 	}
 	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
 	out, err := localrun.RunInput(ctx, opts, localrun.Input{
