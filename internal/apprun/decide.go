@@ -42,6 +42,11 @@ func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orc
 		target.Number = n
 	}
 	err := localrun.Decide(e.StateDir, RunID(target), d)
+	if errors.Is(err, localrun.ErrRecorded) {
+		// The same comment again (a delivery handled twice after a crash): the run
+		// must still go on, so this is not an error.
+		return target, nil
+	}
 	if errors.Is(err, localrun.ErrNoRun) {
 		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmpLabel(e.Label))
 	}

@@ -24,6 +24,10 @@ const maxDecisions = 1000
 // ErrNoRun means there is no stopped run to decide on.
 var ErrNoRun = errors.New("no such run")
 
+// ErrRecorded means the same decision (by id) was recorded before: asking twice, as a
+// redelivered webhook does, records it once.
+var ErrRecorded = errors.New("the decision was recorded already")
+
 // Decide records a human's decision on the run with that id under stateDir, after
 // checking it against where the run stopped (its summary.json). A decision that does not
 // fit gets an error saying why, and nothing is recorded. The run must not be going on:
@@ -57,7 +61,7 @@ func Decide(stateDir, run string, d orchestrate.Decision) error {
 	}
 	for _, p := range past {
 		if p.ID == d.ID {
-			return fmt.Errorf("decision %s was recorded already", d.ID)
+			return fmt.Errorf("%w (%s)", ErrRecorded, d.ID)
 		}
 		// Made since the run last stopped, and not yet taken up: it answers this
 		// escalation already.

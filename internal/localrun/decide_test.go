@@ -45,7 +45,11 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	require.Equal(t, orchestrate.AllTestersHibernated, out.Result.Outcome)
 	assert.ErrorContains(t, decide("drop", "t1", "no"), "not in the vetted suite")
 	assert.ErrorContains(t, decide("replace", "zed"), `there is no coder "zed"`)
-	require.NoError(t, decide("wake"))
+	wake, err := orchestrate.ParseDecision("wake", nil, "maria", time.Now())
+	require.NoError(t, err)
+	wake.ID = "comment-7"
+	require.NoError(t, localrun.Decide(state, opts.RunID, wake))
+	assert.ErrorIs(t, localrun.Decide(state, opts.RunID, wake), localrun.ErrRecorded, "the same decision twice is recorded once")
 	assert.ErrorContains(t, decide("continue"), "has a decision waiting already (wake by maria)")
 
 	out = run()

@@ -178,6 +178,10 @@ func Check(d Decision, s Standing) error {
 	if slices.Contains(s.Decided, d.ID) {
 		return fmt.Errorf("decision %s was taken already", d.ID)
 	}
+	// Decisions also come back from files: check their shape, not only their fit.
+	if need := map[string]int{DecideDrop: 1, DecideReplace: 1, DecideAccept: 1, DecideBudget: 2}[d.Verb]; len(d.Args) < need {
+		return fmt.Errorf("a %s decision needs %d argument(s)", d.Verb, need)
+	}
 	coder := func() error {
 		if len(d.Args) == 0 || !slices.Contains(s.Coders, d.Args[0]) {
 			return fmt.Errorf("there is no coder %q; the coders are %s", first(d.Args), strings.Join(s.Coders, ", "))

@@ -210,6 +210,8 @@ func TestParseAndCheckDecisions(t *testing.T) {
 		assert.NoError(t, check(ok...), strings.Join(ok, " "))
 	}
 	assert.ErrorContains(t, check("wake"), "no tester is asleep")
+	assert.ErrorContains(t, orchestrate.Check(orchestrate.Decision{ID: "x", Verb: "budget", Args: []string{"rounds"}}, st), "needs 2 argument(s)",
+		"a decision read back from a file is checked for its shape")
 	assert.ErrorContains(t, check("budget", "rounds", "3"), "not above what the run has spent already (3)")
 	assert.ErrorContains(t, check("budget", "tokens", "100"), "(5000)")
 	st.Outcome = ""

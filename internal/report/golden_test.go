@@ -77,10 +77,18 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 	c := *stuck.Comparison
 	c.Dual = map[string]int{"c1": 3, "c2": 3, "c3": 3, "c4": 8}
 	assert.NotEqual(t, "c4", Choose(stuck, c).Coder, "a coder failing a vetted test is never picked while another passes them all")
+	accepted := stuck
+	accepted.Accepted = "c4"
+	accepted.Decisions = []orchestrate.AppliedDecision{{Decision: orchestrate.Decision{ID: "1", Verb: orchestrate.DecideAccept,
+		Args: []string{"c4"}, Reason: "its failure is the test's fault", By: "maria"}}}
+	p := Choose(accepted, c)
+	assert.Equal(t, "c4", p.Coder, "a human's accept overrides the rule")
+	assert.False(t, p.Agreed)
+	assert.Equal(t, "c4's implementation was accepted by @maria: its failure is the test's fault.", p.Why)
 	none := stuck
 	none.Events = append(none.Events, orchestrate.Event{Kind: orchestrate.EvVet, Test: "x"})
 	none.Vetted = append(none.Vetted, VettedTest{ID: "x", FailedBy: []string{"c1", "c2", "c3", "c4"}})
-	p := Choose(none, c)
+	p = Choose(none, c)
 	assert.Equal(t, "c4", p.Coder, "with no consensus, CodeT's pick")
 	assert.False(t, p.Agreed)
 	assert.Contains(t, p.Why, "CodeT's pick")
