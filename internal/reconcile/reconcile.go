@@ -2,8 +2,9 @@
 // are lost when the server is down or deploying. Each pass
 //
 //  1. starts a run for every open issue carrying the label that has no run record, the
-//     way a labelled webhook would (issues with a record in any state were started, and
-//     maybe stopped or finished, by a human: they are left alone);
+//     way a labelled webhook would, and a vetting for every such pull request (those with
+//     a record in any state were started, and maybe stopped or finished, by a human:
+//     they are left alone);
 //  2. asks GitHub once to redeliver every recent webhook delivery that never succeeded
 //     and that the webhook intake never accepted.
 //
@@ -138,7 +139,8 @@ func (r *Reconciler) Run(ctx context.Context) {
 	}
 }
 
-// Pass starts the labelled issues without a run, then asks for the failed deliveries.
+// Pass starts the labelled issues and pull requests without a run, then asks for the
+// failed deliveries.
 // A failing installation, repository, issue or delivery does not stop the others: the
 // error returned joins every failure, and the report counts them.
 func (r *Reconciler) Pass(ctx context.Context) (Report, error) {
@@ -216,13 +218,16 @@ func (p *pass) installation(ctx context.Context, id int64) {
 		}
 		p.rep.Repositories++
 		owner, name := repo.GetOwner().GetLogin(), repo.GetName()
-		numbers, err := labelledOpenIssues(ctx, gh, owner, name, p.r.cfg.Label)
+		numbers, pulls, err := labelledOpen(ctx, gh, owner, name, p.r.cfg.Label)
 		if err != nil {
 			p.fail(fmt.Errorf("installation %d: %w", id, err))
 			continue
 		}
 		for _, n := range numbers {
 			p.issue(ctx, app.Issue{Installation: id, Owner: owner, Repo: name, Number: n})
+		}
+		for _, n := range pulls { // a labelled pull request is vetted (docs/vet.md)
+			p.issue(ctx, app.Issue{Installation: id, Owner: owner, Repo: name, Number: n, Kind: app.KindVet})
 		}
 	}
 }
@@ -328,23 +333,24 @@ func repositories(ctx context.Context, gh *github.Client) ([]*github.Repository,
 	}
 }
 
-// labelledOpenIssues returns the numbers of owner/repo's open issues carrying label,
-// every page, without pull requests.
-func labelledOpenIssues(ctx context.Context, gh *github.Client, owner, repo, label string) ([]int, error) {
-	var numbers []int
+// labelledOpen returns the numbers of owner/repo's open issues and open pull requests
+// carrying label, every page (the issues API lists both).
+func labelledOpen(ctx context.Context, gh *github.Client, owner, repo, label string) (issues, pulls []int, err error) {
 	opts := &github.IssueListByRepoOptions{State: "open", Labels: []string{label}, ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		page, resp, err := gh.Issues.ListByRepo(ctx, owner, repo, opts)
 		if err != nil {
-			return numbers, fmt.Errorf("list issues labelled %q in %s/%s: %w", label, owner, repo, err)
+			return issues, pulls, fmt.Errorf("list issues labelled %q in %s/%s: %w", label, owner, repo, err)
 		}
 		for _, is := range page {
-			if !is.IsPullRequest() {
-				numbers = append(numbers, is.GetNumber())
+			if is.IsPullRequest() {
+				pulls = append(pulls, is.GetNumber())
+			} else {
+				issues = append(issues, is.GetNumber())
 			}
 		}
 		if resp.NextPage == 0 {
-			return numbers, nil
+			return issues, pulls, nil
 		}
 		opts.Page = resp.NextPage
 	}

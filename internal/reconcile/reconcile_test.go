@@ -154,7 +154,7 @@ func TestPassStartsLabelledIssuesWithoutARunOnly(t *testing.T) {
 	labelled("acme", "api", 4, "")      // no label: left alone
 	labelled("acme", "api", 6, "bug")   // another label: left alone
 	st.AddPullRequestIssue("acme", "api", 5, "a PR")
-	st.AddLabel("acme", "api", 5, "dixit") // a pull request: left alone
+	st.AddLabel("acme", "api", 5, "dixit") // a pull request: vetted
 	labelled("acme", "web", 7, "Dixit")    // labels match in any case: started
 	labelled("acme", "broken", 1, "dixit") // its listing fails, retries included
 	labelled("acme", "badconf", 1, "dixit")
@@ -176,11 +176,15 @@ func TestPassStartsLabelledIssuesWithoutARunOnly(t *testing.T) {
 	assert.Contains(t, err.Error(), "acme/broken")
 	assert.Equal(t, 2, rep.Installations)
 	assert.Equal(t, 5, rep.Repositories)
-	assert.Equal(t, 3, rep.Started, "api#1, web#7, tool#3")
+	assert.Equal(t, 4, rep.Started, "api#1, api#5 (a pull request, vetted), web#7, tool#3")
 	assert.Equal(t, 1, rep.Declined, "badconf#1 gets a comment instead of a run")
 	assert.Equal(t, 1, rep.Errors)
-	want := map[string]int{"acme/api#1": 1, "acme/api#2": 1, "acme/web#7": 1, "globex/tool#3": 1}
+	want := map[string]int{"acme/api#1": 1, "acme/api#2": 1, "acme/api#5": 1, "acme/web#7": 1, "globex/tool#3": 1}
 	require.Eventually(t, func() bool { return assert.ObjectsAreEqual(want, w.runsStarted()) }, 5*time.Second, 5*time.Millisecond)
+	pr, ok, err := w.runs.Record(app.Issue{Owner: "acme", Repo: "api", Number: 5})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, app.KindVet, pr.Issue.Kind, "a labelled pull request is vetted")
 	rec, ok, err := w.runs.Record(app.Issue{Owner: "globex", Repo: "tool", Number: 3})
 	require.NoError(t, err)
 	require.True(t, ok)
