@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -47,10 +50,35 @@ func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orc
 		// must still go on, so this is not an error.
 		return target, nil
 	}
+	if err == nil && !onPR {
+		e.noteOnPR(ctx, target, d)
+	}
 	if errors.Is(err, localrun.ErrNoRun) {
 		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmpLabel(e.Label))
 	}
 	return target, err
+}
+
+// noteOnPR tells the escalation pull request, if one is open, about a decision written
+// on its issue, so the pull request's timeline shows every decision. A failure is only
+// logged: the decision stands, and the pull request's body lists it at the next stop.
+func (e *Executor) noteOnPR(ctx context.Context, issue app.Issue, d orchestrate.Decision) {
+	gh, err := e.Clients.InstallationClient(issue.Installation)
+	if err == nil {
+		var n int
+		if n, err = ghreport.Find(ctx, gh, issue.Owner, issue.Repo, fmt.Sprintf("dixit/%d-pr", issue.Number)); err == nil && n != 0 {
+			what := strings.ReplaceAll(strings.Join(append([]string{d.Verb}, d.Args...), " "), "`", "'")
+			body := fmt.Sprintf("@%s decided on #%d: `%s`", d.By, issue.Number, what)
+			if d.Reason != "" {
+				body += " — " + strings.ReplaceAll(d.Reason, "\n", " ")
+			}
+			body += ". The run goes on; this pull request is updated when it stops again."
+			_, _, err = gh.Issues.CreateComment(ctx, issue.Owner, issue.Repo, n, &github.IssueComment{Body: github.String(body)})
+		}
+	}
+	if err != nil {
+		e.logger().Warn("apprun: the escalation pull request was not told of a decision", "github_issue", issue.String(), "err", err)
+	}
 }
 
 func cmpLabel(label string) string {

@@ -141,6 +141,9 @@ func TestHumansDecideAndTheRunGoesOnOnGitHub(t *testing.T) {
 		assert.Contains(t, body, part)
 	}
 	assert.Contains(t, body, "- `/dixit continue`", "a human may still ask for more rounds")
+	notes := strings.Join(w.gh.State.Comments("Codertocat", "Hello-World", pr), "\n")
+	assert.Contains(t, notes, "@maria decided on #1: `replace dee`", "a decision on the issue shows in the pull request's timeline")
+	assert.Contains(t, notes, "@maria Noted: `drop t2 (wrong expectation: halves round away from zero)`")
 	status := w.gh.State.Comments("Codertocat", "Hello-World", 1)
 	assert.Len(t, status, 5, "the status comment and four replies: no second status comment")
 	assert.Contains(t, status[0], "| dee_2 | ACC |")
