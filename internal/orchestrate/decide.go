@@ -401,16 +401,10 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 			return false, err
 		}
 	case DecideWake:
+		// Each sleeping tester first tries to revive as usual, at the next round; if its
+		// stacked tests are still too hard, the human's word wakes it anyway.
 		for _, t := range r.testers {
-			if !t.hibernated {
-				continue
-			}
-			// Back to checkpoint A, before its two stacked tests: it proposes afresh.
-			t.hibernated = false
-			r.emit(ctx, Event{Kind: EvRevive, Agent: t.Name(), Detail: "woken by " + d.By})
-			if err := r.rollback(ctx, t, t.beforeTest1, "checkpoint A, before its stacked tests: woken by a human"); err != nil {
-				return false, err
-			}
+			t.forceWake = t.hibernated
 		}
 	case DecideBudget:
 		amount, _ := budgetAmount(d.Args[0], d.Args[1])
@@ -428,6 +422,24 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 		r.cfg.MaxRounds = r.round + r.maxRounds
 	}
 	return true, nil
+}
+
+// revive is a sleeping tester's turn: attempt_revival, and if a human asked to wake it
+// and its stacked tests are still too hard, a wake at checkpoint A (before its stacked
+// tests), from where it proposes afresh.
+func (r *Run) revive(ctx context.Context, tester *testerSlot) ([]Vetted, error) {
+	got, err := r.attemptRevival(ctx, tester)
+	forced := tester.forceWake
+	tester.forceWake = false
+	if err != nil || !forced || !tester.hibernated {
+		return got, err
+	}
+	tester.hibernated = false
+	r.emit(ctx, Event{Kind: EvRevive, Agent: tester.Name(), Detail: "woken by a human: its stacked tests are still too hard"})
+	if err := r.rollback(ctx, tester, tester.beforeTest1, "checkpoint A, before its stacked tests"); err != nil {
+		return nil, err
+	}
+	return r.proposeTest(ctx, tester)
 }
 
 // replace puts a fresh coder in a coder's place: same settings, a new seed and a new name

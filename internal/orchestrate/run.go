@@ -80,6 +80,7 @@ type testerSlot struct {
 	Tester
 	draws      int
 	hibernated bool
+	forceWake  bool // a human asked to wake it (decide.go)
 	// While hibernated: the two too-hard tests and the checkpoints taken before each.
 	stacked                  [2]Candidate
 	beforeTest1, beforeTest2 Checkpoint
@@ -203,7 +204,7 @@ func (r *Run) roundsUntil(ctx context.Context) (Outcome, string, error) {
 			var got []Vetted
 			var err error
 			if tester.hibernated {
-				got, err = r.attemptRevival(ctx, tester)
+				got, err = r.revive(ctx, tester)
 			} else {
 				got, err = r.proposeTest(ctx, tester)
 			}
