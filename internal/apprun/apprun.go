@@ -81,9 +81,14 @@ var _ app.Execute = (*Executor)(nil).Execute
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// RunID names an issue's run; the same issue always resumes the same run.
+// RunID names an issue's run; the same issue always resumes the same run, and two
+// issues never share one: an owner's name has no "_" on GitHub, so the first "_" ends it,
+// and the number is what follows the last "-" (acme_corp-api-3 is acme/corp-api#3, and
+// acme-corp_api-3 is acme-corp/api#3). Names are lower-cased, as GitHub compares them.
 func RunID(i app.Issue) string {
-	return fmt.Sprintf("%s-%s-%d", unsafe.ReplaceAllString(i.Owner, "-"), unsafe.ReplaceAllString(i.Repo, "-"), i.Number)
+	owner := strings.ToLower(unsafe.ReplaceAllString(strings.ReplaceAll(i.Owner, "_", "-"), "-"))
+	repo := strings.ToLower(unsafe.ReplaceAllString(i.Repo, "-"))
+	return fmt.Sprintf("%s_%s-%d", owner, repo, i.Number)
 }
 
 // Execute runs (or resumes) the issue's run to its escalation.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/dixit-bot/dixit/internal/app"
 )
 
 // A "dixit:<protocol>" label on the issue overrides the protocol dixit.yml names.
@@ -23,4 +25,24 @@ func TestAProtocolLabelPicksTheProtocol(t *testing.T) {
 	custom := &Executor{Label: "vet"}
 	assert.Equal(t, "tdg", custom.labelProtocol(labels("vet:tdg")))
 	assert.Equal(t, "", custom.labelProtocol(labels("dixit:tdg")))
+}
+
+// Two repositories' issues never share a run (and so never a journal, an inbox of
+// decisions, or workshop refs), however their names are split by hyphens.
+func TestRunIDsDoNotCollide(t *testing.T) {
+	seen := map[string]app.Issue{}
+	for _, i := range []app.Issue{
+		{Owner: "acme", Repo: "corp-api", Number: 3}, {Owner: "acme-corp", Repo: "api", Number: 3},
+		{Owner: "acme", Repo: "api-3", Number: 4}, {Owner: "acme", Repo: "api", Number: 34},
+		{Owner: "acme", Repo: "api_3", Number: 4}, {Owner: "acme", Repo: ".github", Number: 1},
+	} {
+		id := RunID(i)
+		other, dup := seen[id]
+		assert.False(t, dup, "%v and %v share run %s", i, other, id)
+		seen[id] = i
+		assert.NotContains(t, id, "..", "a valid git ref component")
+		assert.Equal(t, id, VetRunID(i)[:len(id)])
+	}
+	assert.Equal(t, RunID(app.Issue{Owner: "Acme", Repo: "API", Number: 1}), RunID(app.Issue{Owner: "acme", Repo: "api", Number: 1}),
+		"GitHub's names are case-insensitive")
 }

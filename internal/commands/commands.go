@@ -28,7 +28,7 @@ var Known = map[string]string{
 const (
 	maxScan  = 64 << 10
 	maxLine  = 512
-	maxWords = 16
+	maxWords = 64 // a decision's reason is words too (/dixit drop t2 …)
 )
 
 // Parse returns the first command in a comment body.

@@ -50,7 +50,7 @@ func TestParseIsBounded(t *testing.T) {
 	assert.False(t, ok, "a command buried past the first 64 KiB is not read")
 	c, ok := Parse("/dixit stop " + strings.Repeat("a ", 100))
 	assert.True(t, ok)
-	assert.LessOrEqual(t, len(c.Args), 14, "words are capped")
+	assert.LessOrEqual(t, len(c.Args), 62, "words are capped")
 	_, ok = Parse("/dixit stop \xff\xfe")
 	assert.True(t, ok, "invalid UTF-8 is tolerated")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,7 +116,8 @@ func Standing(runDir string) (orchestrate.Standing, error) {
 	return s.Standing, nil
 }
 
-// readDecisions reads a run's inbox; a line cut short by a crash is skipped.
+// readDecisions reads a run's inbox; a line cut short by a crash, or one too long or
+// not a decision (the file is on disk, and may have been edited), is skipped.
 func readDecisions(runDir string) ([]orchestrate.Decision, error) {
 	f, err := os.Open(filepath.Join(runDir, decisionsFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -126,20 +128,30 @@ func readDecisions(runDir string) ([]orchestrate.Decision, error) {
 	}
 	defer f.Close()
 	var out []orchestrate.Decision
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<10)
-	for sc.Scan() {
-		var d orchestrate.Decision
-		if json.Unmarshal(sc.Bytes(), &d) != nil || d.ID == "" {
+	r := bufio.NewReaderSize(io.LimitReader(f, maxDecisions*maxDecisionLine), maxDecisionLine)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) { // too long: skip to the next line
+				_, err = r.ReadSlice('\n')
+			}
 			continue
 		}
-		out = append(out, d)
+		var d orchestrate.Decision
+		if len(line) > 0 && json.Unmarshal(line, &d) == nil && d.ID != "" {
+			out = append(out, d)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the decisions: %w", err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the decisions: %w", err)
-	}
-	return out, nil
 }
+
+// maxDecisionLine bounds one recorded decision: its words come from one comment line.
+const maxDecisionLine = 4096
 
 // Inputs are what a local run was started from, kept in its directory so that
 // `bot run --resume <run>` needs only the run's id.

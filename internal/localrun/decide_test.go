@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +44,9 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	out := run()
 	opts.RunID = out.Summary.Run
 	require.Equal(t, orchestrate.AllTestersHibernated, out.Result.Outcome)
+	// A damaged inbox (a line far too long, another not JSON) is read past, not fatal.
+	junk := strings.Repeat("x", 100<<10) + "\nnot json\n"
+	require.NoError(t, os.WriteFile(filepath.Join(state, "runs", opts.RunID, "decisions.jsonl"), []byte(junk), 0o644))
 	assert.ErrorContains(t, decide("drop", "t1", "no"), "not in the vetted suite")
 	assert.ErrorContains(t, decide("replace", "zed"), `there is no coder "zed"`)
 	wake, err := orchestrate.ParseDecision("wake", nil, "maria", time.Now())

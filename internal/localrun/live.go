@@ -219,6 +219,9 @@ func generationOf(name string) (string, int) {
 
 // scriptedReplacement brings in the population's replacements/<name>/ for a `replace`.
 func scriptedReplacement(s *session, pop *scripted.Population) func(replaces, name string) (orchestrate.Coder, error) {
+	if len(pop.Replacements) == 0 {
+		return nil // nothing to bring in: `replace` is neither offered nor taken
+	}
 	return func(replaces, name string) (orchestrate.Coder, error) {
 		script, ok := pop.Replacement(name)
 		if !ok {

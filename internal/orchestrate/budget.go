@@ -29,7 +29,7 @@ type Metered interface {
 
 // errBudget unwinds the protocol when a budget is crossed; Execute turns it into the
 // BUDGET_EXHAUSTED escalation.
-type errBudget struct{ what string }
+type errBudget struct{ kind, what string }
 
 func (e errBudget) Error() string { return "budget exhausted: " + e.what }
 
@@ -63,11 +63,11 @@ func (r *Run) charge(agent string, s Spend) error {
 	b := r.cfg.Budget
 	switch {
 	case b.Tokens > 0 && r.spent.Tokens() > b.Tokens:
-		return errBudget{fmt.Sprintf("%d tokens spent, budget.tokens is %d", r.spent.Tokens(), b.Tokens)}
+		return errBudget{BudgetTokens, fmt.Sprintf("%d tokens spent, budget.tokens is %d", r.spent.Tokens(), b.Tokens)}
 	case b.CostUSD > 0 && r.cost() > b.CostUSD:
-		return errBudget{fmt.Sprintf("about $%.2f spent, budget.cost_usd is $%.2f", r.cost(), b.CostUSD)}
+		return errBudget{BudgetCost, fmt.Sprintf("about $%.2f spent, budget.cost_usd is $%.2f", r.cost(), b.CostUSD)}
 	case b.WallTime > 0 && r.spent.Seconds > b.WallTime.Seconds():
-		return errBudget{fmt.Sprintf("%.0f s spent in agents and the judge, budget.wall_time is %s", r.spent.Seconds, b.WallTime)}
+		return errBudget{BudgetWallTime, fmt.Sprintf("%.0f s spent in agents and the judge, budget.wall_time is %s", r.spent.Seconds, b.WallTime)}
 	}
 	return nil
 }

@@ -97,6 +97,11 @@ func ParseDecision(verb string, words []string, by string, at time.Time) (Decisi
 	default:
 		return d, fmt.Errorf("%q is not a decision", verb)
 	}
+	for _, a := range d.Args {
+		if len(a) > 100 {
+			return d, fmt.Errorf("%q is too long for a test, coder or amount", a[:20]+"…")
+		}
+	}
 	d.Reason = strings.TrimSpace(strings.Trim(d.Reason, "\"'“”‘’"))
 	if r := []rune(d.Reason); len(r) > 500 {
 		d.Reason = string(r[:500])
@@ -104,26 +109,35 @@ func ParseDecision(verb string, words []string, by string, at time.Time) (Decisi
 	return d, nil
 }
 
+// Caps on a budget a decision sets: far above any sensible run, low enough not to overflow.
+const (
+	maxBudgetRounds  = 1000
+	maxBudgetTokens  = 1 << 40
+	maxBudgetCost    = 1e6
+	maxBudgetSeconds = 30 * 24 * 3600
+)
+
 // budgetAmount reads a budget's new limit in the unit of its kind: a count of rounds or
-// tokens, dollars ("12.5", "$12.5"), or a duration ("2h").
+// tokens, dollars ("12.5", "$12.5"), or a duration ("2h", kept as seconds).
 func budgetAmount(kind, amount string) (float64, error) {
 	switch kind {
 	case BudgetRounds, BudgetTokens:
+		limit := map[string]int{BudgetRounds: maxBudgetRounds, BudgetTokens: maxBudgetTokens}[kind]
 		n, err := strconv.Atoi(amount)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("budget %s: %q is not a positive whole number", kind, amount)
+		if err != nil || n <= 0 || n > limit {
+			return 0, fmt.Errorf("budget %s: %q is not a whole number between 1 and %d", kind, amount, limit)
 		}
 		return float64(n), nil
 	case BudgetCost:
 		f, err := strconv.ParseFloat(strings.TrimPrefix(amount, "$"), 64)
-		if err != nil || f <= 0 {
-			return 0, fmt.Errorf("budget cost: %q is not a positive amount of dollars", amount)
+		if err != nil || !(f > 0 && f <= maxBudgetCost) {
+			return 0, fmt.Errorf("budget cost: %q is not an amount of dollars between 0 and %g", amount, maxBudgetCost)
 		}
 		return f, nil
 	case BudgetWallTime:
 		d, err := time.ParseDuration(amount)
-		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("budget wall_time: %q is not a positive duration such as 2h", amount)
+		if err != nil || d <= 0 || d.Seconds() > maxBudgetSeconds {
+			return 0, fmt.Errorf("budget wall_time: %q is not a duration such as 2h, at most 720h", amount)
 		}
 		return d.Seconds(), nil
 	}
@@ -144,6 +158,10 @@ type Standing struct {
 	Seconds    float64      `json:"seconds"`
 	Accepted   string       `json:"accepted,omitempty"`
 	Decided    []string     `json:"decided,omitempty"` // ids of the decisions taken up, fitting or not
+	// Crossed is the budget a BUDGET_EXHAUSTED stop ran out of: rounds, tokens, cost or
+	// wall_time. Replaceable tells whether the run can bring in fresh coders.
+	Crossed     string `json:"crossed,omitempty"`
+	Replaceable bool   `json:"replaceable"`
 }
 
 // SuiteEntry names a vetted test: its id and its number.
@@ -189,7 +207,12 @@ func Check(d Decision, s Standing) error {
 		return nil
 	}
 	switch d.Verb {
-	case DecideReplace, DecideAccept:
+	case DecideReplace:
+		if !s.Replaceable {
+			return errors.New("this run cannot bring in fresh coders (a scripted population needs replacements/<name>_2/)")
+		}
+		return coder()
+	case DecideAccept:
 		return coder()
 	case DecideDrop:
 		if _, ok := s.Test(first(d.Args)); !ok {
@@ -207,11 +230,17 @@ func Check(d Decision, s Standing) error {
 			return err
 		}
 		spent := map[string]float64{BudgetRounds: float64(s.Rounds), BudgetTokens: float64(s.Tokens), BudgetCost: s.CostUSD, BudgetWallTime: s.Seconds}[d.Args[0]]
+		if s.Outcome == BudgetExhausted && s.Crossed != "" && d.Args[0] != s.Crossed {
+			return fmt.Errorf("the run stopped on its %s budget: raising %s would not take it on; raise %s", s.Crossed, d.Args[0], s.Crossed)
+		}
 		if amount <= spent {
 			return fmt.Errorf("budget %s %s is not above what the run has spent already (%s)", d.Args[0], d.Args[1], strconv.FormatFloat(spent, 'f', -1, 64))
 		}
 		return nil
 	case DecideContinue:
+		if s.Outcome == BudgetExhausted && s.Crossed != "" && s.Crossed != BudgetRounds {
+			return fmt.Errorf("the run spent its %s budget, and more rounds would cross it again: raise it with budget %s <amount>", s.Crossed, s.Crossed)
+		}
 		return nil
 	}
 	return fmt.Errorf("%q is not a decision", d.Verb)
@@ -254,17 +283,27 @@ func Fitting(s Standing) []Offer {
 	}
 	coders := "coders: " + strings.Join(s.Coders, ", ")
 	drop := Offer{"drop <test> <reason>", "tests: " + strings.Join(tests, ", ")}
-	replace := Offer{"replace <coder>", coders}
 	accept := Offer{"accept <coder>", coders}
 	more := Offer{Usage: "continue"}
 	var out []Offer
 	switch s.Outcome {
 	case CodersStuck:
-		out = append(out, drop, replace, more)
+		out = append(out, drop)
+		if s.Replaceable {
+			out = append(out, Offer{"replace <coder>", coders})
+		}
+		out = append(out, more)
 	case AllTestersHibernated:
 		out = append(out, Offer{Usage: "wake"}, more)
 	case BudgetExhausted:
-		out = append(out, Offer{Usage: "budget <rounds|tokens|cost|wall_time> <amount>"}, more)
+		kind := s.Crossed
+		if kind == "" {
+			kind = "rounds|tokens|cost|wall_time"
+		}
+		out = append(out, Offer{Usage: "budget " + kind + " <amount>"})
+		if s.Crossed == "" || s.Crossed == BudgetRounds {
+			out = append(out, more)
+		}
 	case TestersExhausted:
 		out = append(out, more)
 		if len(tests) > 0 {
@@ -288,7 +327,10 @@ const humanAgent = "(human)"
 // standing is where the run stands at an escalation.
 func (r *Run) standing(outcome Outcome) Standing {
 	s := Standing{Protocol: r.cfg.Protocol, Outcome: outcome, Rounds: r.round, MaxRounds: r.cfg.MaxRounds,
-		Tokens: r.spent.Tokens(), CostUSD: r.cost(), Seconds: r.spent.Seconds, Accepted: r.accepted}
+		Tokens: r.spent.Tokens(), CostUSD: r.cost(), Seconds: r.spent.Seconds, Accepted: r.accepted, Replaceable: r.newCoder != nil}
+	if outcome == BudgetExhausted {
+		s.Crossed = r.crossed
+	}
 	if s.Protocol == "" {
 		s.Protocol = "dixit"
 	}
@@ -326,6 +368,14 @@ func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
 			rec := record{Decision: &d}
 			if err := Check(d, r.standing(outcome)); err != nil {
 				rec.Refused = err.Error()
+			} else if d.Verb == DecideReplace {
+				// Made now, so a replacement that cannot be made is refused, not journalled
+				// as taken and then failed on every resume.
+				fresh, err := r.newCoder(d.Args[0], successor(d.Args[0], r.taken()))
+				if err != nil {
+					rec.Refused = "no fresh coder can be brought in: " + err.Error()
+				}
+				r.fresh = fresh
 			}
 			return rec, nil
 		})
@@ -410,7 +460,7 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 		amount, _ := budgetAmount(d.Args[0], d.Args[1])
 		switch d.Args[0] {
 		case BudgetRounds:
-			r.cfg.MaxRounds = int(amount)
+			r.cfg.MaxRounds = int(amount) // capped by budgetAmount: no overflow
 		case BudgetTokens:
 			r.cfg.Budget.Tokens = int(amount)
 		case BudgetCost:
@@ -419,7 +469,7 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 			r.cfg.Budget.WallTime = time.Duration(amount * float64(time.Second))
 		}
 	case DecideContinue:
-		r.cfg.MaxRounds = r.round + r.maxRounds
+		r.cfg.MaxRounds = max(r.cfg.MaxRounds, r.round+r.maxRounds)
 	}
 	return true, nil
 }
@@ -453,9 +503,13 @@ func (r *Run) replace(ctx context.Context, name string) error {
 	if i < 0 {
 		return fmt.Errorf("no coder %s", name)
 	}
-	fresh, err := r.newCoder(name, successor(name, r.taken()))
-	if err != nil {
-		return fmt.Errorf("replace coder %s: %w", name, err)
+	fresh := r.fresh
+	r.fresh = nil
+	if fresh == nil { // replayed: made here, as when the decision was first taken
+		var err error
+		if fresh, err = r.newCoder(name, successor(name, r.taken())); err != nil {
+			return fmt.Errorf("replace coder %s: %w", name, err)
+		}
 	}
 	r.coders[i] = &coderSlot{Coder: fresh}
 	r.replaced = append(r.replaced, name)

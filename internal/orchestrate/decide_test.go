@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
 )
@@ -119,6 +120,17 @@ func TestADecisionThatDoesNotFitChangesNothing(t *testing.T) {
 	assert.Contains(t, p.res.Decisions[0].Refused, `"t9" is not in the vetted suite (t1 t1-1)`)
 	assert.Contains(t, p.res.Decisions[1].Refused, `there is no coder "zed"`)
 	assert.ElementsMatch(t, []string{"c-4", "c-5"}, p.res.Standing.Decided, "taken up once, never asked about again")
+
+	// A coder the population has no replacement for: refused when taken up, and the
+	// run stays usable (a later decision is still taken).
+	s = stuck()
+	s.decisions = []orchestrate.Decision{decision(t, "c-8", "dave", "replace", "c4"), decision(t, "c-9", "dave", "drop", "t1", "wrong")}
+	p = s.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, p.err)
+	require.Len(t, p.res.Decisions, 2)
+	assert.Contains(t, p.res.Decisions[0].Refused, "no fresh coder can be brought in: no replacement c4_2")
+	assert.Empty(t, p.res.Decisions[1].Refused)
+	assert.Equal(t, orchestrate.TestersExhausted, p.res.Outcome)
 }
 
 func TestBudgetContinueAndAccept(t *testing.T) {
@@ -191,16 +203,19 @@ func TestParseAndCheckDecisions(t *testing.T) {
 		{[]string{"drop", "t1"}, "usage: drop <test> <reason>"},
 		{[]string{"replace"}, "usage: replace <coder>"},
 		{[]string{"replace", "../x"}, "is not a coder's name"},
-		{[]string{"budget", "rounds", "-1"}, "not a positive whole number"},
-		{[]string{"budget", "cost", "lots"}, "not a positive amount of dollars"},
-		{[]string{"budget", "wall_time", "soon"}, "not a positive duration"},
+		{[]string{"budget", "rounds", "-1"}, "not a whole number between 1 and 1000"},
+		{[]string{"budget", "rounds", "9223372036854775807"}, "not a whole number between 1 and 1000"},
+		{[]string{"budget", "tokens", "99999999999999999"}, "not a whole number between 1 and"},
+		{[]string{"budget", "cost", "lots"}, "not an amount of dollars"},
+		{[]string{"budget", "wall_time", "soon"}, "not a duration such as 2h"},
+		{[]string{"drop", strings.Repeat("x", 101), "why"}, "too long"},
 		{[]string{"budget", "coffee", "1"}, "not one of rounds, tokens, cost, wall_time"},
 		{[]string{"launch"}, "is not a decision"},
 	} {
 		_, err := orchestrate.ParseDecision(tc.words[0], tc.words[1:], "u", at)
 		assert.ErrorContains(t, err, tc.err, strings.Join(tc.words, " "))
 	}
-	st := orchestrate.Standing{Protocol: "dixit", Outcome: orchestrate.CodersStuck, Rounds: 3, Coders: []string{"amber", "basil"},
+	st := orchestrate.Standing{Protocol: "dixit", Outcome: orchestrate.CodersStuck, Rounds: 3, Coders: []string{"amber", "basil"}, Replaceable: true,
 		Vetted: []orchestrate.SuiteEntry{{ID: "ivy-3", Number: 1}, {ID: "kai-1", Number: 2}}, Tokens: 5000}
 	check := func(words ...string) error {
 		d, err := orchestrate.ParseDecision(words[0], words[1:], "u", at)
@@ -216,6 +231,13 @@ func TestParseAndCheckDecisions(t *testing.T) {
 		"a decision read back from a file is checked for its shape")
 	assert.ErrorContains(t, check("budget", "rounds", "3"), "not above what the run has spent already (3)")
 	assert.ErrorContains(t, check("budget", "tokens", "100"), "(5000)")
+	st.Outcome, st.Crossed = orchestrate.BudgetExhausted, orchestrate.BudgetTokens
+	assert.ErrorContains(t, check("continue"), "spent its tokens budget", "more rounds would cross a tokens budget again")
+	assert.ErrorContains(t, check("budget", "rounds", "9"), "stopped on its tokens budget")
+	assert.NoError(t, check("budget", "tokens", "9000"))
+	assert.Equal(t, []orchestrate.Offer{{Usage: "budget tokens <amount>"}, {"accept <coder>", "coders: amber, basil"}}, orchestrate.Fitting(st))
+	st.Outcome, st.Crossed, st.Replaceable = orchestrate.CodersStuck, "", false
+	assert.ErrorContains(t, check("replace", "basil"), "cannot bring in fresh coders")
 	st.Outcome = ""
 	assert.ErrorContains(t, check("continue"), "has not stopped")
 	st.Outcome, st.Protocol = orchestrate.TestersExhausted, "critics"
@@ -228,4 +250,29 @@ func ids(v []orchestrate.Vetted) []string {
 		out = append(out, t.ID)
 	}
 	return out
+}
+
+// TestABudgetCrossedAnywhereCanBeRaised: the token budget runs out during the coders'
+// first solves; raising it brings in the coders that had not solved and goes on.
+func TestABudgetCrossedAnywhereCanBeRaised(t *testing.T) {
+	s := scenario{
+		versions: []int{1, 1, 1, 1, 2},
+		testers:  [][]string{{"split", "weak"}},
+		passes:   map[string][]string{"split": {"c1@1", "c2@1", "c3@1", "c4@1", "c5@2"}, "weak": {"*"}},
+		budget:   config.Budget{Tokens: 200},
+	}
+	first := s.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, first.err)
+	require.Equal(t, orchestrate.BudgetExhausted, first.res.Outcome)
+	assert.Equal(t, orchestrate.BudgetTokens, first.res.Standing.Crossed)
+	assert.Equal(t, orchestrate.Offer{Usage: "budget tokens <amount>"}, orchestrate.Fitting(first.res.Standing)[0])
+
+	s.decisions = []orchestrate.Decision{decision(t, "b-1", "erin", "budget", "tokens", "100000")}
+	p := s.play(t, first.journal, nil)
+	require.NoError(t, p.err)
+	assert.Equal(t, orchestrate.TestersExhausted, p.res.Outcome)
+	assert.Equal(t, []string{"t1-1"}, ids(p.res.Vetted))
+	for _, c := range p.res.Coders {
+		assert.NotZero(t, c.Solves, "coder %s solved after the budget was raised", c.Name)
+	}
 }

@@ -53,16 +53,14 @@ func (s scenario) play(t *testing.T, journal *orchestratetest.Journal, afterAppe
 	p := played{calls: &orchestratetest.Calls{}, journal: journal}
 	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend,
 		Decisions: func() ([]orchestrate.Decision, error) { return s.decisions, nil }}
-	if s.replacements != nil {
-		deps.NewCoder = func(replaces, name string) (orchestrate.Coder, error) {
-			v, ok := s.replacements[name]
-			if !ok {
-				return nil, fmt.Errorf("no replacement %s", name)
-			}
-			c := orchestratetest.NewCoder(name, v, p.calls)
-			p.coders = append(p.coders, c)
-			return c, nil
+	deps.NewCoder = func(replaces, name string) (orchestrate.Coder, error) {
+		v, ok := s.replacements[name]
+		if !ok {
+			return nil, fmt.Errorf("no replacement %s", name)
 		}
+		c := orchestratetest.NewCoder(name, v, p.calls)
+		p.coders = append(p.coders, c)
+		return c, nil
 	}
 	for i, v := range s.versions {
 		c := orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), v, p.calls)

@@ -62,6 +62,8 @@ type Run struct {
 	replaced  []string // coders a human replaced
 	maxRounds int      // max_rounds as configured: what /dixit continue adds
 	lastTest  int      // the highest test number given out: numbers are never reused
+	crossed   string   // the budget kind a BUDGET_EXHAUSTED stop crossed
+	fresh     Coder    // a replacement made while its decision was checked (decide.go)
 }
 
 type coderSlot struct {
@@ -154,33 +156,51 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 }
 
 // mainLoop is the protocol's main loop (DESIGN.md §1). Each escalation is a question for
-// a human: the run goes on from there if a decision answers it, and ends otherwise.
+// a human: the run goes on from there if a decision answers it, and ends otherwise. A
+// budget crossed anywhere, even while a decision is carried out, is such a stop too.
 func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
-	for _, coder := range r.coders {
-		if err := r.solve(ctx, coder, askToSolve); err != nil {
-			return nil, err
-		}
-	}
 	for {
-		outcome, reason, err := r.rounds(ctx)
+		outcome, reason, err := r.untilStop(ctx)
 		if err != nil {
 			return nil, err
 		}
-		r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
-		goOn, err := r.decide(ctx, outcome)
-		if err != nil {
-			return nil, err
-		}
-		if !goOn {
-			return r.result(outcome, reason), nil
+		for {
+			r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
+			goOn, err := r.decide(ctx, outcome)
+			if b, ok := asBudget(err); ok {
+				outcome, reason = BudgetExhausted, b.what
+				r.crossed = b.kind
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !goOn {
+				return r.result(outcome, reason), nil
+			}
+			break
 		}
 	}
 }
 
-// rounds runs rounds until the run must stop for a human, and says why.
-func (r *Run) rounds(ctx context.Context) (Outcome, string, error) {
-	outcome, reason, err := r.roundsUntil(ctx)
+// untilStop brings in every coder that has not solved yet (all of them at the start, or
+// the rest after a budget stopped the first solves), then runs rounds until the run must
+// stop for a human, and says why.
+func (r *Run) untilStop(ctx context.Context) (Outcome, string, error) {
+	r.crossed = ""
+	outcome, reason, err := func() (Outcome, string, error) {
+		for _, coder := range r.coders {
+			if coder.draws > 0 {
+				continue
+			}
+			if err := r.solve(ctx, coder, askToSolve); err != nil {
+				return "", "", err
+			}
+		}
+		return r.roundsUntil(ctx)
+	}()
 	if b, ok := asBudget(err); ok {
+		r.crossed = b.kind
 		return BudgetExhausted, b.what, nil
 	}
 	return outcome, reason, err
@@ -209,6 +229,9 @@ func (r *Run) roundsUntil(ctx context.Context) (Outcome, string, error) {
 				got, err = r.proposeTest(ctx, tester)
 			}
 			if err != nil {
+				if _, ok := asBudget(err); ok {
+					r.enter(ctx, fresh) // what the round found before the budget ran out stays found
+				}
 				return "", "", err
 			}
 			fresh = append(fresh, got...)
@@ -219,14 +242,20 @@ func (r *Run) roundsUntil(ctx context.Context) (Outcome, string, error) {
 			}
 			return TestersExhausted, fmt.Sprintf("no tester found a new test that separates the coders in round %d", r.round), nil
 		}
-		for _, test := range fresh {
-			r.lastTest++
-			test.Number = r.lastTest
-			r.suite = append(r.suite, test)
-			r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
-		}
+		r.enter(ctx, fresh)
 		if r.round >= r.cfg.MaxRounds {
+			r.crossed = BudgetRounds
 			return BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached while testers still find new tests", r.cfg.MaxRounds), nil
 		}
+	}
+}
+
+// enter adds IDEAL tests to the vetted suite, numbered after every test given out so far.
+func (r *Run) enter(ctx context.Context, fresh []Vetted) {
+	for _, test := range fresh {
+		r.lastTest++
+		test.Number = r.lastTest
+		r.suite = append(r.suite, test)
+		r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
 	}
 }

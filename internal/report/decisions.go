@@ -50,13 +50,13 @@ func decisionsSection(s Summary) string {
 	return b.String()
 }
 
-// escapeCell keeps text written by people inside one table cell.
+// escapeCell keeps text written by people inside one table cell, cut to 300 characters
+// before escaping so no character or entity is split.
 func escapeCell(s string) string {
-	s = strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
 	}
-	return s
+	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // offerLine is one decision a reader may give, as a list item.
