@@ -117,6 +117,11 @@ func (h *IssuesHandler) start(ctx context.Context, issue Issue) error {
 // start reads the repository's settings from its default branch; a bad file gets a
 // comment that names the problem and no run starts.
 func (b Base) start(ctx context.Context, gh *github.Client, issue Issue) error {
+	return b.startWith(ctx, gh, issue, b.Runs.Start)
+}
+
+// startWith is start with the manager's Start or Again.
+func (b Base) startWith(ctx context.Context, gh *github.Client, issue Issue, launch func(Issue) (bool, error)) error {
 	cfg := repoconfig.Fetch(ctx, gh, issue.Owner, issue.Repo)
 	if cfg.Outcome == repoconfig.Unreadable && b.Runs.Transient != nil && b.Runs.Transient(cfg.Err) {
 		// GitHub failed on the way: try the delivery again rather than tell the issue.
@@ -125,7 +130,7 @@ func (b Base) start(ctx context.Context, gh *github.Client, issue Issue) error {
 	if msg := cfg.Comment(); msg != "" {
 		return comment(ctx, gh, issue, msg)
 	}
-	started, err := b.Runs.Start(issue)
+	started, err := launch(issue)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,10 @@ type Manager struct {
 
 // live is a run going on; its identity tells a run from the one started after it was
 // stopped, which may overlap it while it winds down.
-type live struct{ cancel context.CancelFunc }
+type live struct {
+	cancel context.CancelFunc
+	again  bool // asked for again while it went (a new head to judge): run once more
+}
 
 // NewManager keeps its records under dir.
 func NewManager(dir string, execute Execute, logger *slog.Logger) (*Manager, error) {
@@ -138,21 +141,34 @@ func (m *Manager) save(r Record) error {
 }
 
 // Start begins a run for the issue unless one is already running; started reports which.
-func (m *Manager) Start(i Issue) (started bool, err error) {
+func (m *Manager) Start(i Issue) (started bool, err error) { return m.start(i, false) }
+
+// Again is Start for work that arrived while the run goes and that it may have looked
+// for already (a push to a vetted pull request): a live run is run once more when it
+// ends, instead of the news being dropped.
+func (m *Manager) Again(i Issue) (started bool, err error) { return m.start(i, true) }
+
+func (m *Manager) start(i Issue, again bool) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, live := m.cancels[i.String()]; live {
+	if l, live := m.cancels[i.String()]; live {
+		l.again = l.again || again
 		return false, nil
 	}
+	return true, m.launch(i)
+}
+
+// launch records the run as running and starts it. Callers hold m.mu.
+func (m *Manager) launch(i Issue) error {
 	if err := m.save(Record{Issue: i, State: Running}); err != nil {
-		return false, err
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &live{cancel: cancel}
 	m.cancels[i.String()] = l
 	m.wg.Add(1)
 	go m.run(ctx, i, l)
-	return true, nil
+	return nil
 }
 
 // run executes the protocol and records how it ended; a panic is recorded, not fatal.
@@ -207,6 +223,11 @@ func (m *Manager) run(ctx context.Context, i Issue, l *live) {
 	}
 	if ctx.Err() != nil {
 		return // Stop or Cancel recorded the state already
+	}
+	if l.again && state == Finished && m.cancels[i.String()] == nil {
+		if err := m.launch(i); err == nil {
+			return
+		}
 	}
 	if err := m.save(Record{Issue: i, State: state, Detail: detail}); err != nil {
 		m.log.Error("app: cannot record the end of a run", "github_issue", i.String(), "err", err)

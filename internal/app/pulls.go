@@ -52,7 +52,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		} else if ok && r.State == Stopped {
 			return nil
 		}
-		return h.vet(ctx, h.current(pr))
+		return h.vetAgain(ctx, h.current(pr))
 	case "unlabeled":
 		if !strings.EqualFold(ev.GetLabel().GetName(), h.Label) {
 			return nil
@@ -60,6 +60,12 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		_, err := h.Runs.Stop(pr, Cancelled)
 		return err
 	case "closed":
+		// A vetting a human stopped stays stopped: reopening must not undo /dixit stop.
+		if r, ok, err := h.Runs.Record(pr); err != nil {
+			return err
+		} else if ok && r.State == Stopped {
+			return nil
+		}
 		_, err := h.Runs.Stop(pr, Cancelled)
 		return err
 	}
@@ -83,6 +89,16 @@ func (b Base) vet(ctx context.Context, pr Issue) error {
 		return webhook.Retryable(fmt.Errorf("client for %s: %w", pr, err))
 	}
 	return b.start(ctx, gh, pr)
+}
+
+// vetAgain is vet for a new head: a vetting going on judges it once it ends, even if it
+// had already looked for new heads.
+func (b Base) vetAgain(ctx context.Context, pr Issue) error {
+	gh, err := b.Clients.InstallationClient(pr.Installation)
+	if err != nil {
+		return webhook.Retryable(fmt.Errorf("client for %s: %w", pr, err))
+	}
+	return b.startWith(ctx, gh, pr, b.Runs.Again)
 }
 
 // vetCommand answers `/dixit vet [--fresh]` on a pull request. --fresh stops the vetting

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,4 +125,45 @@ func TestVetCommand(t *testing.T) {
 	r, _, err := h.runs.Record(Issue{Owner: "Codertocat", Repo: "Hello-World", Number: 1})
 	require.NoError(t, err)
 	assert.Equal(t, Running, r.State)
+}
+
+// TestAgainRunsOnceMoreAfterTheLiveRun: news that a live run may have looked for already
+// (a push during a vetting) runs it once more when it ends; a plain Start does not.
+func TestAgainRunsOnceMoreAfterTheLiveRun(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	calls := 0
+	m, err := NewManager(t.TempDir(), func(ctx context.Context, i Issue) error {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		return nil
+	}, nil)
+	require.NoError(t, err)
+	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 2, Kind: KindVet}
+	started, err := m.Start(i)
+	require.NoError(t, err)
+	require.True(t, started)
+	started, err = m.Start(i)
+	require.NoError(t, err)
+	assert.False(t, started)
+	started, err = m.Again(i)
+	require.NoError(t, err)
+	assert.False(t, started, "the run is live: it will go once more")
+	close(release)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		r, _, _ := m.Record(i)
+		return calls == 2 && r.State == Finished
+	}, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	assert.Equal(t, 2, calls, "once more, not forever")
+	mu.Unlock()
+	require.NoError(t, m.Shutdown(context.Background()))
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // VetCheck names the check run a vetted pull request's head gets.
@@ -48,7 +50,7 @@ func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue
 		return cfg.err
 	}
 	judged := ""
-	for {
+	for turn := 0; ; turn++ {
 		pull, _, err := gh.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", pr, err)
@@ -59,6 +61,19 @@ func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue
 		}
 		if pull.GetHead().GetSHA() == judged {
 			return nil
+		}
+		if turn >= maxVetTurns {
+			// GitHub's refs/pull/N/head still differs from the head it reports: the next
+			// push (or /dixit vet) judges it.
+			log.Warn("apprun: the pull request's head ref lags its head; stopping for now", "api_head", pull.GetHead().GetSHA(), "fetched", judged)
+			return nil
+		}
+		if turn > 0 { // a new head, or the ref lagging the API: give GitHub a moment
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(vetRefLag):
+			}
 		}
 		spec, source, err := e.vetSpec(ctx, gh, pr, pull, dir)
 		if err != nil {
@@ -72,6 +87,13 @@ func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue
 		}
 	}
 }
+
+// A vetting judges at most maxVetTurns heads in one go, waiting vetRefLag before each
+// after the first: GitHub updates refs/pull/N/head a little after a push.
+const (
+	maxVetTurns = 10
+	vetRefLag   = 2 * time.Second
+)
 
 // vetHead judges the pull request's current head against the run, building the run first
 // if it is not built yet, and publishes the verdict. It returns the commit it judged.
@@ -128,13 +150,27 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if err != nil {
 		return "", fmt.Errorf("push the report of %s: %w", pr, err)
 	}
-	preface := vetPreface(out, head, source, workshop, reportURL)
-	body := report.VetReview(out.Summary, preface, report.PRLimit-4000, reportURL) + keepTests(out.Result.Vetted, settings.Test)
+	// A review shows the suite. A head pushed after that may have been fitted to those
+	// tests, so passing them no longer counts as success: only a fresh run's tests would.
+	prev, err := ghreport.PreviousReview(ctx, gh, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		return "", err
+	}
+	if v.Conclusion == vet.Success && disclosed(prev, run, head) {
+		v.Conclusion = vet.Neutral
+		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, but this pull request's review showed them before this commit was pushed, so passing them is no longer independent evidence; `/dixit vet --fresh` judges it on tests nobody has shown.", len(v.Vetted))
+	}
+	preface := vetPreface(out, run, head, source, workshop, reportURL)
+	keep := keepTests(out.Result.Vetted, settings.Test)
+	if len(keep) > report.PRLimit/2 { // the tests would crowd out the verdict: link them
+		keep = fmt.Sprintf("The %d vetted tests are in [the full report](%s), to keep as regression tests.\n", len(out.Result.Vetted), reportURL)
+	}
+	body := report.VetReview(out.Summary, preface, report.PRLimit-len([]rune(keep))-1000, reportURL) + keep
 	title := fmt.Sprintf("%s: passes %d of %d vetted tests", v.Conclusion, v.Passes, len(v.Vetted))
 	if err := pub.Complete(ctx, v.Conclusion, title, v.Why+"\n\nSpec: "+source+". The full verdict is in the review.", body); err != nil {
 		return "", err
 	}
-	if _, err := ghreport.Review(ctx, gh, pr.Owner, pr.Repo, pr.Number, head, body); err != nil {
+	if _, err := ghreport.Review(ctx, gh, pr.Owner, pr.Repo, pr.Number, body); err != nil {
 		return "", err
 	}
 	log.Info("apprun: pull request vetted", "head", head, "conclusion", v.Conclusion)
@@ -176,9 +212,9 @@ const maxClosing = 5
 // the pull request's own title and description; source says which, for the review. A
 // run keeps the spec it started with (localrun pins it), and the source it named then.
 func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue, pull *github.PullRequest, dir string) (string, string, error) {
-	spec, source := "", ""
-	for i, m := range closing.FindAllStringSubmatch(pull.GetBody(), -1) {
-		if i == maxClosing {
+	spec, source, lookups := "", "", 0
+	for _, m := range closing.FindAllStringSubmatch(pull.GetBody(), 50) {
+		if lookups == maxClosing {
 			break
 		}
 		owner, repo := firstNonEmpty(m[1], m[3]), firstNonEmpty(m[2], m[4])
@@ -189,6 +225,7 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 		if err != nil || n == pr.Number {
 			continue
 		}
+		lookups++
 		is, resp, err := gh.Issues.Get(ctx, pr.Owner, pr.Repo, n)
 		if err != nil {
 			if resp != nil && (resp.StatusCode == 404 || resp.StatusCode == 410) {
@@ -196,20 +233,29 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 			}
 			return "", "", fmt.Errorf("read #%d, which %s closes: %w", n, pr, err)
 		}
-		if is.IsPullRequest() {
+		// A moved issue answers from its new repository: its text is not this one's.
+		if is.IsPullRequest() || !strings.HasSuffix(strings.ToLower(is.GetRepositoryURL()), strings.ToLower("/repos/"+pr.Owner+"/"+pr.Repo)) {
 			continue
 		}
 		spec = "# " + is.GetTitle() + "\n\n" + is.GetBody()
-		source = fmt.Sprintf("issue #%d, which this pull request closes (`%s`)", n, strings.Join(strings.Fields(m[0]), " "))
+		phrase := strings.NewReplacer("`", "", "@", "", "<", "", ">", "", "[", "", "]", "").Replace(strings.Join(strings.Fields(m[0]), " "))
+		if len(phrase) > 120 {
+			phrase = phrase[:120]
+		}
+		source = fmt.Sprintf("issue #%d, which this pull request closes (`%s`)", n, phrase)
 		break
 	}
 	if spec == "" && strings.TrimSpace(pull.GetBody()) != "" {
 		spec = "# " + pull.GetTitle() + "\n\n" + pull.GetBody()
 		source = "this pull request's description (it names no issue it closes)"
 	}
-	// The first source named stays: the run's spec is pinned to it.
+	// The first source named stays: the run's spec is pinned to it (localrun keeps the
+	// spec itself), so a description emptied since changes nothing.
 	path := filepath.Join(dir, "spec-source")
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+		if spec == "" {
+			spec = "(the run's pinned spec)"
+		}
 		return spec, string(data), nil
 	}
 	if source != "" {
@@ -244,10 +290,21 @@ func pushVetReport(ctx context.Context, out *localrun.Outcome, pr app.Issue, tok
 	return fmt.Sprintf("%s/blob/%s/report.md", strings.TrimSuffix(wsURL, ".git"), reportBranch(pr)), nil
 }
 
+// suiteShown marks a review with the run whose suite it shows and the head it judged.
+func suiteShown(run, head string) string {
+	return fmt.Sprintf("<!-- dixit:vet run=%s head=%s -->", run, head)
+}
+
+// disclosed tells whether an earlier review showed this run's suite for another head.
+func disclosed(prev, run, head string) bool {
+	return strings.Contains(prev, "run="+run+" ") && !strings.Contains(prev, suiteShown(run, head))
+}
+
 // vetPreface says what was judged against what, before the verdict.
-func vetPreface(out *localrun.Outcome, head, source, workshop, reportURL string) string {
+func vetPreface(out *localrun.Outcome, run, head, source, workshop, reportURL string) string {
 	s := out.Summary
 	var b strings.Builder
+	b.WriteString(suiteShown(run, head) + "\n")
 	fmt.Fprintf(&b, "### Dixit vetted %s\n\n", shortHash(head))
 	fmt.Fprintf(&b, "**Spec:** %s. %d independent coders built it from the base revision without seeing this patch, and %d testers proposed tests none of the coders saw; ",
 		source, len(s.Coders), len(s.Testers))

@@ -3,6 +3,7 @@ package apprun
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -30,6 +31,10 @@ const (
 // push records the base with patchDir's files over it as the head of pull request #2
 // (branch agent/semver, and GitHub's refs/pull/2/head), and returns the commit.
 func (w *world) push(t *testing.T, parent, patchDir string) string {
+	return w.pushTo(t, 2, "agent/semver", parent, patchDir)
+}
+
+func (w *world) pushTo(t *testing.T, number int, branch, parent, patchDir string) string {
 	files := gittest.ReadDir(t, filepath.Join(demo, "base"))
 	settings, err := os.ReadFile(filepath.Join(demo, "dixit.yml"))
 	require.NoError(t, err)
@@ -40,11 +45,15 @@ func (w *world) push(t *testing.T, parent, patchDir string) string {
 		}
 		files[p] = c
 	}
-	return w.git.Commit("Hello-World", parent, files, "refs/heads/agent/semver", "refs/pull/2/head")
+	return w.git.Commit("Hello-World", parent, files, "refs/heads/"+branch, fmt.Sprintf("refs/pull/%d/head", number))
 }
 
 // deliverPR sends a signed pull_request delivery (a real payload) about pull request #2.
 func (w *world) deliverPR(t *testing.T, s *server, file, id string, labels ...string) {
+	w.deliverPRTo(t, s, 2, file, id, labels...)
+}
+
+func (w *world) deliverPRTo(t *testing.T, s *server, number int, file, id string, labels ...string) {
 	payload, err := os.ReadFile("../webhook/testdata/" + file)
 	require.NoError(t, err)
 	var p map[string]any
@@ -56,6 +65,7 @@ func (w *world) deliverPR(t *testing.T, s *server, file, id string, labels ...st
 		ls = append(ls, map[string]any{"name": l})
 	}
 	p["pull_request"].(map[string]any)["labels"] = ls
+	p["pull_request"].(map[string]any)["number"], p["number"] = number, number
 	body, err := json.Marshal(p)
 	require.NoError(t, err)
 	req, err := webhook.SignedRequest("/webhook", []byte("a-test-webhook-secret"), "pull_request", id, body)
@@ -88,8 +98,9 @@ func (w *world) checkOn(t *testing.T, sha string) *github.CheckRun {
 // builds issue #1 (the issue it closes) from the base, and the PR's head gets a failing
 // check run and a review naming the vetted test that catches the bug. A push of a
 // correct patch is judged against the same suite without new agent work, and updates
-// the same review, with a successful check run on the new head. Nothing is pushed to the
-// target repository and no other pull request is opened.
+// the same review; since that review showed the suite, passing it is neutral, not
+// success. Another pull request whose first head is correct gets success. Nothing is
+// pushed to the target repository and no other pull request is opened.
 func TestAnAgentsPullRequestIsVettedOnGitHub(t *testing.T) {
 	w := newWorld(t)
 	buggy := w.push(t, "main", buggyPatch)
@@ -143,24 +154,37 @@ func TestAnAgentsPullRequestIsVettedOnGitHub(t *testing.T) {
 	check = w.checkOn(t, correct)
 	r = waitEnd(t, s, pr)
 	require.Equal(t, app.Finished, r.State, r.Detail)
-	assert.Equal(t, "success", check.GetConclusion())
+	assert.Equal(t, "neutral", check.GetConclusion(), "the review had shown the suite before this head was pushed")
+	assert.Contains(t, check.GetOutput().GetSummary(), "passes all 3 vetted tests, but this pull request's review showed them")
 	assert.Equal(t, "failure", w.checkOn(t, buggy).GetConclusion(), "the old head keeps its verdict")
 	reviews = w.gh.State.Reviews("Codertocat", "Hello-World", 2)
 	require.Len(t, reviews, 1, "the same review, edited")
-	assert.Contains(t, reviews[0].Body, "**Verdict: success.**")
+	assert.Contains(t, reviews[0].Body, "**Verdict: neutral.**")
 	assert.Contains(t, reviews[0].Body, "Dixit vetted "+correct[:12])
 	assert.Equal(t, journal, w.journalOf(t, VetRunID(pr)), "the new head cost the judge only: no new agent work")
 
+	// A correct patch judged on tests nobody has shown it: success.
+	first := w.pushTo(t, 3, "agent/semver-2", "main", correctPatch)
+	w.gh.State.AddPull("Codertocat", "Hello-World", 3, ghtest.PullSpec{
+		Title: "Sort versions", Body: "Fixes #1", User: "coding-agent[bot]", HeadRef: "agent/semver-2", HeadSHA: first, BaseRef: "main", BaseSHA: w.main,
+	})
+	w.deliverPRTo(t, s, 3, "pull_request.labeled.json", "p3", "dixit")
+	assert.Equal(t, "success", w.checkOn(t, first).GetConclusion())
+	pr3 := app.Issue{Installation: 7, Owner: "Codertocat", Repo: "Hello-World", Number: 3, Kind: app.KindVet}
+	require.Equal(t, app.Finished, waitEnd(t, s, pr3).State)
+	require.Len(t, w.gh.State.Reviews("Codertocat", "Hello-World", 3), 1)
+	assert.Contains(t, w.gh.State.Reviews("Codertocat", "Hello-World", 3)[0].Body, "**Verdict: success.**")
+
 	prs, _, err := w.gh.Client(nil).PullRequests.List(context.Background(), "Codertocat", "Hello-World", nil)
 	require.NoError(t, err)
-	require.Len(t, prs, 1, "vetting opens no pull request")
+	require.Len(t, prs, 2, "vetting opens no pull request")
 	var targetRefs []string
 	for ref := range w.git.Refs("Hello-World") {
 		if !strings.HasPrefix(ref, "refs/pull/") {
 			targetRefs = append(targetRefs, ref)
 		}
 	}
-	assert.ElementsMatch(t, []string{"refs/heads/main", "refs/heads/agent/semver"}, targetRefs, "nothing is pushed to the target")
+	assert.ElementsMatch(t, []string{"refs/heads/main", "refs/heads/agent/semver", "refs/heads/agent/semver-2"}, targetRefs, "nothing is pushed to the target")
 	assert.Contains(t, w.git.Refs("Hello-World-dixit"), "refs/heads/dixit/2-report", "the full report is in the workshop")
 }
 

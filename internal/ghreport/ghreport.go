@@ -108,7 +108,8 @@ func (p *Publisher) findComment(ctx context.Context) error {
 			return fmt.Errorf("list comments of %s/%s#%d: %w", p.t.Owner, p.t.Repo, p.t.Issue, err)
 		}
 		for _, c := range comments {
-			if strings.HasPrefix(c.GetBody(), marker) {
+			// Only a bot's comment: a person quoting the marker does not take the status over.
+			if c.GetUser().GetType() == "Bot" && strings.HasPrefix(c.GetBody(), marker) {
 				p.ids.Comment = c.GetID()
 				return nil
 			}

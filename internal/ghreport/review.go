@@ -21,20 +21,27 @@ const reviewLimit = 65_000
 // branch protection decides whether it blocks a merge. The existing review is looked up
 // by its marker before one is created, so neither a restart nor an answer GitHub lost
 // adds a second one. It returns the review's id.
-func Review(ctx context.Context, gh *github.Client, owner, repo string, number int, commit, body string) (int64, error) {
+func Review(ctx context.Context, gh *github.Client, owner, repo string, number int, body string) (int64, error) {
 	body = cut(ReviewMarker(number)+"\n"+body, reviewLimit)
-	id, err := findReview(ctx, gh, owner, repo, number)
+	id, _, err := findReview(ctx, gh, owner, repo, number)
 	if err != nil {
 		return 0, err
 	}
 	if id != 0 {
-		if _, _, err := gh.PullRequests.UpdateReview(ctx, owner, repo, number, id, body); err != nil {
+		_, resp, err := gh.PullRequests.UpdateReview(ctx, owner, repo, number, id, body)
+		if err == nil {
+			return id, nil
+		}
+		// Not ours to edit after all (a marker copied into someone else's review), or
+		// gone: post a review of our own instead.
+		if resp == nil || resp.StatusCode < 400 || resp.StatusCode >= 500 {
 			return 0, fmt.Errorf("edit the review of %s/%s#%d: %w", owner, repo, number, err)
 		}
-		return id, nil
 	}
+	// No commit id: GitHub takes the head, and a head force-pushed away since it was
+	// judged would make it refuse the review. The body names the commit judged.
 	r, _, err := gh.PullRequests.CreateReview(ctx, owner, repo, number, &github.PullRequestReviewRequest{
-		CommitID: github.String(commit), Body: github.String(body), Event: github.String("COMMENT"),
+		Body: github.String(body), Event: github.String("COMMENT"),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("review %s/%s#%d: %w", owner, repo, number, err)
@@ -42,22 +49,32 @@ func Review(ctx context.Context, gh *github.Client, owner, repo string, number i
 	return r.GetID(), nil
 }
 
-// findReview returns the id of the pull request's vetting review, or 0.
-func findReview(ctx context.Context, gh *github.Client, owner, repo string, number int) (int64, error) {
+// PreviousReview returns the body of the pull request's vetting review, "" if none.
+func PreviousReview(ctx context.Context, gh *github.Client, owner, repo string, number int) (string, error) {
+	_, body, err := findReview(ctx, gh, owner, repo, number)
+	return body, err
+}
+
+// findReview returns the newest review of the pull request that a bot wrote with the
+// vetting marker, and its body; 0 if none. Reviews by people never count, whatever
+// they hold.
+func findReview(ctx context.Context, gh *github.Client, owner, repo string, number int) (int64, string, error) {
 	marker := ReviewMarker(number)
 	opts := &github.ListOptions{PerPage: 100}
+	var id int64
+	var body string
 	for {
 		reviews, resp, err := gh.PullRequests.ListReviews(ctx, owner, repo, number, opts)
 		if err != nil {
-			return 0, fmt.Errorf("list the reviews of %s/%s#%d: %w", owner, repo, number, err)
+			return 0, "", fmt.Errorf("list the reviews of %s/%s#%d: %w", owner, repo, number, err)
 		}
 		for _, r := range reviews {
-			if strings.HasPrefix(r.GetBody(), marker) {
-				return r.GetID(), nil
+			if r.GetUser().GetType() == "Bot" && strings.HasPrefix(r.GetBody(), marker) {
+				id, body = r.GetID(), r.GetBody()
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
-			return 0, nil
+			return id, body, nil
 		}
 		opts.Page = resp.NextPage
 	}

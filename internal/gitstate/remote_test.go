@@ -2,8 +2,10 @@ package gitstate
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -82,4 +84,25 @@ func TestPushHiddenRefsAsBranches(t *testing.T) {
 
 	assert.Error(t, w.Push(context.Background(), url, "bad-token", "+refs/dixit/r/coders/amber:refs/heads/x"))
 	assert.Error(t, w.Push(context.Background(), url, srv.Token, "not a refspec"))
+}
+
+// TestAHeadNamingOneHugeBlobManyTimesIsRefused: a pull request's head can name one blob
+// of 32 MiB nine times in a pack of a few kilobytes; it is refused from the sizes git
+// records, before 288 MiB are read into memory.
+func TestAHeadNamingOneHugeBlobManyTimesIsRefused(t *testing.T) {
+	w, err := Open(t.TempDir() + "/w.git")
+	require.NoError(t, err)
+	big := make([]byte, maxRepoFile)
+	var files []File
+	for i := range 9 {
+		files = append(files, File{Path: fmt.Sprintf("zeros%d", i), Content: big})
+	}
+	tree, err := w.WriteFiles(files)
+	require.NoError(t, err)
+	_, err = w.Commit("refs/heads/master", tree, "nine names for one blob")
+	require.NoError(t, err)
+	repo, err := git.PlainOpen(w.Path())
+	require.NoError(t, err)
+	_, _, err = headFiles(repo, w.Path())
+	assert.ErrorContains(t, err, "the tree is larger than")
 }

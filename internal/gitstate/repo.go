@@ -8,8 +8,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// maxRepoFile bounds one file read from a user's repository.
-const maxRepoFile = 32 << 20
+// Caps on what is read from a user's repository (or a pull request's head, written by
+// whoever opened it): one file, the whole tree, and the number of files. They are
+// checked from the sizes git records, before any content is read: a tiny pack can name
+// one huge blob many times.
+const (
+	maxRepoFile  = 32 << 20
+	maxRepoBytes = 256 << 20
+	maxRepoFiles = 50000
+)
 
 // ReadHead returns the files of the commit HEAD points at in the repository at dir, and
 // that commit. Only committed content counts: a run is pinned to a revision, not to
@@ -37,12 +44,16 @@ func headFiles(repo *git.Repository, dir string) ([]File, string, error) {
 		return nil, "", fmt.Errorf("read HEAD of %s: %w", dir, err)
 	}
 	var files []File
+	var total int64
 	err = tree.Files().ForEach(func(f *object.File) error {
 		if f.Mode != filemode.Regular && f.Mode != filemode.Executable {
 			return nil
 		}
 		if f.Size > maxRepoFile {
 			return fmt.Errorf("%s is larger than %d bytes", f.Name, maxRepoFile)
+		}
+		if total += f.Size; total > maxRepoBytes || len(files) >= maxRepoFiles {
+			return fmt.Errorf("the tree is larger than %d bytes or %d files", maxRepoBytes, maxRepoFiles)
 		}
 		content, err := f.Contents()
 		if err != nil {

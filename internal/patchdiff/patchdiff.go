@@ -24,6 +24,7 @@ import (
 const (
 	MaxDiffBytes   = 10 << 20
 	maxBinaryBytes = 32 << 20
+	maxTreeBytes   = 256 << 20 // as the judge caps a tree
 )
 
 // ErrNoDiff is returned for an input that holds no file change: empty, or not a diff.
@@ -60,9 +61,19 @@ func Apply(files []gitstate.File, r io.Reader) ([]gitstate.File, error) {
 	}
 	// Only git's headers carry the a/ b/ prefixes the parser strips itself.
 	strip := !bytes.HasPrefix(data, []byte("diff --git ")) && !bytes.Contains(data, []byte("\ndiff --git "))
+	var total int64
+	for _, f := range files {
+		total += int64(len(f.Content))
+	}
 	for _, c := range changes {
+		before := len(tree[c.NewName].Content)
 		if err := applyFile(tree, c, strip); err != nil {
 			return nil, err
+		}
+		// Copies and binary literals can grow the tree far past the diff's own size:
+		// keep a running total and stop at the judge's cap on a tree.
+		if total += int64(len(tree[c.NewName].Content) - before); total > maxTreeBytes {
+			return nil, fmt.Errorf("the patched tree is larger than %d bytes", maxTreeBytes)
 		}
 	}
 	out := make([]gitstate.File, 0, len(tree))

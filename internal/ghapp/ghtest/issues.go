@@ -121,6 +121,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	c := st.example("issue-comment")
 	id := st.id()
 	c["id"], c["body"], c["created_at"], c["updated_at"] = id, in.Body, now(), now()
+	c["user"] = st.botUser() // the fake's only caller is the App
 	c["url"] = s.URL + "repos/" + r.PathValue("owner") + "/" + r.PathValue("repo") +
 		"/issues/comments/" + strconv.FormatInt(id, 10)
 	st.comments[id] = c

@@ -81,14 +81,15 @@ func (st *State) AddIssue(owner, repo string, n int, title, body string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.touchRepo(owner, repo)
-	st.issues[issueKey(owner, repo, n)] = st.newIssue(n, title, body)
+	st.issues[issueKey(owner, repo, n)] = st.newIssue(owner, repo, n, title, body)
 }
 
 // newIssue is an open issue without labels. Callers hold st.mu.
-func (st *State) newIssue(n int, title, body string) obj {
+func (st *State) newIssue(owner, repo string, n int, title, body string) obj {
 	is := st.example("issue")
 	is["number"], is["title"], is["body"], is["state"] = n, title, body, "open"
 	is["id"] = st.id()
+	is["repository_url"] = fmt.Sprintf("%srepos/%s/%s", st.apiURL, owner, repo)
 	is["labels"] = []any{}
 	is["closed_at"], is["closed_by"], is["state_reason"] = nil, nil, nil
 	delete(is, "pull_request")
@@ -107,7 +108,7 @@ func (st *State) AddPullRequestIssue(owner, repo string, n int, title string) {
 
 // pullIssue is pull request n as the issues API shows it. Callers hold st.mu.
 func (st *State) pullIssue(owner, repo string, n int, title, body string) obj {
-	is := st.newIssue(n, title, body)
+	is := st.newIssue(owner, repo, n, title, body)
 	pr := st.example("issue")["pull_request"].(obj)
 	pr["url"] = fmt.Sprintf("%srepos/%s/%s/pulls/%d", st.apiURL, owner, repo, n)
 	pr["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, n)
