@@ -146,10 +146,6 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if token, err = e.Token(ctx, pr.Installation); err != nil {
 		return "", fmt.Errorf("token for %s: %w", pr, err)
 	}
-	reportURL, err := pushVetReport(ctx, out, pr, token, mir.url)
-	if err != nil {
-		return "", fmt.Errorf("push the report of %s: %w", pr, err)
-	}
 	// A review shows the suite. A head pushed after that may have been fitted to those
 	// tests, so passing them no longer counts as success: only a fresh run's tests would.
 	prev, err := ghreport.PreviousReview(ctx, gh, pr.Owner, pr.Repo, pr.Number)
@@ -159,6 +155,13 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if v.Conclusion == vet.Success && disclosed(prev, run, head) {
 		v.Conclusion = vet.Neutral
 		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, but this pull request's review showed them before this commit was pushed, so passing them is no longer independent evidence; `/dixit vet --fresh` judges it on tests nobody has shown.", len(v.Vetted))
+		if _, err := report.Write(out.RunDir, out.Summary, out.Result); err != nil { // the full report says so too
+			return "", err
+		}
+	}
+	reportURL, err := pushVetReport(ctx, out, pr, token, mir.url)
+	if err != nil {
+		return "", fmt.Errorf("push the report of %s: %w", pr, err)
 	}
 	preface := vetPreface(out, run, head, source, workshop, reportURL)
 	keep := keepTests(out.Result.Vetted, settings.Test)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/webhook"
@@ -160,6 +161,13 @@ func TestAnAgentsPullRequestIsVettedOnGitHub(t *testing.T) {
 	reviews = w.gh.State.Reviews("Codertocat", "Hello-World", 2)
 	require.Len(t, reviews, 1, "the same review, edited")
 	assert.Contains(t, reviews[0].Body, "**Verdict: neutral.**")
+	full, _, err := gitstate.FetchHead(context.Background(), w.git.URL+"/Hello-World-dixit.git", "dixit/2-report", w.git.Token)
+	require.NoError(t, err)
+	for _, f := range full {
+		if f.Path == "report.md" {
+			assert.Contains(t, string(f.Content), "**Verdict: neutral.**", "the full report agrees with the check run")
+		}
+	}
 	assert.Contains(t, reviews[0].Body, "Dixit vetted "+correct[:12])
 	assert.Equal(t, journal, w.journalOf(t, VetRunID(pr)), "the new head cost the judge only: no new agent work")
 
