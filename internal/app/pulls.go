@@ -83,22 +83,18 @@ func (b Base) current(pr Issue) Issue {
 
 // vet starts vetting a pull request, after the same settings check as an issue's run.
 // A vetting that is going on already picks the newest head up when it is done.
-func (b Base) vet(ctx context.Context, pr Issue) error {
-	gh, err := b.Clients.InstallationClient(pr.Installation)
-	if err != nil {
-		return webhook.Retryable(fmt.Errorf("client for %s: %w", pr, err))
-	}
-	return b.start(ctx, gh, pr)
-}
+func (b Base) vet(ctx context.Context, pr Issue) error { return b.vetWith(ctx, pr, b.Runs.Start) }
 
 // vetAgain is vet for a new head: a vetting going on judges it once it ends, even if it
 // had already looked for new heads.
-func (b Base) vetAgain(ctx context.Context, pr Issue) error {
+func (b Base) vetAgain(ctx context.Context, pr Issue) error { return b.vetWith(ctx, pr, b.Runs.Again) }
+
+func (b Base) vetWith(ctx context.Context, pr Issue, launch func(Issue) (bool, error)) error {
 	gh, err := b.Clients.InstallationClient(pr.Installation)
 	if err != nil {
 		return webhook.Retryable(fmt.Errorf("client for %s: %w", pr, err))
 	}
-	return b.startWith(ctx, gh, pr, b.Runs.Again)
+	return b.startWith(ctx, gh, pr, launch)
 }
 
 // vetCommand answers `/dixit vet [--fresh]` on a pull request. --fresh stops the vetting

@@ -1,6 +1,7 @@
 package apprun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,7 +55,7 @@ func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orc
 		e.noteOnPR(ctx, target, d)
 	}
 	if errors.Is(err, localrun.ErrNoRun) {
-		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmpLabel(e.Label))
+		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmp.Or(e.Label, "dixit"))
 	}
 	return target, err
 }
@@ -79,11 +80,4 @@ func (e *Executor) noteOnPR(ctx context.Context, issue app.Issue, d orchestrate.
 	if err != nil {
 		e.logger().Warn("apprun: the escalation pull request was not told of a decision", "github_issue", issue.String(), "err", err)
 	}
-}
-
-func cmpLabel(label string) string {
-	if label == "" {
-		return "dixit"
-	}
-	return label
 }

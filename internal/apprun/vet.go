@@ -1,6 +1,7 @@
 package apprun
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -45,9 +46,9 @@ func VetRunID(pr app.Issue) string {
 func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue, dir, run string, mir *mirror, workshop string) error {
 	log := e.runLogger(pr, run)
 	mir.log = log
-	cfg := vetSettings(ctx, gh, pr)
-	if cfg.err != nil {
-		return cfg.err
+	settings, err := vetSettings(ctx, gh, pr)
+	if err != nil {
+		return err
 	}
 	judged := ""
 	for turn := 0; ; turn++ {
@@ -82,7 +83,7 @@ func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue
 		if spec == "" {
 			return tellOnce(ctx, gh, pr, dir, "Dixit cannot vet this pull request: it names no issue it closes (`Fixes #N`) and its description is empty, so there is no spec to build independent implementations from. Link the issue, then `/dixit vet`.")
 		}
-		if judged, err = e.vetHead(ctx, gh, pr, pull, dir, run, mir, workshop, cfg.settings, spec, source, log); err != nil {
+		if judged, err = e.vetHead(ctx, gh, pr, pull, dir, run, mir, workshop, settings, spec, source, log); err != nil {
 			return err
 		}
 	}
@@ -180,26 +181,20 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	return head, nil
 }
 
-// settingsResult is the repository's settings for vetting, or why they cannot be used.
-type settingsResult struct {
-	settings config.Settings
-	err      error
-}
-
 // vetSettings reads the settings from the default branch, never from the pull request: its
 // author must not choose the judge of their own patch. Vetting follows the Dixit rule,
 // whatever protocol dixit.yml names for issues.
-func vetSettings(ctx context.Context, gh *github.Client, pr app.Issue) settingsResult {
+func vetSettings(ctx context.Context, gh *github.Client, pr app.Issue) (config.Settings, error) {
 	cfg := repoconfig.Fetch(ctx, gh, pr.Owner, pr.Repo)
 	if cfg.Err != nil {
-		return settingsResult{err: fmt.Errorf("settings of %s: %w", pr, cfg.Err)}
+		return config.Settings{}, fmt.Errorf("settings of %s: %w", pr, cfg.Err)
 	}
 	s := cfg.Settings
 	s.Protocol = config.ProtocolDixit
 	if err := s.Validate(); err != nil {
-		return settingsResult{err: fmt.Errorf("settings of %s for vetting: %w", pr, err)}
+		return config.Settings{}, fmt.Errorf("settings of %s for vetting: %w", pr, err)
 	}
-	return settingsResult{settings: s}
+	return s, nil
 }
 
 // closing finds the issues a pull request's description says it closes, as GitHub reads
@@ -220,7 +215,7 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 		if lookups == maxClosing {
 			break
 		}
-		owner, repo := firstNonEmpty(m[1], m[3]), firstNonEmpty(m[2], m[4])
+		owner, repo := cmp.Or(m[1], m[3]), cmp.Or(m[2], m[4])
 		if (owner != "" || repo != "") && (!strings.EqualFold(owner, pr.Owner) || !strings.EqualFold(repo, pr.Repo)) {
 			continue // another repository's issue: its text is not ours to read
 		}
@@ -267,13 +262,6 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 		}
 	}
 	return spec, source, nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // pushVetReport records the full report in the workshop (branch dixit/<pr>-report) and
