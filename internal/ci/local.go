@@ -38,6 +38,11 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	} else if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("work dir: %w", err)
 	}
+	// Jobs run in other working directories, and toolchains refuse relative paths in
+	// their variables (GOPATH): every directory the judge hands out is absolute.
+	if parent, err = filepath.Abs(parent); err != nil {
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
 	work, err := os.MkdirTemp(parent, "dixit-ci-")
 	if err != nil {
 		return nil, fmt.Errorf("work dir: %w", err)

@@ -41,6 +41,11 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 		if dir == "" {
 			dir = filepath.Join(work, "cache")
 		}
+		// The self-check and the tests run in another working directory: a relative cache
+		// (the default state directory is) would name nothing there.
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("cache dir: %w", err)
+		}
 		sb.cacheDir = filepath.Join(dir, tc.cacheSub)
 		if err := os.MkdirAll(sb.cacheDir, 0o775); err != nil {
 			return nil, fmt.Errorf("cache dir: %w", err)
