@@ -1,57 +1,84 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
 )
 
-// runClassify runs `bot classify`: a batch of tests against one coder's tree, verdicts to
-// results.json (docs/actions.md). It exits non-zero only when no verdicts could be given
-// (bad input or a judge failure); failing tests are verdicts, not errors.
-func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("classify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	treeDir := fs.String("tree", "", "the coder's tree: a directory (its .git, if any, is skipped)")
-	repo := fs.String("repo", "", "or a git repository on disk, with --ref")
-	ref := fs.String("ref", "HEAD", "with --repo: the commit, branch, tag or ref to judge")
-	tests := fs.String("tests", "", "batch.json (schema dixit.batch/v1), or a directory with one test file per test")
-	contractFile := fs.String("contract", "", "the contract: a dixit.yml `test:` section as JSON or YAML (overrides the batch's)")
-	configFile := fs.String("config", "", "or a dixit.yml whose test: section and reruns are used")
-	reruns := fs.Int("reruns", 0, "runs per test (default: the batch's, else dixit.yml's, else 20)")
-	coder := fs.String("coder", "", "the coder's name, echoed into results.json")
-	runID := fs.String("run", "", "the Dixit run id (default: the batch's)")
-	batchID := fs.String("batch", "", "the batch id (default: the batch's; required with a directory of tests)")
-	out := fs.String("out", "results.json", "where to write results.json")
-	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
-	parallel := fs.Int("parallel", 0, "tests the judge runs at once (default: number of cores)")
-	cacheDir := fs.String("cache", "", "toolchain build cache for the judge (default: a fresh one)")
-	verbose := fs.Bool("v", false, "log details to stderr")
-	if err := fs.Parse(args); err != nil {
+// newClassify is `bot classify`: a batch of tests against one coder's tree, verdicts to
+// results.json (docs/actions.md). It fails only when no verdicts could be given (bad input
+// or a judge failure); failing tests are verdicts, not errors.
+func newClassify() *cobra.Command {
+	var in classifyFlags
+	cmd := &cobra.Command{
+		Use:   "classify (--tree DIR | --repo DIR [--ref REF]) --tests FILE|DIR",
+		Short: "Judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)",
+		Long: `Builds the tree with each test and runs it --reruns times in the sandbox, as the Dixit
+judge does, and writes one verdict per test to results.json (docs/actions.md). Failing tests
+are verdicts, not errors: the command fails only when it could give no verdicts.`,
+		Example: `  bot classify --tree coder --tests batch/batch.json --coder basil --out results/results.json
+  bot classify --repo .dixit/runs/RUN/workshop.git --ref refs/dixit/RUN/coders/basil --tests tests/ --config dixit.yml --batch b1`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runClassify(cmd, &in)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&in.tree, "tree", "", "the coder's tree: a `DIR` (its .git, if any, is skipped)")
+	fl.StringVar(&in.repo, "repo", "", "or a git repository `DIR` on disk, with --ref")
+	fl.StringVar(&in.ref, "ref", "HEAD", "with --repo: the commit, branch, tag or `REF` to judge")
+	fl.StringVar(&in.tests, "tests", "", "the tests: a batch.json `FILE` (schema dixit.batch/v1), or a directory with one test file per test")
+	fl.StringVar(&in.contract, "contract", "", "the contract: a `FILE` holding a dixit.yml test: section as JSON or YAML (overrides the batch's)")
+	fl.StringVar(&in.config, "config", "", "or a dixit.yml `FILE` whose test: section and reruns are used")
+	fl.IntVar(&in.reruns, "reruns", 0, "how many `RUNS` per test (default: the batch's, else dixit.yml's, else 20)")
+	fl.StringVar(&in.coder, "coder", "", "the coder's `NAME`, echoed into results.json")
+	fl.StringVar(&in.run, "run", "", "the Dixit run `ID` (default: the batch's)")
+	fl.StringVar(&in.batch, "batch", "", "the batch `ID` (default: the batch's; required with a directory of tests)")
+	fl.StringVar(&in.out, "out", "results.json", "the `FILE` to write results.json to")
+	fl.StringVar(&in.sandbox, "sandbox", "auto", "judge isolation, a `MODE`: auto (bubblewrap when it works), bwrap (or fail), none")
+	fl.IntVar(&in.parallel, "parallel", 0, "how many `TESTS` the judge runs at once (default: number of cores)")
+	fl.StringVar(&in.cache, "cache", "", "`DIR` of the judge's toolchain build cache (default: a fresh one)")
+	fl.BoolVarP(&in.verbose, "verbose", "v", false, "log details to stderr")
+	return cmd
+}
+
+// classifyFlags are bot classify's flags.
+type classifyFlags struct {
+	tree, repo, ref, tests, contract, config string
+	reruns                                   int
+	coder, run, batch, out, sandbox, cache   string
+	parallel                                 int
+	verbose                                  bool
+}
+
+func runClassify(cmd *cobra.Command, in *classifyFlags) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	judge := judgeFlags{sandbox: in.sandbox, parallel: in.parallel, verbose: in.verbose}
+	if err := judge.check(cmd); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("classify: unexpected argument %q", fs.Arg(0))
+	logger := judge.logger(stderr)
+	for _, c := range []struct{ flag, path string }{{"tree", in.tree}, {"repo", in.repo}, {"tests", in.tests}, {"contract", in.contract}, {"config", in.config}} {
+		if c.path == "" {
+			continue
+		}
+		if _, err := os.Stat(c.path); err != nil {
+			return fmt.Errorf("classify: %w", existing(c.flag, c.path, false))
+		}
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-
-	opts, err := classifyInput(*treeDir, *repo, *ref, *tests, *contractFile, *configFile, *reruns, *runID, *batchID)
+	out := &in.out
+	opts, err := classifyInput(in)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	opts.Coder, opts.Sandbox, opts.Parallel, opts.CacheDir, opts.Logger = *coder, ci.Sandbox(*sandbox), *parallel, *cacheDir, logger
+	opts.Coder, opts.Sandbox, opts.Parallel, opts.CacheDir, opts.Logger = in.coder, ci.Sandbox(in.sandbox), in.parallel, in.cache, logger
 	res, judgeErr := classify.Classify(ctx, opts)
 	data, err := res.Marshal()
 	if err != nil {
@@ -86,7 +113,9 @@ func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // classifyInput reads the tree, the tests, the contract and the reruns from the flags.
-func classifyInput(treeDir, repo, ref, tests, contractFile, configFile string, reruns int, runID, batchID string) (classify.Options, error) {
+func classifyInput(in *classifyFlags) (classify.Options, error) {
+	treeDir, repo, ref, tests, contractFile, configFile := in.tree, in.repo, in.ref, in.tests, in.contract, in.config
+	reruns, runID, batchID := in.reruns, in.run, in.batch
 	var o classify.Options
 	var err error
 	switch {

@@ -2,53 +2,62 @@ package main
 
 import (
 	"cmp"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
-// runDecide records a human's answer to a stopped run's escalation: `bot decide <run>
+// newDecide records a human's answer to a stopped run's escalation: `bot decide <run>
 // drop t7 "wrong expectation"`. `bot run --resume <run>` then carries it out.
-func runDecide(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
-	by := fs.String("by", cmp.Or(getenv("USER"), "someone"), "who decides, kept with the run")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bot decide [--state DIR] [--by NAME] <run> <decision>\n\ndecisions:\n")
-		for _, v := range orchestrate.DecisionVerbs {
-			fmt.Fprintf(stderr, "  %-50s %s\n", v.Usage, v.Does)
-		}
-		fs.PrintDefaults()
+func newDecide(getenv func(string) string) *cobra.Command {
+	var state, by string
+	var verbs strings.Builder
+	for _, v := range orchestrate.DecisionVerbs {
+		fmt.Fprintf(&verbs, "  %-50s %s\n", v.Usage, v.Does)
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "decide RUN DECISION [ARGS...] [REASON...]",
+		Short: "Record a human's answer to a stopped run; bot run --resume carries it out",
+		Long: `Records a decision in the run's inbox, checked against where the run stopped. The run stops
+printing the decisions that fit, with the ids to use. Then "bot run --resume RUN" goes on.
+A reason that starts with a dash goes after --.
+
+Decisions:
+` + verbs.String(),
+		Example: `  bot decide semver-47cb31f6 drop t2 the expectation contradicts the spec
+  bot decide --state /tmp/dixit percent-1a2b3c4d wake
+  bot decide percent-1a2b3c4d budget rounds 12 --by maria`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usagef(cmd, "decide: give a run id and a decision")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			now := time.Now()
+			d, err := orchestrate.ParseDecision(args[1], args[2:], by, now)
+			if err != nil {
+				return usagef(cmd, "decide: %w", err)
+			}
+			d.ID = "local-" + strconv.FormatInt(now.UnixNano(), 36)
+			if err := localrun.Decide(state, args[0], d); err != nil {
+				return fmt.Errorf("decide: %w", err)
+			}
+			what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
+			if d.Reason != "" {
+				what += " (" + d.Reason + ")"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Recorded: %s. `bot run --resume %s%s` carries it out.\n", what, args[0], stateFlag(state))
+			return nil
+		},
 	}
-	if fs.NArg() < 2 {
-		fs.Usage()
-		return errors.New("decide: give a run id and a decision")
-	}
-	run := fs.Arg(0)
-	now := time.Now()
-	d, err := orchestrate.ParseDecision(fs.Arg(1), fs.Args()[2:], *by, now)
-	if err != nil {
-		return fmt.Errorf("decide: %w", err)
-	}
-	d.ID = "local-" + strconv.FormatInt(now.UnixNano(), 36)
-	if err := localrun.Decide(*state, run, d); err != nil {
-		return fmt.Errorf("decide: %w", err)
-	}
-	what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
-	if d.Reason != "" {
-		what += " (" + d.Reason + ")"
-	}
-	fmt.Fprintf(stdout, "Recorded: %s. `bot run --resume %s --state %s` carries it out.\n", what, run, *state)
-	return nil
+	cmd.Flags().StringVar(&state, "state", defaultState, "`DIR` holding runs, workshop repositories and caches")
+	cmd.Flags().StringVar(&by, "by", cmp.Or(getenv("USER"), "someone"), "who decides (a `NAME`), kept with the run")
+	return cmd
 }

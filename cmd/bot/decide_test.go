@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,9 +26,10 @@ func TestDecideThenResume(t *testing.T) {
 	}
 	cache := filepath.Join(os.TempDir(), "dixit-test-gocache")
 	out, err := bot("run", "--population", "../../examples/percent", "--state", state, "--build-cache", cache)
-	require.NoError(t, err, out)
+	require.ErrorIs(t, err, errStopped, out)
+	assert.Equal(t, exitStopped, exitCode(err, io.Discard), "a run that stops for a human has its own exit code")
 	assert.Contains(t, out, "Outcome: ALL_TESTERS_HIBERNATED")
-	m := regexp.MustCompile(`bot decide (percent-[0-9a-f]+) wake`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`bot decide --state ` + regexp.QuoteMeta(state) + ` (percent-[0-9a-f]+) wake`).FindStringSubmatch(out)
 	require.NotNil(t, m, "the decisions that fit are printed:\n%s", out)
 	id := m[1]
 
@@ -39,15 +41,16 @@ func TestDecideThenResume(t *testing.T) {
 	assert.ErrorContains(t, err, "not a run id")
 	_, err = bot("decide", "--state", state, id, "replace", "zed")
 	assert.ErrorContains(t, err, `there is no coder "zed"`)
-	out, err = bot("decide", "--state", state, "--by", "maria", id, "wake")
+	// Flags go anywhere on the line, as in gh and kubectl.
+	out, err = bot("decide", id, "wake", "--state", state, "--by", "maria")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "Recorded: wake.")
 
 	out, err = bot("run", "--resume", id, "--state", state, "--build-cache", cache)
-	require.NoError(t, err, out)
+	require.ErrorIs(t, err, errStopped, out)
 	assert.Contains(t, out, "══ decision by maria: wake")
 	assert.Contains(t, out, "Outcome: CODERS_STUCK — coder dee")
-	assert.Contains(t, out, "bot decide "+id+" replace <coder>    (coders: ann, bob, cy, dee, eve)")
+	assert.Contains(t, out, "bot decide --state "+state+" "+id+" replace <coder>    (coders: ann, bob, cy, dee, eve)")
 	_, err = bot("run", "--resume", "nope", "--state", state)
 	assert.ErrorContains(t, err, "no such run nope")
 }

@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
@@ -25,54 +25,86 @@ const replayData = "../shared/data/humaneval-replay/problems.jsonl"
 // benchDir is the bundled benchmark, relative to the repository root.
 const benchDir = "examples/bench"
 
-// runEval runs `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md),
-// or with --replay the Dixit rule, CodeT and the hybrid pick on the recorded HumanEval
-// pass matrix (docs/replay.md).
-func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bench := fs.String("bench", "", "benchmark directory (default: "+benchDir+" from the repository root)")
-	protocols := fs.String("protocols", strings.Join(config.Protocols, ","), "protocols to run, comma-separated")
-	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
-	buildCache := fs.String("build-cache", "", "toolchain build cache for the judge (default: STATE/cache/build)")
-	fresh := fs.Bool("fresh", false, "discard earlier runs of the same populations and start over")
-	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
-	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
-	live := fs.Bool("live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
-	doReplay := fs.Bool("replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
-	data := fs.String("data", "", "--replay: problems.jsonl of the replay data set (default: "+replayData+" from the repository root)")
-	seed := fs.Int64("seed", replay.DefaultSeed, "--replay: seed of the panel draws")
-	panels := fs.Int("panels", 20, "--replay: panels per problem for each kind and size")
-	out := fs.String("out", "", "where to write the report (default: .dixit/eval, or .dixit/eval/replay with --replay)")
-	if err := fs.Parse(args); err != nil {
+// newEval is `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md), or
+// with --replay the Dixit rule, CodeT and the hybrid pick on the recorded HumanEval pass
+// matrix (docs/replay.md).
+func newEval(getenv func(string) string) *cobra.Command {
+	var f evalFlags
+	cmd := &cobra.Command{
+		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data FILE]",
+		Short: "Run the protocols on a benchmark and measure them on hidden tests; --replay: on recorded HumanEval output",
+		Long: `Runs each task of the benchmark under each protocol and measures the result on hidden tests
+and a reference solution (docs/eval.md). The bundled benchmark's agents are scripted: its
+figures prove the plumbing, not the protocols' merit; --live runs them with a real model.
+
+With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded HumanEval
+runs, with no model and no execution (docs/replay.md).`,
+		Example: `  bot eval --protocols dixit,single
+  OPENAI_API_KEY=sk-... bot eval --live
+  bot eval --replay --panels 20`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runEval(cmd, &f, getenv)
+		},
+	}
+	f.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.bench, "bench", "", "benchmark `DIR` (default: "+benchDir+" from the repository root)")
+	fl.StringVar(&f.protocols, "protocols", strings.Join(config.Protocols, ","), "the protocols to run, a comma-separated `LIST`")
+	fl.BoolVar(&f.fresh, "fresh", false, "discard earlier runs of the same populations and start over")
+	fl.BoolVar(&f.live, "live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
+	fl.BoolVar(&f.replay, "replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
+	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+replayData+" from the repository root)")
+	fl.Int64Var(&f.seed, "seed", replay.DefaultSeed, "--replay: the `SEED` of the panel draws")
+	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
+	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, or .dixit/eval/replay with --replay)")
+	return cmd
+}
+
+// evalFlags are bot eval's flags.
+type evalFlags struct {
+	judgeFlags
+	bench, protocols, data, out string
+	fresh, live, replay         bool
+	seed                        int64
+	panels                      int
+}
+
+func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := f.check(cmd); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval: unexpected argument %q", fs.Arg(0))
-	}
-	if *doReplay {
-		if *out == "" {
-			*out = filepath.Join(".dixit", "eval", "replay")
+	if f.replay {
+		if f.out == "" {
+			f.out = filepath.Join(".dixit", "eval", "replay")
 		}
-		return runReplay(ctx, *data, *seed, *panels, *out, stdout)
+		if f.data != "" {
+			if err := existing("data", f.data, false); err != nil {
+				return fmt.Errorf("eval: %w", err)
+			}
+		}
+		return runReplay(ctx, f.data, f.seed, f.panels, f.out, stdout)
 	}
-	if *out == "" {
-		*out = filepath.Join(".dixit", "eval")
+	if f.out == "" {
+		f.out = filepath.Join(".dixit", "eval")
 	}
-	dir := *bench
+	dir := f.bench
 	if dir == "" {
 		found, err := findUp(filepath.Join(benchDir, "README.md"))
 		if err != nil {
-			return fmt.Errorf("eval: the bundled benchmark: %w (or pass --bench DIR)", err)
+			return fmt.Errorf("eval: the bundled benchmark: %w (or give --bench DIR)", err)
 		}
 		dir = filepath.Dir(found)
+	} else if err := existing("bench", dir, true); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	opts := eval.Options{
-		Bench: dir, Protocols: splitList(*protocols), StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
-		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout,
+		Bench: dir, Protocols: splitList(f.protocols), StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
+		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
 	}
-	if *live {
-		client, err := clientFromEnv(getenv, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if f.live {
+		client, err := clientFromEnv(getenv, f.logger(stderr))
 		if err != nil {
 			return err
 		}
@@ -83,7 +115,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	paths, err := eval.Write(*out, rep)
+	paths, err := eval.Write(f.out, rep)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -136,20 +168,6 @@ func runReplay(ctx context.Context, data string, seed int64, panels int, out str
 	}
 	fmt.Fprintf(stdout, "replay done in %.1f s\n", time.Since(start).Seconds())
 	return nil
-}
-
-// findUp looks for rel from the working directory and its parents, so the defaults work
-// from anywhere inside a checkout.
-func findUp(rel string) (string, error) {
-	dir := "."
-	for i := 0; i < 16; i++ {
-		candidate := filepath.Join(dir, rel)
-		if _, err := os.Stat(candidate); err == nil {
-			return filepath.Clean(candidate), nil
-		}
-		dir = filepath.Join(dir, "..")
-	}
-	return "", fmt.Errorf("no %s in this directory or its parents", rel)
 }
 
 // findReplayData looks for the data set from the working directory and its parents, so

@@ -1,14 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/classify"
@@ -27,65 +28,171 @@ const noEndpoint = `no LLM endpoint configured. Set one of:
   OPENAI_BASE_URL=https://NAME.openai.azure.com OPENAI_API_KEY=... OPENAI_API_TYPE=azure OPENAI_API_VERSION=2024-06-01
 and choose models in dixit.yml (agents.model). To watch Dixit work without a model, run: bot demo`
 
-// runLocal runs `bot demo` and `bot run`.
-func runLocal(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	population := fs.String("population", "", "scripted population directory (spec.md, dixit.yml, base/, coders/, testers/)")
-	spec := fs.String("spec", "", "live run: the spec, a Markdown file as an issue body would state it")
-	repo := fs.String("repo", ".", "live run: the git repository; its HEAD commit is the base revision")
-	configPath := fs.String("config", "", "live run: dixit.yml (default: .github/dixit.yml at HEAD, else defaults)")
-	state := fs.String("state", ".dixit", "state directory: runs, workshop repositories, caches")
-	buildCache := fs.String("build-cache", "", "toolchain build cache for the judge (default: STATE/cache/build)")
-	fresh := fs.Bool("fresh", false, "discard an earlier run with the same inputs and start over")
-	sandbox := fs.String("sandbox", "auto", "judge isolation: auto (bubblewrap when it works), bwrap (or fail), none")
-	parallel := fs.Int("parallel", 0, "jobs the judge runs at once (default: number of cores)")
-	verbose := fs.Bool("v", false, "log details to stderr")
-	var patch, resume *string
-	if cmd == "run" {
-		resume = fs.String("resume", "", "resume the run with this id (under STATE/runs/) from its own inputs, carrying out the decisions `bot decide` recorded")
+// defaultState is the state directory when --state is not given.
+const defaultState = ".dixit"
+
+// judgeFlags are the flags of every command that runs the local judge.
+type judgeFlags struct {
+	state, buildCache, sandbox string
+	parallel                   int
+	verbose                    bool
+}
+
+func (f *judgeFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.state, "state", defaultState, "`DIR` holding runs, workshop repositories and caches")
+	fl.StringVar(&f.buildCache, "build-cache", "", "`DIR` of the judge's toolchain build cache (default: STATE/cache/build)")
+	fl.StringVar(&f.sandbox, "sandbox", "auto", "judge isolation, a `MODE`: auto (bubblewrap when it works, else reduced with a warning), bwrap (or fail), none")
+	fl.IntVar(&f.parallel, "parallel", 0, "how many `JOBS` the judge runs at once (default: number of cores)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log details to stderr")
+}
+
+// check refuses values no judge accepts, naming the flag.
+func (f *judgeFlags) check(cmd *cobra.Command) error {
+	switch ci.Sandbox(f.sandbox) {
+	case ci.SandboxAuto, ci.SandboxBwrap, ci.SandboxNone:
+	default:
+		return usagef(cmd, "--sandbox %s: want auto, bwrap or none", f.sandbox)
 	}
-	if cmd == "vet" {
-		patch = fs.String("patch", "", "the patch under review: a diff file (git diff, git format-patch, a pull request's .diff) applied to the base, a directory holding the whole patched tree, or a branch or commit of --repo")
+	if f.parallel < 0 {
+		return usagef(cmd, "--parallel %d: want 0 (one job per core) or more", f.parallel)
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (f *judgeFlags) logger(stderr io.Writer) *slog.Logger {
 	level := slog.LevelWarn
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelDebug
 	}
-	opts := localrun.Options{
-		Population: *population, Spec: *spec, Repo: *repo, Config: *configPath,
-		StateDir: *state, BuildCache: *buildCache, Fresh: *fresh,
-		Sandbox: ci.Sandbox(*sandbox), Parallel: *parallel, Progress: stdout,
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// localFlags are the flags of demo, run and vet.
+type localFlags struct {
+	judgeFlags
+	population, spec, repo, config string
+	fresh                          bool
+	resume, patch                  string
+}
+
+func (f *localFlags) addInputs(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.population, "population", "", "a scripted population: a `DIR` with spec.md, dixit.yml, base/, coders/, testers/")
+	fl.StringVar(&f.spec, "spec", "", "live run: the spec, a Markdown `FILE` as an issue body would state it")
+	fl.StringVar(&f.repo, "repo", ".", "live run: the git repository, a `DIR`; its HEAD commit is the base revision")
+	fl.StringVar(&f.config, "config", "", "live run: the settings, a dixit.yml `FILE` (default: .github/dixit.yml at HEAD, else defaults)")
+}
+
+func newDemo(getenv func(string) string) *cobra.Command {
+	var f localFlags
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the Dixit protocol offline on the bundled example (scripted agents, real judge)",
+		Long: `Runs the whole protocol on examples/semver: five hand-written coders and three testers stand
+in for the model, and every verdict comes from running the tests in the sandbox. Running it
+again resumes the same run from its journal; --fresh starts over.`,
+		Example: `  bot demo
+  bot demo --fresh --state /tmp/dixit`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLocal(cmd, "demo", &f, getenv)
+		},
 	}
-	var out *localrun.Outcome
-	var err error
-	if resume != nil && *resume != "" {
-		in, err := localrun.ReadInputs(*state, *resume)
+	f.add(cmd)
+	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "discard the earlier run and start over")
+	return cmd
+}
+
+func newRun(getenv func(string) string) *cobra.Command {
+	var f localFlags
+	cmd := &cobra.Command{
+		Use:   "run (--spec FILE [--repo DIR] | --population DIR | --resume RUN)",
+		Short: "Run the Dixit protocol with live LLM agents on a repository, or with a scripted population",
+		Long: `With --spec, live coders and testers (any OpenAI-compatible endpoint: OPENAI_API_KEY,
+OPENAI_BASE_URL) work on the HEAD commit of --repo. With --population, scripted agents do.
+Running the same command again resumes the run; no model reply is paid for twice.
+
+Exits 3 when the run stopped for a human: the decisions that fit are printed, and
+"bot decide" records one.`,
+		Example: `  OPENAI_API_KEY=sk-... bot run --spec spec.md --repo ../my-repo
+  bot run --population examples/percent
+  bot run --resume percent-1a2b3c4d`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLocal(cmd, "run", &f, getenv)
+		},
+	}
+	f.add(cmd)
+	f.addInputs(cmd)
+	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "discard an earlier run with the same inputs and start over")
+	cmd.Flags().StringVar(&f.resume, "resume", "", "resume the run with this id, a `RUN` under STATE/runs/, and carry out the decisions bot decide recorded")
+	return cmd
+}
+
+func newVet(getenv func(string) string) *cobra.Command {
+	var f localFlags
+	cmd := &cobra.Command{
+		Use:   "vet --patch DIFF|DIR|REV (--population DIR | --spec FILE [--repo DIR])",
+		Short: "Judge a patch (an agent's pull request) against what independent coders built from the same spec",
+		Long: `Runs the protocol (or resumes it) and then runs every test it proposed on the patch, which
+has no vote and reaches no agent. The verdict is failure when the patch fails a vetted test,
+success when it passes them all and the testers were exhausted, neutral otherwise.
+
+Exits 4 when the patch fails a vetted test.`,
+		Example: `  bot vet --population examples/semver --patch examples/semver-patches/string-compare.diff
+  bot vet --spec spec.md --repo . --patch agent-branch`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLocal(cmd, "vet", &f, getenv)
+		},
+	}
+	f.add(cmd)
+	f.addInputs(cmd)
+	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "discard an earlier run with the same inputs and start over")
+	cmd.Flags().StringVar(&f.patch, "patch", "", "the patch under review: a diff `FILE` (git diff, git format-patch, a pull request's .diff), a directory holding the whole patched tree, or a branch or commit of --repo")
+	return cmd
+}
+
+// runLocal runs bot demo, bot run and bot vet.
+func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string) string) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := f.check(cmd); err != nil {
+		return err
+	}
+	opts := localrun.Options{
+		Population: f.population, Spec: f.spec, Repo: f.repo, Config: f.config,
+		StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
+		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
+		Logger: f.logger(stderr),
+	}
+	if f.resume != "" {
+		in, err := localrun.ReadInputs(f.state, f.resume)
 		if err != nil {
 			return err
 		}
-		opts.RunID, opts.Population, opts.Spec, opts.Config, opts.Protocol = *resume, in.Population, in.Spec, in.Config, in.Protocol
+		opts.RunID, opts.Population, opts.Spec, opts.Config, opts.Protocol = f.resume, in.Population, in.Spec, in.Config, in.Protocol
 		if in.Repo != "" {
 			opts.Repo = in.Repo
 		}
+	} else if err := checkInputs(f); err != nil {
+		return err
 	}
-	if cmd == "vet" {
-		if opts.Patch, err = patchTree(*patch, *population, *repo); err != nil {
+	var err error
+	if name == "vet" {
+		if opts.Patch, err = patchTree(f.patch, f.population, f.repo); err != nil {
 			return err
 		}
 	}
+	var out *localrun.Outcome
 	switch {
-	case cmd == "demo" || opts.Population != "":
+	case name == "demo" || opts.Population != "":
 		if opts.Population == "" {
 			if opts.Population, err = findDemo(); err != nil {
 				return err
 			}
 		}
-		fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", cmd, opts.Population)
+		fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", name, opts.Population)
 		fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
 		out, err = localrun.Run(ctx, opts)
 	case opts.Spec != "":
@@ -95,21 +202,55 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpointName(getenv), opts.Spec)
 		out, err = localrun.RunLive(ctx, opts)
 	default:
-		return errors.New("run: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try `bot demo`")
+		return usagef(cmd, "%s: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try bot demo", name)
 	}
 	if err != nil {
 		return err
 	}
+	return printOutcome(stdout, name, f.state, out)
+}
+
+// checkInputs names the flag whose file or directory is missing, before any work starts.
+func checkInputs(f *localFlags) error {
+	repo := ""
+	if f.spec != "" || f.patch != "" {
+		repo = f.repo // only read by live runs and by vet's revisions
+	}
+	for _, c := range []struct {
+		flag, path string
+		dir        bool
+	}{
+		{"population", f.population, true},
+		{"spec", f.spec, false},
+		{"config", f.config, false},
+		{"repo", repo, true},
+	} {
+		if c.path == "" {
+			continue
+		}
+		if err := existing(c.flag, c.path, c.dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printOutcome prints how the run ended, the decisions that fit when it stopped for a
+// human, and where its report is.
+func printOutcome(stdout io.Writer, name, state string, out *localrun.Outcome) error {
 	s := out.Summary
 	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
+	stopped := false
 	if s.Accepted != "" {
 		fmt.Fprintf(stdout, "Accepted: %s's implementation.\n", s.Accepted)
-	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && cmd != "vet" {
-		fmt.Fprintf(stdout, "A human decides now; then `bot run --resume %s --state %s` goes on from here:\n", s.Run, *state)
-		for _, f := range fitting {
-			line := fmt.Sprintf("  bot decide %s %s", s.Run, f.Usage)
-			if f.Choices != "" {
-				line += "    (" + f.Choices + ")"
+	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && name != "vet" {
+		stopped = true
+		at := stateFlag(state)
+		fmt.Fprintf(stdout, "A human decides now; then `bot run --resume %s%s` goes on from here:\n", s.Run, at)
+		for _, fit := range fitting {
+			line := fmt.Sprintf("  bot decide%s %s %s", at, s.Run, fit.Usage)
+			if fit.Choices != "" {
+				line += "    (" + fit.Choices + ")"
 			}
 			fmt.Fprintln(stdout, line)
 		}
@@ -130,12 +271,31 @@ func runLocal(ctx context.Context, cmd string, args []string, getenv func(string
 			return errPatchFails
 		}
 	}
+	// The demo always ends at a human's desk: that is what it shows, not a failure.
+	if stopped && name == "run" {
+		return errStopped
+	}
 	return nil
 }
 
-// errPatchFails makes `bot vet` exit non-zero when the patch fails a vetted test, so a
-// script can stop on it.
-var errPatchFails = errors.New("the patch fails vetted tests (see the report)")
+// stateFlag is " --state DIR" for commands a person copies, or "" for the default.
+func stateFlag(state string) string {
+	if filepath.Clean(state) == defaultState {
+		return ""
+	}
+	return " --state " + shellQuote(state)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain path characters.
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // patchTree reads the patch under review: a diff file applied to the run's base (the
 // population's base/, else HEAD of repo), a directory with the whole patched tree, or a
@@ -144,17 +304,19 @@ func patchTree(patch, population, repo string) (ci.Tree, error) {
 	if patch == "" {
 		return nil, errors.New("vet: give --patch FILE (a diff against the base), --patch DIR (the whole patched tree) or --patch REV (a branch or commit of --repo)")
 	}
-	if info, err := os.Stat(patch); err == nil {
+	info, statErr := os.Stat(patch)
+	if statErr == nil {
 		switch {
 		case info.IsDir():
 			return classify.DirTree(patch)
 		case info.Mode().IsRegular():
 			return diffTree(patch, population, repo)
 		}
+		return nil, fmt.Errorf("vet: --patch %s is neither a regular file nor a directory", patch)
 	}
 	tree, err := classify.RepoTree(repo, patch)
 	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s is neither a diff file, a directory nor a revision of %s: %w", patch, repo, err)
+		return nil, fmt.Errorf("vet: --patch %s: no such file or directory, and %v", patch, err)
 	}
 	return tree, nil
 }

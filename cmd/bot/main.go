@@ -1,5 +1,5 @@
 // Command bot is Dixit's one binary: `demo` runs the protocol offline on the bundled
-// example, `run` runs it on a population directory.
+// example, `run` runs it with live agents or a population, `serve` is the GitHub App.
 package main
 
 import (
@@ -11,61 +11,127 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
-const usage = `usage: bot <command> [flags]
+// Exit codes, documented in docs/cli.md. Scripts tell a stopped run (it waits for a human's
+// decision) and a failing patch from an error.
+const (
+	exitError      = 1 // something went wrong; the message says what
+	exitUsage      = 2 // the command line is wrong: unknown command or flag, missing argument
+	exitStopped    = 3 // bot run: the run stopped for a human (bot decide answers it)
+	exitPatchFails = 4 // bot vet: the patch fails a vetted test
+)
 
-commands:
-  demo   run the Dixit protocol offline on the bundled example (scripted agents, real judge)
-  run    run the Dixit protocol with live LLM agents on a repository (--spec FILE --repo DIR),
-         or with a scripted population (--population DIR)
-  vet    judge a patch (an agent's pull request) against what independent coders built from the same
-         spec: --patch FILE.diff, DIR or a revision of --repo, with --spec FILE --repo DIR or --population DIR
-  decide record a human's answer to a stopped run (drop, replace, wake, budget, continue, accept);
-         then "bot run --resume RUN" goes on from there (docs/decisions.md)
-  serve  the GitHub App: webhooks in, runs on labelled issues (--config FILE, DIXIT_* variables)
-  classify  judge a batch of tests against one coder's tree, verdicts to results.json (what an Actions job runs)
-  eval   run the protocols on a benchmark and measure them on hidden tests (docs/eval.md);
-         --replay: replay the Dixit rule, CodeT and the hybrid pick on recorded HumanEval output (docs/replay.md)
+// errStopped ends `bot run` with exitStopped once the outcome and the decisions that fit
+// are printed: there is nothing more to say on stderr.
+var errStopped = errors.New("the run stopped for a human: bot decide answers it")
 
-Run "bot <command> -h" for the flags of a command.
-`
+// errPatchFails ends `bot vet` with exitPatchFails when the patch fails a vetted test.
+var errPatchFails = errors.New("the patch fails vetted tests (see the report)")
+
+// usageError marks a mistake on the command line, answered with exitUsage and a pointer to
+// the command's help.
+type usageError struct {
+	cmd string // the command path, e.g. "bot run"
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(cmd *cobra.Command, format string, args ...any) error {
+	return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf(format, args...)}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "bot:", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
 }
 
+// exitCode prints err for a person and returns the exit code it stands for.
+func exitCode(err error, stderr io.Writer) int {
+	var usage *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errStopped):
+		return exitStopped
+	case errors.Is(err, errPatchFails):
+		fmt.Fprintln(stderr, "bot:", err)
+		return exitPatchFails
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "bot: %v\nRun '%s --help' for usage.\n", err, usage.cmd)
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, "bot:", err)
+	return exitError
+}
+
+// run parses args and runs the command they name.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("missing command")
+	root := newRoot(os.Getenv)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return root.ExecuteContext(ctx)
+}
+
+// newRoot builds the command tree; getenv is the environment the commands read.
+func newRoot(getenv func(string) string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bot",
+		Short: "Dixit: independent coders and testers, and only real test runs decide",
+		Long: `Dixit treats a spec as the task for several independent coders, keeps a tester's test only
+when most coders but not all pass it, and lets a human compare the implementations that agree.
+
+Start with "bot demo": the whole protocol, offline, on the bundled example.`,
+		Version:                    version(),
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		Args:                       cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				cmd.SetOut(cmd.ErrOrStderr())
+				_ = cmd.Usage()
+				return usagef(cmd, "missing command")
+			}
+			msg := fmt.Sprintf("unknown command %q", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", s[0])
+			}
+			return usagef(cmd, "%s", msg)
+		},
 	}
-	switch args[0] {
-	case "demo":
-		return runLocal(ctx, "demo", args[1:], os.Getenv, stdout, stderr)
-	case "run":
-		return runLocal(ctx, "run", args[1:], os.Getenv, stdout, stderr)
-	case "vet":
-		return runLocal(ctx, "vet", args[1:], os.Getenv, stdout, stderr)
-	case "decide":
-		return runDecide(args[1:], os.Getenv, stdout, stderr)
-	case "serve":
-		return runServe(ctx, args[1:], os.Getenv, stderr)
-	case "classify":
-		return runClassify(ctx, args[1:], stdout, stderr)
-	case "eval":
-		return runEval(ctx, args[1:], os.Getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	root.SetVersionTemplate("{{.Version}}\n")
+	// -v is --verbose on the commands that log; the version has no shorthand.
+	root.Flags().Bool("version", false, "print the module version and VCS revision of this binary")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{cmd: cmd.CommandPath(), err: err}
+	})
+	root.AddGroup(&cobra.Group{ID: "run", Title: "Runs:"}, &cobra.Group{ID: "app", Title: "On GitHub:"})
+	for _, c := range []*cobra.Command{newDemo(getenv), newRun(getenv), newVet(getenv), newDecide(getenv), newEval(getenv)} {
+		c.GroupID = "run"
+		root.AddCommand(c)
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	for _, c := range []*cobra.Command{newServe(getenv), newClassify()} {
+		c.GroupID = "app"
+		root.AddCommand(c)
+	}
+	root.AddCommand(newVersion())
+	return root
+}
+
+// noArgs refuses positional arguments with the first one named.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef(cmd, "%s: unexpected argument %q (flags start with --)", cmd.Name(), args[0])
+	}
+	return nil
 }
 
 // demoPopulation is the bundled example, relative to the repository root.
@@ -74,13 +140,40 @@ const demoPopulation = "examples/semver"
 // findDemo looks for the bundled example in the working directory and its parents, so the
 // demo also works from inside the repository's subdirectories.
 func findDemo() (string, error) {
+	found, err := findUp(filepath.Join(demoPopulation, "dixit.yml"))
+	if err != nil {
+		return "", fmt.Errorf("the demo reads its example from %s in the repository: run it inside a checkout (or give bot run --population DIR)", demoPopulation)
+	}
+	return filepath.Dir(found), nil
+}
+
+// findUp looks for rel from the working directory and its parents, so the defaults work
+// from anywhere inside a checkout.
+func findUp(rel string) (string, error) {
 	dir := "."
-	for i := 0; i < 16; i++ {
-		candidate := filepath.Join(dir, demoPopulation)
-		if _, err := os.Stat(filepath.Join(candidate, "dixit.yml")); err == nil {
+	for range 16 {
+		candidate := filepath.Join(dir, rel)
+		if _, err := os.Stat(candidate); err == nil {
 			return filepath.Clean(candidate), nil
 		}
 		dir = filepath.Join(dir, "..")
 	}
-	return "", fmt.Errorf("the demo reads its example from %s in the repository: run it inside a checkout (or pass --population DIR)", demoPopulation)
+	return "", fmt.Errorf("no %s in this directory or its parents", rel)
+}
+
+// existing checks that the path a flag names exists (a directory when dir is set), so the
+// error names the flag rather than whatever later failed to open it.
+func existing(flag, path string, dir bool) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--%s %s: no such file or directory", flag, path)
+	case err != nil:
+		return fmt.Errorf("--%s %s: %w", flag, path, errors.Unwrap(err))
+	case dir && !info.IsDir():
+		return fmt.Errorf("--%s %s: not a directory", flag, path)
+	case !dir && info.IsDir():
+		return fmt.Errorf("--%s %s: a directory, not a file", flag, path)
+	}
+	return nil
 }

@@ -23,9 +23,9 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 		{"unknown command", []string{"serve-all"}, `unknown command "serve-all"`},
 		{"run without a spec or population", []string{"run"}, "give --spec FILE"},
 		{"live run without an endpoint", []string{"run", "--spec", "spec.md"}, "no LLM endpoint configured"},
-		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "no such file or directory"},
+		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "--population " + filepath.Join(bad, "nope") + ": no such file or directory"},
 		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
-		{"bad flag", []string{"demo", "--reruns", "3"}, "flag provided but not defined"},
+		{"bad flag", []string{"demo", "--reruns", "3"}, "unknown flag: --reruns"},
 		{"serve without secrets", []string{"serve"}, "github.app_id (DIXIT_GITHUB_APP_ID) is required"},
 	}
 	for _, tc := range tests {

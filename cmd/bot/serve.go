@@ -1,44 +1,57 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/server"
 )
 
-// runServe runs `bot serve`: the GitHub App.
-func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "YAML configuration (see deploy/dixit-serve.example.yml); DIXIT_* variables override it")
-	if err := fs.Parse(args); err != nil {
-		return err
+// newServe is `bot serve`: the GitHub App.
+func newServe(getenv func(string) string) *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "serve [--config FILE]",
+		Short: "Run the GitHub App: webhooks in, runs on labelled issues, vetting of labelled pull requests",
+		Long: `Serves GitHub's webhooks and runs the protocol for issues and pull requests labelled dixit.
+Settings come from --config (see deploy/dixit-serve.example.yml) and DIXIT_* variables, which
+override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. See docs/install.md.`,
+		Example: `  DIXIT_GITHUB_APP_ID=12345 DIXIT_GITHUB_PRIVATE_KEY_FILE=app.pem DIXIT_WEBHOOK_SECRET=... bot serve
+  bot serve --config /etc/dixit/serve.yml`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configPath != "" {
+				if err := existing("config", configPath, false); err != nil {
+					return fmt.Errorf("serve: %w", err)
+				}
+			}
+			cfg, err := serveconfig.Load(configPath, getenv)
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			var client llm.Client
+			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
+				if client, err = clientFromEnv(getenv, logger); err != nil {
+					return err
+				}
+			}
+			s, err := server.New(cfg, client, logger)
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			ln, err := net.Listen("tcp", cfg.Listen)
+			if err != nil {
+				return fmt.Errorf("serve: listen on %s (listen in the config, DIXIT_LISTEN): %w", cfg.Listen, err)
+			}
+			return s.Run(cmd.Context(), ln)
+		},
 	}
-	cfg, err := serveconfig.Load(*configPath, getenv)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	var client llm.Client
-	if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
-		if client, err = clientFromEnv(getenv, logger); err != nil {
-			return err
-		}
-	}
-	s, err := server.New(cfg, client, logger)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("serve: listen on %s: %w", cfg.Listen, err)
-	}
-	return s.Run(ctx, ln)
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it")
+	return cmd
 }

@@ -78,7 +78,7 @@ func TestVetSaysWhyADiffIsRefused(t *testing.T) {
 		{"context mismatch", write("stale.diff", "--- a/semver.go\n+++ b/semver.go\n@@ -4 +4 @@\n-// Compare it\n+// Compare them\n"),
 			"does not apply to ../../examples/semver/base: semver.go: hunk 1 (@@ -4,1 +4,1 @@) does not apply at line 4"},
 		{"outside the tree", write("escape.diff", "--- /dev/null\n+++ b/../../x\n@@ -0,0 +1 @@\n+x\n"), `"b/../../x": not a path inside the tree`},
-		{"neither", filepath.Join(tmp, "no-such-thing"), "is neither a diff file, a directory nor a revision of"},
+		{"neither", filepath.Join(tmp, "no-such-thing"), "no-such-thing: no such file or directory, and repository . has no branch, tag or commit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package classify
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -120,12 +121,16 @@ func RepoTree(dir, rev string) (*Files, error) {
 	if err != nil {
 		repo, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
 	}
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s is not a git repository", dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	h, err := repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
-		return nil, fmt.Errorf("repository %s: revision %q: %w", dir, rev, err)
+		// go-git's words ("reference not found", "Revision invalid") name its internals.
+		return nil, fmt.Errorf("repository %s has no branch, tag or commit %q", dir, rev)
 	}
 	commit, err := repo.CommitObject(*h)
 	if err != nil {
