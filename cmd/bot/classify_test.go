@@ -146,7 +146,8 @@ func TestClassifyCommandLineErrors(t *testing.T) {
 		{[]string{"classify", "--tree", dir}, "give the tests"},
 		{[]string{"classify", "--tree", dir, "--tests", dir}, "no contract"},
 		{[]string{"classify", "--tree", dir, "--repo", dir}, "not both"},
-		{[]string{"classify", "--tree", dir, "--tests", dir, "--contract", filepath.Join(dir, "t.go"), "--config", "x"}, "not both"},
+		{[]string{"classify", "--tree", dir, "--tests", dir, "--contract", filepath.Join(dir, "t.go"), "--config", filepath.Join(dir, "t.go")}, "not both"},
+		{[]string{"classify", "--tree", filepath.Join(dir, "nope"), "--tests", dir}, "--tree " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		{[]string{"classify", "--tree", dir, "--tests", filepath.Join(dir, "t.go")}, "invalid character"},
 		{[]string{"classify", "--tree", dir, "--tests", dir, "extra"}, `unexpected argument "extra"`},
 	}

@@ -61,8 +61,8 @@ func TestEvalErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown protocol", []string{"eval", "--protocols", "dixit,solo"}, `unknown protocol "solo"`},
-		{"missing benchmark", []string{"eval", "--bench", "nope"}, "benchmark nope: open nope: no such file"},
-		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "open replay data: open nope.jsonl: no such file"},
+		{"missing benchmark", []string{"eval", "--bench", "nope"}, "eval: --bench nope: no such file or directory"},
+		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "eval: --data nope.jsonl: no such file or directory"},
 		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
 		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},
 	}

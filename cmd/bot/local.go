@@ -101,6 +101,7 @@ again resumes the same run from its journal; --fresh starts over.`,
 	}
 	f.add(cmd)
 	cmd.Flags().BoolVar(&f.fresh, "fresh", false, "discard the earlier run and start over")
+	cmd.Flags().StringVar(&f.population, "population", "", "another scripted population `DIR` instead of the bundled example")
 	return cmd
 }
 

@@ -22,7 +22,13 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 		{"no command", nil, "missing command"},
 		{"unknown command", []string{"serve-all"}, `unknown command "serve-all"`},
 		{"run without a spec or population", []string{"run"}, "give --spec FILE"},
-		{"live run without an endpoint", []string{"run", "--spec", "spec.md"}, "no LLM endpoint configured"},
+		{"live run without an endpoint", []string{"run", "--spec", filepath.Join(bad, "spec.md")}, "no LLM endpoint configured"},
+		{"missing spec", []string{"run", "--spec", "nope.md"}, "--spec nope.md: no such file or directory"},
+		{"spec is a directory", []string{"run", "--spec", bad}, "--spec " + bad + ": a directory, not a file"},
+		{"bad sandbox", []string{"demo", "--sandbox", "docker"}, "--sandbox docker: want auto, bwrap or none"},
+		{"stray argument", []string{"demo", "now"}, `demo: unexpected argument "now"`},
+		{"typo in a command", []string{"dmeo"}, `unknown command "dmeo"; did you mean "demo"?`},
+		{"decide without a decision", []string{"decide", "semver-1"}, "give a run id and a decision"},
 		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "--population " + filepath.Join(bad, "nope") + ": no such file or directory"},
 		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
 		{"bad flag", []string{"demo", "--reruns", "3"}, "unknown flag: --reruns"},
@@ -44,4 +50,45 @@ func TestDemoIsFoundFromASubdirectory(t *testing.T) {
 	got, err := findDemo()
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join("..", "..", "examples", "semver"), got)
+}
+
+// TestHelpVersionAndExitCodes: help and the version exit 0 on stdout; mistakes on the
+// command line exit 2 with a pointer to the command's help; other errors exit 1.
+func TestHelpVersionAndExitCodes(t *testing.T) {
+	bot := func(args ...string) (stdout, stderr string, code int) {
+		var out, errOut bytes.Buffer
+		code = exitCode(run(context.Background(), args, &out, &errOut), &errOut)
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, _, code := bot(args...)
+		assert.Equal(t, 0, code, args)
+		assert.Regexp(t, `^bot \S+ .*go1\.\d+`, out, args)
+	}
+	for _, args := range [][]string{{"help", "run"}, {"run", "--help"}, {"run", "-h"}} {
+		out, _, code := bot(args...)
+		assert.Equal(t, 0, code, args)
+		assert.Contains(t, out, "Usage:\n  bot run (--spec FILE [--repo DIR] | --population DIR | --resume RUN) [flags]", args)
+		assert.Contains(t, out, "--state DIR ", "flags show their value names, not Go types")
+		assert.NotContains(t, out, " string ", "no flag shows a Go type as its value")
+	}
+	out, _, code := bot("help")
+	assert.Equal(t, 0, code)
+	for _, c := range []string{"demo", "run", "vet", "decide", "eval", "serve", "classify", "completion"} {
+		assert.Regexp(t, `(?m)^  `+c+` +\S`, out, "bot help lists %s with its synopsis", c)
+	}
+	out, _, code = bot("completion", "bash")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "__start_bot")
+
+	_, errOut, code := bot("demo", "--rerun", "3")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "bot: unknown flag: --rerun\nRun 'bot demo --help' for usage.\n", errOut)
+	_, errOut, code = bot()
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "bot: missing command\nRun 'bot --help' for usage.\n")
+	_, errOut, code = bot("decide", "--state", t.TempDir(), "nope-1", "wake")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "bot: decide: no such run nope-1 under ")
+	assert.NotContains(t, errOut, "--help", "not a usage mistake")
 }
