@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/fence"
 )
 
 // Markdown renders the report: a table per protocol over all tasks, then one per task.
@@ -10,6 +12,7 @@ import (
 func Markdown(r *Report, svg string) string {
 	var b strings.Builder
 	b.WriteString("# Protocol evaluation\n\n")
+	fmt.Fprintf(&b, "> %s\n\n", agentsNote(r))
 	fmt.Fprintf(&b, "Benchmark `%s`, %s agents: %d runs", r.Bench, r.Agents, len(r.Runs))
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, ", %d skipped", len(r.Skipped))
@@ -72,6 +75,42 @@ const meaning = `
   measuring the run is not counted. **wall**: the run's time, measurement excluded. A
   resumed run replays its journal, so its wall time and executions are small.
 `
+
+// agentsNote says first what kind of agents ran: with scripted ones the figures show that
+// the protocols and the measurement work end to end, not which protocol is better, since
+// the scripts were written to behave as they do.
+func agentsNote(r *Report) string {
+	if r.Agents != "llm" {
+		return "**Scripted agents.** Every coder, tester and critic here is hand-written (each task's populations), " +
+			"so this comparison proves the plumbing (protocols, judge, measurement), not the merit of the protocols. " +
+			"`bot eval --live` measures them with an LLM."
+	}
+	models := r.models()
+	if len(models) == 0 {
+		return "**Live LLM agents**; which models they used was not recorded."
+	}
+	var names []string
+	for _, m := range models {
+		// A delimiter longer than any backticks in the name: the HTML page passes raw HTML.
+		f := strings.Repeat("`", fence.Longest(m)+1)
+		if strings.HasPrefix(m, "`") || strings.HasSuffix(m, "`") {
+			m = " " + m + " "
+		}
+		names = append(names, f+m+f)
+	}
+	return fmt.Sprintf("**Live LLM agents**, model%s %s.", map[bool]string{true: "s"}[len(models) > 1], strings.Join(names, ", "))
+}
+
+// agentsLine is agentsNote in a few words, for the plot.
+func agentsLine(r *Report) string {
+	if r.Agents != "llm" {
+		return "Scripted, hand-written agents: proves the plumbing, not the protocols' merit"
+	}
+	if models := r.models(); len(models) > 0 {
+		return "Live LLM agents: " + strings.Join(models, ", ")
+	}
+	return "Live LLM agents"
+}
 
 // scoreCell shows a score as its rate and its counts.
 func scoreCell(s Score) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/eval"
 )
 
@@ -95,4 +96,52 @@ func TestJSONRoundTripAndSchema(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval.json"), []byte(unknown), 0o644))
 	_, err = eval.ReadJSON(filepath.Join(dir, "eval.json"))
 	assert.ErrorContains(t, err, `unknown field "extra"`)
+}
+
+// A reader learns first what kind of agents ran: scripted ones prove the plumbing, not the
+// merit of the protocols; live ones name their models. In every file the eval writes.
+func TestTheReportSaysWhichAgentsRan(t *testing.T) {
+	scripted := sampleReport()
+	live := sampleReport()
+	live.Agents = "llm"
+	live.Runs[0].Models = []string{"gpt-4o-mini", "o3-mini"}
+	live.Runs[1].Models = []string{"gpt-4o-mini"}
+	unknown := sampleReport()
+	unknown.Agents = "llm"
+	cases := []struct {
+		name     string
+		rep      *eval.Report
+		md, plot string
+	}{
+		{"scripted", scripted, "> **Scripted agents.** Every coder, tester and critic here is hand-written (each task's populations), so this comparison proves the plumbing (protocols, judge, measurement), not the merit of the protocols.",
+			"Scripted, hand-written agents: proves the plumbing, not the protocols&#39; merit"},
+		{"live", live, "> **Live LLM agents**, models `gpt-4o-mini`, `o3-mini`.", "Live LLM agents: gpt-4o-mini, o3-mini"},
+		{"live, models not recorded", unknown, "> **Live LLM agents**; which models they used was not recorded.", "Live LLM agents"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := eval.Write(dir, tc.rep)
+			require.NoError(t, err)
+			read := func(name string) string {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				return string(data)
+			}
+			md := read("eval.md")
+			assert.True(t, strings.HasPrefix(md, "# Protocol evaluation\n\n"+tc.md), "said at the top of eval.md")
+			assert.Contains(t, read("eval.html"), "<blockquote>", "the page shows the note")
+			assert.Contains(t, read("eval.html"), tc.plot, "the page's plot says it too")
+			svg := read("eval.svg")
+			assert.Contains(t, svg, ">"+tc.plot+"</text>", "the plot, shown on its own, says it")
+			assert.Contains(t, svg, `aria-label="Hidden pass rate and precision by protocol. `+tc.plot+`"`)
+		})
+	}
+}
+
+func TestAgentModelsListsEachModelOnce(t *testing.T) {
+	a := config.Agents{Model: "gpt-4o-mini",
+		Coders:  []config.AgentSettings{{Name: "amber"}, {Name: "basil", Model: "o3-mini"}, {Name: "cedar", Model: "gpt-4o-mini"}},
+		Testers: []config.AgentSettings{{Name: "ivy", Model: "claude-x"}}}
+	assert.Equal(t, []string{"gpt-4o-mini", "o3-mini", "claude-x"}, eval.AgentModels(a))
 }

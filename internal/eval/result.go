@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+
+	"github.com/dixit-bot/dixit/internal/config"
 )
 
 // Schema is the version of eval.json; it changes when a field changes meaning.
@@ -15,7 +18,7 @@ const Schema = 1
 type Report struct {
 	Schema      int       `json:"schema"`
 	Bench       string    `json:"bench"`
-	Agents      string    `json:"agents"` // scripted (live agents are not built yet)
+	Agents      string    `json:"agents"` // scripted (hand-written populations) or llm (live agents)
 	Protocols   []string  `json:"protocols"`
 	Runs        []Row     `json:"runs"`
 	Skipped     []Skipped `json:"skipped"`
@@ -55,6 +58,39 @@ type Row struct {
 	// Resumed is true when every effect came from an earlier run's journal.
 	Resumed bool   `json:"resumed"`
 	Report  string `json:"report"` // the run's report.md
+	// Models are the models the run's live agents used (AgentModels); none when scripted.
+	Models []string `json:"models,omitempty"`
+}
+
+// AgentModels lists the models live agents configured by a would use: the default and
+// every agent's own, each once, in order.
+func AgentModels(a config.Agents) []string {
+	var out []string
+	add := func(m string) {
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	add(a.Model)
+	for _, agents := range [][]config.AgentSettings{a.Coders, a.Testers} {
+		for _, ag := range agents {
+			add(ag.Model)
+		}
+	}
+	return out
+}
+
+// models lists the models of every row, each once, in the order they first ran.
+func (r *Report) models() []string {
+	var out []string
+	for _, row := range r.Runs {
+		for _, m := range row.Models {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // Score is a count of tests passed out of a total, with the ids that failed.

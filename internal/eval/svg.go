@@ -10,16 +10,18 @@ import (
 // beside it, as a grouped bar chart. Drawn by hand: a dozen rectangles need no library.
 func SVG(r *Report) string {
 	const (
-		left, top, plotH = 48, 30, 200
+		left, top, plotH = 48, 46, 200
 		group, bar, gap  = 110, 36, 6
+		minWidth         = 560 // room for the line that says what kind of agents ran
 	)
-	width := left + group*max(len(r.Totals), 1) + 20
+	width := max(left+group*max(len(r.Totals), 1)+20, minWidth)
 	height := top + plotH + 60
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="Hidden pass rate and precision by protocol">`+"\n",
-		width, height, width, height)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="Hidden pass rate and precision by protocol. %s">`+"\n",
+		width, height, width, height, html.EscapeString(agentsLine(r)))
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-family="sans-serif" font-size="13">Hidden pass rate and precision by protocol</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%d" y="34" font-family="sans-serif" font-size="11" fill="#59636e">%s</text>`+"\n", left, html.EscapeString(agentsLine(r)))
 	for i := 0; i <= 4; i++ {
 		v := float64(i) / 4
 		y := top + plotH - int(v*plotH)

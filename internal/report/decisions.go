@@ -8,14 +8,17 @@ import (
 )
 
 // nextSection lists the decisions that answer where the run stopped, with the ids to
-// use, written as the reader gives them (prefix "/dixit " on GitHub).
+// use, written as the reader gives them: prefix "/dixit " on GitHub; locally, commands
+// that name the run's state directory when it is not the default, so they can be
+// copied as they are.
 func nextSection(s Summary, prefix string) string {
 	fitting := orchestrate.Fitting(s.Standing)
 	if len(fitting) == 0 {
 		return ""
 	}
-	if prefix == "" {
-		prefix = "bot decide " + s.Run + " "
+	local := prefix == ""
+	if local {
+		prefix = DecidePrefix(s.Run, s.StateDir)
 	}
 	var b strings.Builder
 	b.WriteString("## What now\n\nThe run stopped for a human. Any of these takes it on from here:\n\n")
@@ -23,6 +26,9 @@ func nextSection(s Summary, prefix string) string {
 		b.WriteString(offerLine(prefix, f))
 	}
 	b.WriteString("\n")
+	if local {
+		fmt.Fprintf(&b, "`bot decide` only records a decision; %s then carries it out.\n\n", inlineCode(ResumeCommand(s.Run, s.StateDir)))
+	}
 	return b.String()
 }
 
@@ -33,6 +39,7 @@ func decisionsSection(s Summary) string {
 	}
 	var b strings.Builder
 	b.WriteString("## Decisions\n\n| after round | by | when | decision |\n|---|---|---|---|\n")
+	cut := false
 	for _, d := range s.Decisions {
 		what := d.Verb
 		if len(d.Args) > 0 {
@@ -45,16 +52,23 @@ func decisionsSection(s Summary) string {
 			what += " — refused: " + d.Refused
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", d.Round, escapeCell(d.By), d.At.UTC().Format("2006-01-02 15:04 MST"), escapeCell(what))
+		cut = cut || length(d.By) > textChars || length(what) > textChars
 	}
 	b.WriteString("\n")
+	if cut {
+		fmt.Fprintf(&b, "Texts over %d characters are cut short here (…); summary.json has them whole.\n\n", textChars)
+	}
 	return b.String()
 }
 
-// escapeCell keeps text written by people inside one table cell, cut to 300 characters
-// before escaping so no character or entity is split.
+// textChars is how much of a text written by people a table cell shows.
+const textChars = 300
+
+// escapeCell keeps text written by people inside one table cell, cut to textChars
+// characters before escaping so no character or entity is split.
 func escapeCell(s string) string {
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:300]) + "…"
+	if r := []rune(s); len(r) > textChars {
+		s = string(r[:textChars]) + "…"
 	}
 	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 }
@@ -62,7 +76,7 @@ func escapeCell(s string) string {
 // offerLine is one decision a reader may give, as a list item.
 func offerLine(prefix string, o orchestrate.Offer) string {
 	if o.Choices == "" {
-		return fmt.Sprintf("- `%s%s`\n", prefix, o.Usage)
+		return fmt.Sprintf("- %s\n", inlineCode(prefix+o.Usage))
 	}
-	return fmt.Sprintf("- `%s%s` — %s\n", prefix, o.Usage, o.Choices)
+	return fmt.Sprintf("- %s — %s\n", inlineCode(prefix+o.Usage), o.Choices)
 }

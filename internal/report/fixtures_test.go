@@ -107,6 +107,7 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 
 	s := NewSummary("golden-"+f.name, res)
 	s.Agents = "llm"
+	s.TestPath = "semver_{id}_test.go"
 	s.Judge = Judge{Stats: ci.Stats{Executions: 42, Runs: 600, CacheHits: 7, Seconds: 93.5}, Sandbox: "bwrap", ActionsMinutes: 12}
 	s.Spend.CostUSD = 0.37
 	s.WallSeconds = 754.2

@@ -34,10 +34,12 @@ func Markdown(s Summary, res *orchestrate.Result) string {
 	return Render(s, res, Options{Title: true})
 }
 
-// section is a part of the report with a shorter form for when the whole does not fit.
+// section is a part of the report with a shorter form for when the whole does not fit;
+// cut names what the short form leaves out, for the note that ends a shortened body.
 type section struct {
 	name        string
 	full, short string
+	cut         string
 }
 
 // shortenFirst orders the sections by how little a reviewer loses when they shrink.
@@ -49,45 +51,63 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 	if opt.FullReport != "" {
 		more = fmt.Sprintf("[the full report](%s)", opt.FullReport)
 	}
+	lang := Language(s.TestPath)
 	sections := []section{
 		{name: "head", full: head(s, opt)},
 		{name: "next", full: nextSection(s, opt.Decide)},
 		{name: "decisions", full: decisionsSection(s)},
-		{name: "vet", full: vetSection(s, true), short: vetSection(s, false)},
-		{name: "evidence", full: evidenceSection(s, res)},
-		{name: "differential", full: differentialSection(s, 0), short: differentialSection(s, 10)},
+		{name: "vet", full: vetSection(s, true), short: vetSection(s, false), cut: "the failing tests' text and the patch's outputs"},
+		{name: "evidence", full: evidenceSection(s, res),
+			short: fmt.Sprintf("## Why it stopped\n\nThe evidence for the reason is in %s.\n\n", more), cut: "the evidence for the reason"},
+		{name: "differential", full: differentialSection(s, 0, more), short: differentialSection(s, differentialRows, more),
+			cut: fmt.Sprintf("all but %d of the inputs the implementations disagree on", differentialRows)},
 		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),
-			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more)},
-		{name: "diffs", full: diffSection(s, true), short: diffSection(s, false)},
-		{name: "timeline", full: timelineSection(s, true, opt.svg), short: timelineSection(s, false, opt.svg)},
-		{name: "spend", full: spendSection(s, true), short: spendSection(s, false)},
-		{name: "tests", full: testsSection(res, true, more), short: testsSection(res, false, more)},
-		{name: "agents", full: agentsSection(s), short: ""},
-		{name: "log", full: logSection(s), short: ""},
+			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more), cut: "the pass matrix"},
+		{name: "diffs", full: diffSection(s, true, more), short: diffSection(s, false, more), cut: "the files each coder touched"},
+		{name: "timeline", full: timelineSection(s, true, opt.svg, more), short: timelineSection(s, false, opt.svg, more), cut: "the table by round"},
+		{name: "spend", full: spendSection(s, true, more), short: spendSection(s, false, more), cut: "the tokens per agent"},
+		{name: "tests", full: testsSection(res, true, more, lang), short: testsSection(res, false, more, lang), cut: "the vetted tests' text"},
+		{name: "agents", full: agentsSection(s), short: fmt.Sprintf("## Agents\n\nThe coders' hidden refs and the testers' states are in %s.\n\n", more),
+			cut: "the agents tables"},
+		{name: "log", full: logSection(s), short: fmt.Sprintf("The event log is in %s and in summary.json.\n", more), cut: "the event log"},
 	}
 	out := join(sections)
 	if opt.Limit <= 0 || length(out) <= opt.Limit {
 		return out
 	}
+	var cut []string
 	for _, name := range shortenFirst {
 		for i := range sections {
-			if sections[i].name == name {
+			if sections[i].name == name && sections[i].full != sections[i].short {
 				sections[i].full = sections[i].short
+				cut = append(cut, sections[i].cut)
 			}
 		}
-		out = join(sections) + fmt.Sprintf("\n---\nThis body is shortened to fit GitHub's limit; see %s.\n", more)
+		out = join(sections) + fmt.Sprintf("\n---\nThis body is shortened to fit GitHub's limit; %s can be read in %s.\n", andList(cut), more)
 		if length(out) <= opt.Limit {
 			return out
 		}
 	}
 	// Still too long (a huge reason or preface): cut at a line, and say so.
-	note := fmt.Sprintf("\n\n… cut here to fit GitHub's limit; see %s.\n", more)
-	cut := []rune(out)[:max(0, opt.Limit-length(note))]
-	text := string(cut)
+	note := fmt.Sprintf("\n\n… cut here to fit GitHub's limit; %s can be read in %s.\n", andList(append([]string{"the rest of this body"}, cut...)), more)
+	return cutAt(out, opt.Limit, note)
+}
+
+// cutAt cuts text at the last line that leaves room for note, and appends note.
+func cutAt(text string, limit int, note string) string {
+	text = string([]rune(text)[:max(0, limit-length(note))])
 	if i := strings.LastIndexByte(text, '\n'); i > 0 {
 		text = text[:i]
 	}
 	return text + note
+}
+
+// andList joins phrases as a sentence does: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func join(sections []section) string {

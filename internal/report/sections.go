@@ -43,7 +43,7 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 		b.WriteString("\n")
 		for _, t := range res.Testers {
 			for _, c := range t.Stacked {
-				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), c.Content)
+				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), Language(s.TestPath), c.Content)
 			}
 		}
 	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || s.Outcome == orchestrate.Accepted || s.Outcome == orchestrate.IterationCap:
@@ -67,6 +67,9 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 		last := e.Exhausted[len(e.Exhausted)-1]
 		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",
 			last.Round, last.TooWeak, last.TooHard, last.None)
+		if all := len(classesByRound(s.Events)); all > len(e.Exhausted) {
+			p("The last %d of %d rounds; every round is in the table under Rounds and in summary.json:\n\n", len(e.Exhausted), all)
+		}
 		p("| round | too weak | too hard | vetted | nothing to propose |\n|---|---|---|---|---|\n")
 		for _, rc := range e.Exhausted {
 			p("| %d | %d | %d | %d | %d |\n", rc.Round, rc.TooWeak, rc.TooHard, rc.Ideal, rc.None)
@@ -74,56 +77,6 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 		b.WriteString("\n")
 	default:
 		p("What ran out: %s. Spent so far: %s.\n\n", orNone(e.Budget), spendLine(s))
-	}
-	return b.String()
-}
-
-// differentialSection lists the inputs the passing implementations answer differently;
-// rows caps the list (0: all).
-func differentialSection(s Summary, rows int) string {
-	c := s.Comparison
-	if c == nil {
-		return ""
-	}
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	b.WriteString("## Where the implementations disagree\n\n")
-	d := c.Differential
-	if d == nil {
-		p("No differential testing: %s.\n\n", orNone(c.ProbeNote))
-		return b.String()
-	}
-	p("A probe written by %s asked the %d implementations that pass every vetted test (%s) for their answers on %s. ",
-		orNone(c.ProbeBy), len(d.Coders), strings.Join(d.Coders, ", "), plural(d.Inputs, "input"))
-	if len(d.Disagreements) == 0 {
-		p("They agree on every one.\n\n")
-	} else {
-		p("They disagree on **%d**. Each row is an input and each implementation's answer; a blank answer means it gave none.\n\n", len(d.Disagreements))
-		p("| input |")
-		for _, coder := range d.Coders {
-			p(" %s |", coder)
-		}
-		p("\n|---|%s\n", strings.Repeat("---|", len(d.Coders)))
-		for i, dis := range d.Disagreements {
-			if rows > 0 && i == rows {
-				p("\n… and %d more inputs.\n", len(d.Disagreements)-rows)
-				break
-			}
-			p("| %s |", code(dis.Input))
-			for _, coder := range d.Coders {
-				p(" %s |", code(dis.Outputs[coder]))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
-	}
-	for _, coder := range d.Coders {
-		if note := d.Notes[coder]; note != "" {
-			p("- %s: %s\n", coder, escapeLine(note))
-		}
-	}
-	if len(d.Notes) > 0 {
-		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -153,11 +106,12 @@ func matrix(s Summary) string {
 	for _, c := range s.Coders {
 		fmt.Fprintf(&b, "| %s |", c.Name)
 		for _, v := range s.Vetted {
-			mark := "·"
+			// Words beside the symbols: without an emoji font every symbol is the same box.
+			mark := "· not run"
 			switch out, ok := last[c.Name][v.ID]; {
 			case !ok:
 			case out == "pass":
-				mark = "✅"
+				mark = "✅ pass"
 			default:
 				mark = "❌ " + out
 			}
@@ -165,66 +119,13 @@ func matrix(s Summary) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n✅ pass · ❌ fail · `·` not run since the test entered\n\n")
+	b.WriteString("\nEach cell is the coder's verdict on that test in its last suite run: ✅ pass, ❌ and how it failed (fail, build_failed, timeout, over_limit), or · not run since the test entered.\n\n")
 	return b.String()
 }
 
-// diffSection shows how far the implementations are from the base and from each other;
-// the short form leaves out the per-file lists.
-func diffSection(s Summary, files bool) string {
-	c := s.Comparison
-	if c == nil || len(c.Touched) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	b.WriteString("## How the implementations differ\n\n")
-	p("Changes from the base revision:\n\n| coder | files | lines added | lines deleted |%s\n|---|---|---|---|%s\n",
-		map[bool]string{true: " files touched |", false: ""}[files], map[bool]string{true: "---|", false: ""}[files])
-	for _, t := range c.Touched {
-		p("| %s | %d | +%d | −%d |", t.Coder, len(t.Files), t.Added, t.Deleted)
-		if files {
-			var names []string
-			for i, f := range t.Files {
-				if i == 20 {
-					names = append(names, fmt.Sprintf("… %d more", len(t.Files)-20))
-					break
-				}
-				names = append(names, fmt.Sprintf("%s +%d −%d", code(f.Path), f.Added, f.Deleted))
-			}
-			p(" %s |", strings.Join(names, "<br>"))
-		}
-		b.WriteString("\n")
-	}
-	if len(c.Pairs) > 0 {
-		b.WriteString("\nBetween each pair (lines that differ, in how many files):\n\n|   |")
-		for _, t := range c.Touched {
-			p(" %s |", t.Coder)
-		}
-		p("\n|---|%s\n", strings.Repeat("---|", len(c.Touched)))
-		dist := map[[2]string]PairDiff{}
-		for _, pd := range c.Pairs {
-			dist[[2]string{pd.A, pd.B}], dist[[2]string{pd.B, pd.A}] = pd, pd
-		}
-		for _, row := range c.Touched {
-			p("| **%s** |", row.Coder)
-			for _, col := range c.Touched {
-				if row.Coder == col.Coder {
-					b.WriteString(" — |")
-					continue
-				}
-				pd := dist[[2]string{row.Coder, col.Coder}]
-				p(" %d in %d |", pd.Added+pd.Deleted, pd.Files)
-			}
-			b.WriteString("\n")
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// timelineSection charts the suite growing and the coders converging, round by round.
-func timelineSection(s Summary, table, svg bool) string {
+// timelineSection charts the suite growing and the coders converging, round by round;
+// without table, it says where the table can be read (more).
+func timelineSection(s Summary, table, svg bool, more string) string {
 	rounds := Timeline(s)
 	if len(rounds) == 0 {
 		return ""
@@ -239,8 +140,10 @@ func timelineSection(s Summary, table, svg bool) string {
 	}
 	b.WriteString("Bars: vetted tests at the end of each round. Line: coders passing every one of them.\n\n")
 	if !table {
+		p("The table by round is in %s.\n\n", more)
 		return b.String()
 	}
+	b.WriteString("Round 1 counts the coders' first solutions too, made before the testers' first proposals.\n\n")
 	p("| round | suite | proposals: weak / hard / vetted / none | coder solves | rollbacks | hibernated / woke | coders agreeing | tokens |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rounds {
 		p("| %d | %d → %d | %d / %d / %d / %d | %d | %d | %d / %d | %d/%d | %d |\n", r.Round, r.SuiteBefore, r.SuiteAfter,
@@ -250,12 +153,16 @@ func timelineSection(s Summary, table, svg bool) string {
 	return b.String()
 }
 
-func spendSection(s Summary, perAgent bool) string {
+func spendSection(s Summary, perAgent bool, more string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Spend\n\n%s.\n\n", spendLine(s))
 	p("Judge: %d executions, %d test runs, %d cache hits, %s (%s).\n\n", s.Judge.Executions, s.Judge.Runs, s.Judge.CacheHits, seconds(s.Judge.Seconds), s.Judge.Sandbox)
-	if !perAgent || s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
+	if s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
+		return b.String()
+	}
+	if !perAgent {
+		p("The tokens per agent are in %s.\n\n", more)
 		return b.String()
 	}
 	b.WriteString("| agent | prompt tokens | completion tokens |\n|---|---|---|\n")
@@ -284,8 +191,9 @@ func spendLine(s Summary) string {
 	return strings.Join(parts, " · ")
 }
 
-// testsSection shows each vetted test in a collapsible block; the short form lists them.
-func testsSection(res *orchestrate.Result, contents bool, more string) string {
+// testsSection shows each vetted test in a collapsible block, its code in lang; the short
+// form lists them.
+func testsSection(res *orchestrate.Result, contents bool, more, lang string) string {
 	var b strings.Builder
 	b.WriteString("## The vetted tests\n\n")
 	if len(res.Vetted) == 0 {
@@ -302,7 +210,7 @@ func testsSection(res *orchestrate.Result, contents bool, more string) string {
 		}
 		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, v.ID, v.Tester, v.Round, first)
 		if contents {
-			details(&b, summary, v.Content)
+			details(&b, summary, lang, v.Content)
 		} else {
 			fmt.Fprintf(&b, "- %s\n", summary)
 		}
@@ -337,5 +245,5 @@ func logSection(s Summary) string {
 	}
 	text := strings.Join(lines, "\n")
 	f := fence.For(text)
-	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%s\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
 }

@@ -74,12 +74,10 @@ func TestReportHasItsStructureUnderCommonMark(t *testing.T) {
 				"How the implementations differ", "Rounds", "Spend", "The vetted tests", "Agents"}
 			assert.Equal(t, want, o.headings)
 			assert.Equal(t, 1, o.fences["mermaid"], "one chart")
+			assert.Equal(t, len(res.Vetted)+stacked(res), o.fences["go"], "every test fenced as Go, its contract's language")
+			assert.Equal(t, 1, o.fences["text"], "the event log fenced as text")
 			assert.Equal(t, o.details, o.closed, "every collapsible block is closed")
-			stacked := 0
-			for _, ts := range res.Testers {
-				stacked += len(ts.Stacked)
-			}
-			assert.Equal(t, len(res.Vetted)+stacked+1, o.details, "a block per vetted test, per stacked test, and the event log")
+			assert.Equal(t, len(res.Vetted)+stacked(res)+1, o.details, "a block per vetted test, per stacked test, and the event log")
 			for i, rows := range o.tables {
 				for _, cells := range rows[1:] {
 					assert.Equal(t, rows[0], cells, "table %d: every row has as many cells as the header", i)
@@ -90,6 +88,14 @@ func TestReportHasItsStructureUnderCommonMark(t *testing.T) {
 			}
 		})
 	}
+}
+
+func stacked(res *orchestrate.Result) int {
+	n := 0
+	for _, ts := range res.Testers {
+		n += len(ts.Stacked)
+	}
+	return n
 }
 
 func matrixShape(rows, cols int) []int {
@@ -129,7 +135,8 @@ func TestPRBodyIsShortenedToGitHubsLimit(t *testing.T) {
 	assert.Contains(t, body, "[the full report]("+link+")")
 	assert.Contains(t, body, "**Outcome: TESTERS_EXHAUSTED**", "the outcome is never cut")
 	assert.Contains(t, body, "## Where the implementations disagree")
-	assert.Regexp(t, regexp.MustCompile(`… and \d+ more inputs`), body, "the disagreement list is cut, with a count")
+	assert.Regexp(t, regexp.MustCompile(`… and \d+ more inputs on which they disagree, in \[the full report\]\(`+regexp.QuoteMeta(link)+`\) and summary.json`),
+		body, "the disagreement list is cut, with a count and where the rest is")
 	o := parseOutline(t, body)
 	assert.Equal(t, o.details, o.closed, "shortening never leaves a block open")
 	assert.Equal(t, 1, o.fences["mermaid"])

@@ -41,6 +41,13 @@ type Summary struct {
 	Decisions []orchestrate.AppliedDecision `json:"decisions,omitempty"`
 	Accepted  string                        `json:"accepted,omitempty"`
 	Standing  orchestrate.Standing          `json:"standing"`
+	// TestPath is where the test contract puts a test ("{id}_test.go"): its extension
+	// gives the report's code blocks their language.
+	TestPath string `json:"test_path,omitempty"`
+	// StateDir is the local state directory the run lives in, so that the commands the
+	// report prints name it when it is not the default. Not saved: a path on this machine,
+	// which a moved state directory would make wrong.
+	StateDir string `json:"-"`
 }
 
 // VettedTest is one test of the vetted suite.

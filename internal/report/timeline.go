@@ -11,7 +11,7 @@ type RoundFacts struct {
 	RoundClasses
 	SuiteBefore int `json:"suite_before"`
 	SuiteAfter  int `json:"suite_after"`
-	Solves      int `json:"solves"` // coder solutions asked for (retries)
+	Solves      int `json:"solves"` // coder solutions asked for: retries, and in round 1 the first solutions
 	Rollbacks   int `json:"rollbacks"`
 	Hibernated  int `json:"hibernated"`
 	Revived     int `json:"revived"`
@@ -21,7 +21,8 @@ type RoundFacts struct {
 	Agreeing int `json:"agreeing"`
 }
 
-// Timeline rebuilds the rounds from the events.
+// Timeline rebuilds the rounds from the events. The coders' first solutions come before
+// the first round's marker; they count in round 1, where a reader looks for them.
 func Timeline(s Summary) []RoundFacts {
 	var out []RoundFacts
 	classes := map[int]RoundClasses{}
@@ -29,9 +30,10 @@ func Timeline(s Summary) []RoundFacts {
 		classes[rc.Round] = rc
 	}
 	passes := newSuiteState(s)
-	var cur *RoundFacts
+	start := &RoundFacts{} // what happens before round 1: the first solutions
+	cur := start
 	closeRound := func() {
-		if cur == nil {
+		if cur == start {
 			return
 		}
 		cur.Agreeing = len(passes.all(s.Coders))
@@ -41,12 +43,13 @@ func Timeline(s Summary) []RoundFacts {
 		passes.see(ev)
 		if ev.Kind == orchestrate.EvRound {
 			closeRound()
-			cur = &RoundFacts{RoundClasses: classes[ev.Round], SuiteBefore: ev.Suite, SuiteAfter: ev.Suite}
+			next := &RoundFacts{RoundClasses: classes[ev.Round], SuiteBefore: ev.Suite, SuiteAfter: ev.Suite}
+			if cur == start {
+				next.Solves, next.Rollbacks, next.Hibernated, next.Revived, next.Tokens = start.Solves, start.Rollbacks, start.Hibernated, start.Revived, start.Tokens
+			}
+			cur = next
 			cur.Round = ev.Round
 			continue
-		}
-		if cur == nil {
-			continue // the coders' first solutions, before round 1
 		}
 		if ev.Spend != nil {
 			cur.Tokens += ev.Spend.PromptTokens + ev.Spend.CompletionTokens

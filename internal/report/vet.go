@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/dixit-bot/dixit/internal/ci"
 )
 
 // vetSection shows how the patch under review did on the run's tests: the verdict, every
@@ -36,8 +39,8 @@ func vetSection(s Summary, outputs bool) string {
 			p("- %s\n", summary)
 			continue
 		}
-		details(&b, summary, f.Content)
-		details(&b, fmt.Sprintf("the patch's output on test %d", f.Number), []byte(f.Patch.Output))
+		details(&b, summary, Language(s.TestPath), f.Content)
+		details(&b, outputSummary(f.Number, f.Patch.Output), "text", []byte(f.Patch.Output))
 	}
 	if !outputs {
 		b.WriteString("\n")
@@ -59,7 +62,7 @@ func vetSection(s Summary, outputs bool) string {
 			p("| %s | %s | %s (%d of %d) |\n", code(d.Input), patch, code(d.Consensus), d.Agree, d.Of)
 		}
 		if len(rows) < len(v.Differences) {
-			p("\n%d more in the full report.\n", len(v.Differences)-len(rows))
+			p("\n… and %d more inputs, in the full report and summary.json.\n", len(v.Differences)-len(rows))
 		}
 		b.WriteString("\n")
 	case v.ProbeNote != "":
@@ -92,15 +95,19 @@ func VetReview(s Summary, preface string, limit int, fullReport string) string {
 	if fullReport != "" {
 		more = fmt.Sprintf("[the full report](%s)", fullReport)
 	}
-	note := fmt.Sprintf("\n---\nThe tests and outputs are in %s.\n", more)
+	note := fmt.Sprintf("\n---\nThe failing tests' text and the patch's outputs are in %s.\n", more)
 	out = preface + vetSection(s, false) + note
 	if length(out) <= limit {
 		return out
 	}
-	cut := []rune(out)[:max(0, limit-length(note))]
-	text := string(cut)
-	if i := strings.LastIndexByte(text, '\n'); i > 0 {
-		text = text[:i]
+	return cutAt(out, limit, fmt.Sprintf("\n\n… cut here to fit GitHub's limit; the rest of this review, the failing tests' text and the patch's outputs can be read in %s.\n", more))
+}
+
+// outputSummary names a failing run's output, and says when it is only what the judge
+// keeps of it: the tail, up to ci.MaxOutput bytes.
+func outputSummary(test int, output string) string {
+	if len(output) < ci.MaxOutput-utf8.UTFMax {
+		return fmt.Sprintf("the patch's output on test %d", test)
 	}
-	return text + note
+	return fmt.Sprintf("the patch's output on test %d: its last %d KiB, all the judge keeps", test, ci.MaxOutput>>10)
 }
