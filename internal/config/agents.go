@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
 // Agents configure live LLM agents. Diversity matters to the Dixit rule: coders that share
@@ -128,11 +130,11 @@ func mergeAgents(key, countKey string, into []AgentSettings, from []*AgentSettin
 		return nil
 	}
 	if len(from) != len(into) {
-		return fmt.Errorf("%s: lists %d agents but %s is %d", key, len(from), countKey, len(into))
+		return strictyaml.Errorf(key, "lists %d agents but %s is %d; list exactly %d, or none", len(from), countKey, len(into), len(into))
 	}
 	for i, a := range from {
 		if a == nil {
-			return fmt.Errorf("%s[%d]: empty entry", key, i)
+			return strictyaml.Errorf(fmt.Sprintf("%s[%d]", key, i), "empty entry; give at least one key, such as name")
 		}
 		d := into[i]
 		if a.Name == "" {
@@ -150,32 +152,35 @@ var agentNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 func (a Agents) validate() error {
 	if a.Model == "" {
-		return fmt.Errorf("agents.model: must name a model")
+		return strictyaml.Errorf("agents.model", "must name a model")
 	}
 	if a.MaxSteps < 1 || a.MaxSteps > 500 {
-		return fmt.Errorf("agents.max_steps: must be between 1 and 500 (got %d)", a.MaxSteps)
+		return strictyaml.Errorf("agents.max_steps", "must be between 1 and 500 (got %d)", a.MaxSteps)
 	}
 	if a.TurnTimeout < time.Second || a.TurnTimeout > 24*time.Hour {
-		return fmt.Errorf("agents.turn_timeout: must be between 1s and 24h (got %s)", a.TurnTimeout)
+		return strictyaml.Errorf("agents.turn_timeout", "must be between 1s and 24h (got %s)", a.TurnTimeout)
 	}
 	if a.CommandTimeout < 0 || a.CommandTimeout > 24*time.Hour {
-		return fmt.Errorf("agents.command_timeout: must be between 0 (default 30m) and 24h")
+		return strictyaml.Errorf("agents.command_timeout", "must be between 0 (default 30m) and 24h (got %s)", a.CommandTimeout)
 	}
-	if a.Price.Input < 0 || a.Price.Output < 0 {
-		return fmt.Errorf("agents.price: must not be negative")
+	if a.Price.Input < 0 {
+		return strictyaml.Errorf("agents.price.input", "must be 0 (unknown) or more (got %g)", a.Price.Input)
+	}
+	if a.Price.Output < 0 {
+		return strictyaml.Errorf("agents.price.output", "must be 0 (unknown) or more (got %g)", a.Price.Output)
 	}
 	seen := map[string]bool{}
 	for key, list := range map[string][]AgentSettings{"agents.coders": a.Coders, "agents.testers": a.Testers} {
 		for i, s := range list {
 			switch {
 			case !agentNameRE.MatchString(s.Name):
-				return fmt.Errorf("%s[%d].name: lower-case letters, digits and _ (got %q)", key, i, s.Name)
+				return strictyaml.Errorf(fmt.Sprintf("%s[%d].name", key, i), "must be lower-case letters, digits and _, at most 32 (got %q)", s.Name)
 			case seen[s.Name]:
-				return fmt.Errorf("%s[%d].name: %q is used twice", key, i, s.Name)
+				return strictyaml.Errorf(fmt.Sprintf("%s[%d].name", key, i), "%q is used twice; every agent needs its own name", s.Name)
 			case s.Temperature < 0 || s.Temperature > 2:
-				return fmt.Errorf("%s[%d].temperature: must be between 0 and 2 (got %g)", key, i, s.Temperature)
+				return strictyaml.Errorf(fmt.Sprintf("%s[%d].temperature", key, i), "must be between 0 and 2 (got %g)", s.Temperature)
 			case len(s.Persona) > 2000 || len(s.Direction) > 2000:
-				return fmt.Errorf("%s[%d]: persona and direction are at most 2000 characters", key, i)
+				return strictyaml.Errorf(fmt.Sprintf("%s[%d]", key, i), "persona and direction are at most 2000 characters")
 			}
 			seen[s.Name] = true
 		}

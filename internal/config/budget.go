@@ -1,8 +1,9 @@
 package config
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
 // Budget caps what a run may spend; zero means no cap. Crossing any cap ends the run with
@@ -16,11 +17,11 @@ type Budget struct {
 func (b Budget) validate() error {
 	switch {
 	case b.Tokens < 0:
-		return fmt.Errorf("budget.tokens: must not be negative")
+		return strictyaml.Errorf("budget.tokens", "must be 0 (no cap) or more (got %d)", b.Tokens)
 	case b.CostUSD < 0:
-		return fmt.Errorf("budget.cost_usd: must not be negative")
+		return strictyaml.Errorf("budget.cost_usd", "must be 0 (no cap) or more (got %g)", b.CostUSD)
 	case b.WallTime < 0:
-		return fmt.Errorf("budget.wall_time: must not be negative")
+		return strictyaml.Errorf("budget.wall_time", "must be 0 (no cap) or more (got %s)", b.WallTime)
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 // Package config reads dixit.yml, the run settings of a repository or a population. It is
-// strict: an unknown key or a bad value is an error that names the key.
+// strict: an unknown key or a bad value is an error that names the line and the key.
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
 // Protocols a run can follow (DESIGN.md §2).
@@ -122,7 +119,7 @@ type file struct {
 // maxFileSize bounds what we read: a config is a few hundred bytes.
 const maxFileSize = 64 << 10
 
-// Load reads and validates a dixit.yml file.
+// Load reads and validates a dixit.yml file. Its errors name the file and the line.
 func Load(name string) (Settings, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -133,26 +130,44 @@ func Load(name string) (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("read %s: %w", name, err)
 	}
-	s, err := Parse(data)
+	return ParseNamed(name, data)
+}
+
+// Parse validates dixit.yml content and fills in defaults for absent keys. Its errors
+// name the line but no file; ParseNamed names one.
+func Parse(data []byte) (Settings, error) {
+	return ParseNamed("", data)
+}
+
+// ParseNamed is Parse for content read from name (such as ".github/dixit.yml"), which
+// its errors name.
+func ParseNamed(name string, data []byte) (Settings, error) {
+	if len(data) > maxFileSize {
+		return Settings{}, &strictyaml.Error{File: name, Err: fmt.Errorf("larger than %d bytes; settings fit in a few hundred", maxFileSize)}
+	}
+	var f file
+	lines, err := strictyaml.Decode(name, data, &f)
 	if err != nil {
-		return Settings{}, fmt.Errorf("%s: %w", name, err)
+		return Settings{}, err
+	}
+	s, err := f.settings()
+	if err == nil {
+		err = s.Validate()
+	}
+	if err == nil {
+		err = applyAgents(&s, f.Agents)
+	}
+	if err == nil {
+		err = s.Agents.validate()
+	}
+	if err != nil {
+		return Settings{}, lines.Locate(name, err)
 	}
 	return s, nil
 }
 
-var unknownField = regexp.MustCompile(`field (\S+) not found in type`)
-
-// Parse validates dixit.yml content and fills in defaults for absent keys.
-func Parse(data []byte) (Settings, error) {
-	if len(data) > maxFileSize {
-		return Settings{}, fmt.Errorf("larger than %d bytes", maxFileSize)
-	}
-	var f file
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return Settings{}, fmt.Errorf("invalid YAML: %s", unknownField.ReplaceAllString(err.Error(), "unknown key $1"))
-	}
+// settings lays the file over the defaults.
+func (f file) settings() (Settings, error) {
 	s := Defaults()
 	setStr(&s.Protocol, f.Protocol)
 	setInt(&s.MaxIterations, f.MaxIterations)
@@ -175,7 +190,7 @@ func Parse(data []byte) (Settings, error) {
 		if t.Preset != nil {
 			p, ok := ci.Preset(*t.Preset)
 			if !ok {
-				return Settings{}, fmt.Errorf("test.preset: unknown preset %q (known: go, python, node)", *t.Preset)
+				return Settings{}, strictyaml.Errorf("test.preset", "unknown preset %q; must be one of go, python, node", *t.Preset)
 			}
 			s.Test = p
 		} else if t.Path != nil || t.Run != nil {
@@ -202,17 +217,12 @@ func Parse(data []byte) (Settings, error) {
 	if f.Budget != nil {
 		s.Budget = *f.Budget
 	}
-	if err := s.Validate(); err != nil {
-		return Settings{}, err
-	}
-	if err := applyAgents(&s, f.Agents); err != nil {
-		return Settings{}, err
-	}
-	return s, s.Agents.validate()
+	return s, nil
 }
 
 // Validate checks the protocol's constants and the test contract and names the first bad
-// key. Parse also checks the agents section, which only live runs use.
+// key and what it allows (a *strictyaml.Error). Parse also checks the agents section,
+// which only live runs use.
 func (s Settings) Validate() error {
 	checks := []struct {
 		key string
@@ -237,17 +247,17 @@ func (s Settings) Validate() error {
 	}
 	for _, c := range checks {
 		if !c.ok {
-			return fmt.Errorf("%s: %s", c.key, c.why)
+			return strictyaml.Errorf(c.key, "%s", c.why)
 		}
 	}
 	for _, p := range s.Test.Exclude {
 		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("test.exclude: bad pattern %q: %w", p, err)
+			return strictyaml.Errorf("test.exclude", "bad pattern %q; patterns look like *_test.go or testdata/*", p)
 		}
 	}
 	for k := range s.Test.Env {
 		if !envName.MatchString(k) {
-			return fmt.Errorf("test.env: bad variable name %q", k)
+			return strictyaml.Errorf("test.env", "bad variable name %q: use letters, digits and _, not starting with a digit", k)
 		}
 	}
 	return s.Budget.validate()

@@ -49,21 +49,21 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"unknown key", "coders: 5\nreruns_count: 3\n", `unknown key reruns_count`},
-		{"unknown nested key", "test:\n  preset: go\n  timeuot: 3s\n", `unknown key timeuot`},
+		{"unknown key", "coders: 5\nreruns_count: 3\n", `line 2: unknown key "reruns_count"; the keys here are protocol, max_iterations`},
+		{"unknown nested key", "test:\n  preset: go\n  timeuot: 3s\n", `line 3: unknown key "timeuot" in test; did you mean "timeout"?`},
 		{"too few coders", "coders: 2\n", "coders: must be between 3 and 25 for protocol dixit (got 2)"},
 		{"unknown protocol", "protocol: vote\n", `protocol: must be one of dixit, critics, tdg, blind, single (got "vote")`},
 		{"no coder", "protocol: single\ncoders: 0\n", "coders: must be between 1 and 25 for protocol single"},
 		{"tdg needs a tester", "protocol: tdg\ntesters: 0\n", "testers: must be between 1 and 25 for protocol tdg"},
 		{"iterations", "protocol: critics\nmax_iterations: 0\n", "max_iterations: must be between 1 and 100"},
 		{"critic copies", "critics: {copies: 9}\n", "critics.copies: must be between 1 and 5"},
-		{"unknown critics key", "critics: {kinds: 2}\n", "unknown key kinds"},
+		{"unknown critics key", "critics: {kinds: 2}\n", `unknown key "kinds" in critics; the keys here are general, copies`},
 		{"no testers", "testers: 0\n", "testers: must be between 1 and 25"},
 		{"zero reruns", "reruns: 0\n", "reruns: must be between 1 and 1000"},
 		{"threshold at a half", "ideal_threshold: 0.5\n", "ideal_threshold: must be above 0.5 and below 1"},
 		{"threshold of one", "ideal_threshold: 1\n", "ideal_threshold: must be above 0.5"},
-		{"wrong type", "coders: many\n", "cannot unmarshal"},
-		{"bad duration", "test:\n  timeout: soon\n", "cannot unmarshal"},
+		{"wrong type", "coders: many\n", `coders: must be a whole number (got "many")`},
+		{"bad duration", "test:\n  timeout: soon\n", `test.timeout: must be a duration such as 90s, 5m or 1h (got "soon")`},
 		{"zero timeout", "test:\n  timeout: 0s\n", "test.timeout: must be between 1s and 1h"},
 		{"unknown preset", "test:\n  preset: cobol\n", `test.preset: unknown preset "cobol"`},
 		{"escaping path", "test:\n  path: ../x_{id}_test.go\n  run: true\n", "test.path: must be a relative path inside the repository"},
@@ -71,7 +71,7 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"missing run", "test:\n  path: x_test.go\n", "test.run: must be set"},
 		{"bad env name", "test:\n  preset: go\n  env:\n    \"A=B\": x\n", `test.env: bad variable name "A=B"`},
 		{"bad exclude", "test:\n  preset: go\n  exclude: [\"[\"]\n", "test.exclude: bad pattern"},
-		{"not a mapping", "- 1\n- 2\n", "invalid YAML"},
+		{"not a mapping", "- 1\n- 2\n", "the file must hold keys and values"},
 		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
 		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},
 	}
@@ -90,7 +90,7 @@ func TestLoadNamesTheFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("coders: 1\n"), 0o644))
 	_, err := config.Load(p)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), p+": coders:")
+	assert.Contains(t, err.Error(), p+" line 1: coders:")
 
 	_, err = config.Load(filepath.Join(dir, "missing.yml"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
@@ -146,7 +146,7 @@ agents:
 		{"coders: 3\nagents:\n  coders: [{name: a}, {name: a}, {name: b}]\n", `"a" is used twice`},
 		{"agents:\n  testers: [{name: X}, {name: y}, {name: z}]\n", "agents.testers[0].name"},
 		{"agents:\n  max_steps: 0\n", "agents.max_steps"},
-		{"agents:\n  modle: x\n", "unknown key modle"},
+		{"agents:\n  modle: x\n", `unknown key "modle" in agents; did you mean "model"?`},
 		{"agents:\n  testers: [{name: a, temperature: 3}, {name: b}, {name: c}]\n", "temperature: must be between 0 and 2"},
 	} {
 		_, err := config.Parse([]byte(tc.yaml))

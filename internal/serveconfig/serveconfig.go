@@ -4,17 +4,17 @@
 package serveconfig
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
 // Config is everything `bot serve` needs.
@@ -82,72 +82,91 @@ func Defaults() Config {
 	}
 }
 
-// Load reads the YAML file at path (if path is not empty), then the environment.
+// Load reads the YAML file at path (if path is not empty), then the environment. Its
+// errors name the file and the line of a bad key, or the variable that set it.
 func Load(path string, getenv func(string) string) (Config, error) {
 	c := Defaults()
+	lines := strictyaml.Lines{}
 	if path != "" {
 		data, err := readLimited(path)
 		if err != nil {
 			return Config{}, err
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-			return Config{}, fmt.Errorf("%s: %s", path, unknownKey.ReplaceAllString(err.Error(), "unknown key $1"))
+		if lines, err = strictyaml.Decode(path, data, &c); err != nil {
+			return Config{}, err
 		}
 	}
-	if err := c.fromEnv(getenv); err != nil {
+	fromEnv, err := c.fromEnv(getenv)
+	if err != nil {
 		return Config{}, err
+	}
+	locate := func(err error) error {
+		if e, ok := err.(*strictyaml.Error); ok && fromEnv[e.Key] != "" {
+			// The variable won over the file: the line there is not the one to fix.
+			return &strictyaml.Error{Key: fromEnv[e.Key], Err: e.Err}
+		}
+		return lines.Locate(path, err)
 	}
 	if c.GitHub.WebhookSecret == "" && c.GitHub.SecretFile != "" {
 		data, err := readLimited(c.GitHub.SecretFile)
 		if err != nil {
-			return Config{}, fmt.Errorf("github.webhook_secret_file: %w", err)
+			return Config{}, locate(unreadable("github.webhook_secret_file", c.GitHub.SecretFile, err))
 		}
 		c.GitHub.WebhookSecret = strings.TrimSpace(string(data))
 	}
-	return c, c.Validate()
+	return c, locate(c.Validate())
 }
 
-var unknownKey = regexp.MustCompile(`field (\S+) not found in type`)
-
-// fromEnv applies DIXIT_* variables over the file's values.
-func (c *Config) fromEnv(getenv func(string) string) error {
-	str := map[string]*string{
-		"DIXIT_LISTEN": &c.Listen, "DIXIT_STATE_DIR": &c.StateDir, "DIXIT_BUILD_CACHE": &c.BuildCache, "DIXIT_RESULT_CACHE": &c.ResultCache, "DIXIT_LABEL": &c.Label,
-		"DIXIT_WORKSHOP": &c.Workshop, "DIXIT_JUDGE": &c.Judge, "DIXIT_POPULATION": &c.Population,
-		"DIXIT_GITHUB_PRIVATE_KEY_FILE": &c.GitHub.PrivateKeyFile, "DIXIT_WEBHOOK_SECRET": &c.GitHub.WebhookSecret,
-		"DIXIT_WEBHOOK_SECRET_FILE": &c.GitHub.SecretFile, "DIXIT_GITHUB_BASE_URL": &c.GitHub.BaseURL,
-		"DIXIT_GITHUB_GIT_URL": &c.GitHub.GitURL,
-		"DIXIT_NAME":           &c.Name,
+// fromEnv applies DIXIT_* variables over the file's values and returns which keys they
+// set, by key: workers → DIXIT_WORKERS.
+func (c *Config) fromEnv(getenv func(string) string) (map[string]string, error) {
+	set := map[string]string{}
+	str := []struct {
+		name, key string
+		dst       *string
+	}{
+		{"DIXIT_LISTEN", "listen", &c.Listen}, {"DIXIT_STATE_DIR", "state_dir", &c.StateDir},
+		{"DIXIT_BUILD_CACHE", "build_cache", &c.BuildCache}, {"DIXIT_RESULT_CACHE", "result_cache", &c.ResultCache},
+		{"DIXIT_LABEL", "label", &c.Label}, {"DIXIT_WORKSHOP", "workshop", &c.Workshop},
+		{"DIXIT_JUDGE", "judge", &c.Judge}, {"DIXIT_POPULATION", "population", &c.Population},
+		{"DIXIT_NAME", "name", &c.Name}, {"DIXIT_ACTIONS_BOT_VERSION", "actions.bot_version", &c.Actions.BotVersion},
+		{"DIXIT_GITHUB_PRIVATE_KEY_FILE", "github.private_key_file", &c.GitHub.PrivateKeyFile},
+		{"DIXIT_WEBHOOK_SECRET", "github.webhook_secret", &c.GitHub.WebhookSecret},
+		{"DIXIT_WEBHOOK_SECRET_FILE", "github.webhook_secret_file", &c.GitHub.SecretFile},
+		{"DIXIT_GITHUB_BASE_URL", "github.base_url", &c.GitHub.BaseURL}, {"DIXIT_GITHUB_GIT_URL", "github.git_url", &c.GitHub.GitURL},
 	}
-	for name, dst := range str {
-		if v := getenv(name); v != "" {
-			*dst = v
+	for _, v := range str {
+		if val := getenv(v.name); val != "" {
+			*v.dst, set[v.key] = val, v.name
 		}
 	}
 	if v := getenv("DIXIT_GITHUB_APP_ID"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return fmt.Errorf("DIXIT_GITHUB_APP_ID: not a number: %q", v)
+			return nil, envError("DIXIT_GITHUB_APP_ID", c.GitHub.AppID, v)
 		}
-		c.GitHub.AppID = id
+		c.GitHub.AppID, set["github.app_id"] = id, "DIXIT_GITHUB_APP_ID"
 	}
 	if v := getenv("DIXIT_LEASE_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return fmt.Errorf("DIXIT_LEASE_TTL: not a duration such as 2m: %q", v)
+			return nil, envError("DIXIT_LEASE_TTL", c.LeaseTTL, v)
 		}
-		c.LeaseTTL = d
+		c.LeaseTTL, set["lease_ttl"] = d, "DIXIT_LEASE_TTL"
 	}
 	if v := getenv("DIXIT_WORKERS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("DIXIT_WORKERS: not a number: %q", v)
+			return nil, envError("DIXIT_WORKERS", c.Workers, v)
 		}
-		c.Workers = n
+		c.Workers, set["workers"] = n, "DIXIT_WORKERS"
 	}
-	return nil
+	return set, nil
+}
+
+// envError says what variable name should hold, in the words the file's errors use.
+func envError(name string, like any, got string) error {
+	return &strictyaml.Error{Key: name, Err: fmt.Errorf("must be %s (got %q)", strictyaml.Describe(like), got)}
 }
 
 // botVersionRE is what `go install module@version` takes: a semantic version or a commit.
@@ -166,42 +185,57 @@ func (c Config) Validate() error {
 	case len(c.GitHub.WebhookSecret) < 16:
 		return errors.New("a webhook secret of at least 16 characters is required (DIXIT_WEBHOOK_SECRET, DIXIT_WEBHOOK_SECRET_FILE or github.webhook_secret_file): without it anyone could send the bot events")
 	case !strings.HasPrefix(c.GitHub.BaseURL, "https://") && !strings.HasPrefix(c.GitHub.BaseURL, "http://"):
-		return fmt.Errorf("github.base_url: must be an http(s) URL (got %q)", c.GitHub.BaseURL)
+		return strictyaml.Errorf("github.base_url", "must be an http(s) URL (got %q)", c.GitHub.BaseURL)
 	case !strings.HasSuffix(c.GitHub.BaseURL, "/"):
-		return fmt.Errorf("github.base_url: must end with / (got %q)", c.GitHub.BaseURL)
+		return strictyaml.Errorf("github.base_url", "must end with / (got %q)", c.GitHub.BaseURL)
 	case !strings.HasPrefix(c.GitHub.GitURL, "https://") && !strings.HasPrefix(c.GitHub.GitURL, "http://"):
-		return fmt.Errorf("github.git_url: must be an http(s) URL (got %q)", c.GitHub.GitURL)
+		return strictyaml.Errorf("github.git_url", "must be an http(s) URL (got %q)", c.GitHub.GitURL)
 	case !strings.HasSuffix(c.GitHub.GitURL, "/"):
-		return fmt.Errorf("github.git_url: must end with / (got %q)", c.GitHub.GitURL)
+		return strictyaml.Errorf("github.git_url", "must end with / (got %q)", c.GitHub.GitURL)
 	case c.Listen == "":
-		return errors.New("listen: must be an address such as :8080")
+		return strictyaml.Errorf("listen", "must be an address such as :8080")
 	case c.StateDir == "":
-		return errors.New("state_dir: must be a directory")
+		return strictyaml.Errorf("state_dir", "must be a directory")
 	case !labelRE.MatchString(c.Label):
-		return fmt.Errorf("label: not a GitHub label name (got %q)", c.Label)
+		return strictyaml.Errorf("label", "not a GitHub label name (got %q)", c.Label)
 	case c.Workers < 1 || c.Workers > 64:
-		return fmt.Errorf("workers: must be between 1 and 64 (got %d)", c.Workers)
+		return strictyaml.Errorf("workers", "must be between 1 and 64 (got %d)", c.Workers)
 	case !strings.Contains(c.Workshop, "{repo}"):
-		return fmt.Errorf("workshop: must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
+		return strictyaml.Errorf("workshop", "must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
 	case c.Judge != "local" && c.Judge != "actions" && c.Judge != "auto":
-		return fmt.Errorf("judge: must be auto, local or actions (got %q)", c.Judge)
+		return strictyaml.Errorf("judge", "must be auto, local or actions (got %q)", c.Judge)
 	case c.Actions.BotVersion != "" && !botVersionRE.MatchString(c.Actions.BotVersion):
-		return fmt.Errorf("actions.bot_version: not a version go install takes, such as v0.4.0 or a commit (got %q)", c.Actions.BotVersion)
+		return strictyaml.Errorf("actions.bot_version", "not a version go install takes, such as v0.4.0 or a commit (got %q)", c.Actions.BotVersion)
 	case c.Judge == "actions" && !botVersionRE.MatchString(c.Actions.BotVersion):
-		return fmt.Errorf("actions.bot_version (DIXIT_ACTIONS_BOT_VERSION): the version of bot the runners install, a tag such as v0.4.0 or a commit, is required with judge: actions (got %q)", c.Actions.BotVersion)
-	case c.Actions.PollInterval < 0 || c.Actions.FindTimeout < 0 || c.Actions.RunTimeout < 0 || c.Actions.Retries < 0:
-		return errors.New("actions: poll_interval, find_timeout, run_timeout and retries must not be negative")
+		return strictyaml.Errorf("actions.bot_version", "required with judge: actions: the version of bot the runners install, a tag such as v0.4.0 or a commit (or DIXIT_ACTIONS_BOT_VERSION)")
+	case c.Actions.PollInterval < 0:
+		return strictyaml.Errorf("actions.poll_interval", "must be 0 (the default) or more (got %s)", c.Actions.PollInterval)
+	case c.Actions.FindTimeout < 0:
+		return strictyaml.Errorf("actions.find_timeout", "must be 0 (the default) or more (got %s)", c.Actions.FindTimeout)
+	case c.Actions.RunTimeout < 0:
+		return strictyaml.Errorf("actions.run_timeout", "must be 0 (the default) or more (got %s)", c.Actions.RunTimeout)
+	case c.Actions.Retries < 0:
+		return strictyaml.Errorf("actions.retries", "must be 0 or more (got %d)", c.Actions.Retries)
 	case c.LeaseTTL < 10*time.Second || c.LeaseTTL > time.Hour:
-		return fmt.Errorf("lease_ttl: must be between 10s and 1h (got %s)", c.LeaseTTL)
+		return strictyaml.Errorf("lease_ttl", "must be between 10s and 1h (got %s)", c.LeaseTTL)
 	case c.Reconcile != 0 && (c.Reconcile < time.Minute || c.Reconcile > 24*time.Hour):
-		return fmt.Errorf("reconcile_interval: must be 0 (off) or between 1m and 24h (got %s)", c.Reconcile)
+		return strictyaml.Errorf("reconcile_interval", "must be 0 (off) or between 1m and 24h (got %s)", c.Reconcile)
 	case c.Shutdown < time.Second || c.Shutdown > time.Hour:
-		return fmt.Errorf("shutdown_grace: must be between 1s and 1h (got %s)", c.Shutdown)
+		return strictyaml.Errorf("shutdown_grace", "must be between 1s and 1h (got %s)", c.Shutdown)
 	}
 	if _, err := os.Stat(c.GitHub.PrivateKeyFile); err != nil {
-		return fmt.Errorf("github.private_key_file: %w", err)
+		return unreadable("github.private_key_file", c.GitHub.PrivateKeyFile, err)
 	}
 	return nil
+}
+
+// unreadable names the file key points at without the system call that failed.
+func unreadable(key, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return strictyaml.Errorf(key, "cannot read %s: %w", path, err)
 }
 
 func readLimited(path string) ([]byte, error) {
