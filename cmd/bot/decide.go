@@ -11,6 +11,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 )
 
 // newDecide records a human's answer to a stopped run's escalation: `bot decide <run>
@@ -53,7 +54,7 @@ Decisions:
 			if d.Reason != "" {
 				what += " (" + d.Reason + ")"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Recorded: %s. `bot run --resume %s%s` carries it out.\n", what, args[0], stateFlag(state))
+			fmt.Fprintf(cmd.OutOrStdout(), "Recorded: %s. `%s` carries it out.\n", what, report.ResumeCommand(args[0], state))
 			return nil
 		},
 	}

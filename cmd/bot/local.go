@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/patchdiff"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -29,7 +29,7 @@ const noEndpoint = `no LLM endpoint configured. Set one of:
 and choose models in dixit.yml (agents.model). To watch Dixit work without a model, run: bot demo`
 
 // defaultState is the state directory when --state is not given.
-const defaultState = ".dixit"
+const defaultState = report.DefaultStateDir
 
 // judgeFlags are the flags of every command that runs the local judge.
 type judgeFlags struct {
@@ -246,10 +246,9 @@ func printOutcome(stdout io.Writer, name, state string, out *localrun.Outcome) e
 		fmt.Fprintf(stdout, "Accepted: %s's implementation.\n", s.Accepted)
 	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && name != "vet" {
 		stopped = true
-		at := stateFlag(state)
-		fmt.Fprintf(stdout, "A human decides now; then `bot run --resume %s%s` goes on from here:\n", s.Run, at)
+		fmt.Fprintf(stdout, "A human decides now; then `%s` goes on from here:\n", report.ResumeCommand(s.Run, state))
 		for _, fit := range fitting {
-			line := fmt.Sprintf("  bot decide%s %s %s", at, s.Run, fit.Usage)
+			line := "  " + report.DecidePrefix(s.Run, state) + fit.Usage
 			if fit.Choices != "" {
 				line += "    (" + fit.Choices + ")"
 			}
@@ -277,25 +276,6 @@ func printOutcome(stdout io.Writer, name, state string, out *localrun.Outcome) e
 		return errStopped
 	}
 	return nil
-}
-
-// stateFlag is " --state DIR" for commands a person copies, or "" for the default.
-func stateFlag(state string) string {
-	if filepath.Clean(state) == defaultState {
-		return ""
-	}
-	return " --state " + shellQuote(state)
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but plain path characters.
-func shellQuote(s string) string {
-	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
-	}) < 0
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // patchTree reads the patch under review: a diff file applied to the run's base (the
