@@ -93,7 +93,11 @@ func TestTreesRefuseLinksAndBadRevisions(t *testing.T) {
 	ws, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
 	require.NoError(t, err)
 	_, err = RepoTree(ws.Path(), "refs/heads/nothing")
-	require.ErrorContains(t, err, `revision "refs/heads/nothing"`)
+	require.ErrorContains(t, err, `has no branch, tag or commit "refs/heads/nothing"`)
+	_, err = RepoTree(ws.Path(), "/nope.diff")
+	require.ErrorContains(t, err, `has no branch, tag or commit "/nope.diff"`, "no go-git words")
+	_, err = RepoTree(t.TempDir(), "main")
+	require.ErrorContains(t, err, "is not a git repository")
 }
 
 func TestBatchRoundTripAndContracts(t *testing.T) {
@@ -127,7 +131,7 @@ func TestBatchRoundTripAndContracts(t *testing.T) {
 
 	for _, bad := range []struct{ section, want string }{
 		{`{"preset": "cobol"}`, "unknown preset"},
-		{`{"preset": "go", "timeuot": "3s"}`, "unknown key timeuot"},
+		{`{"preset": "go", "timeuot": "3s"}`, `unknown key "timeuot" in test; did you mean "timeout"?`},
 		{`{"path": "../x_{id}_test.go", "run": "true"}`, "test.path"},
 		{``, "empty"},
 	} {

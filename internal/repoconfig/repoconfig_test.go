@@ -48,7 +48,7 @@ func TestFetch(t *testing.T) {
 			name:    "unknown key",
 			setup:   func(s *ghtest.Server) { s.State.SetFile("o", "r", "main", Path, "reruns: 3\nflavour: x\n") },
 			outcome: Invalid,
-			comment: "unknown key flavour",
+			comment: `unknown key "flavour"`,
 		},
 		{
 			name: "unreadable: GitHub fails",

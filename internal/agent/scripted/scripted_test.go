@@ -44,7 +44,7 @@ func TestLoadRejectsMalformedPopulations(t *testing.T) {
 		{"blank spec", func(d string) error { return os.WriteFile(filepath.Join(d, "spec.md"), []byte(" \n"), 0o644) }, "spec.md must hold a spec"},
 		{"bad settings", func(d string) error {
 			return os.WriteFile(filepath.Join(d, "dixit.yml"), []byte("coders: 3\nflavour: x\n"), 0o644)
-		}, "unknown key flavour"},
+		}, `unknown key "flavour"`},
 		{"count mismatch", func(d string) error { return os.RemoveAll(filepath.Join(d, "coders", "c")) }, "dixit.yml says coders: 3, but coders/ holds 2"},
 		{"no base", func(d string) error { return os.RemoveAll(filepath.Join(d, "base")) }, "base/ must be a directory"},
 		{"gap in versions", func(d string) error {
