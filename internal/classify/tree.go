@@ -117,9 +117,9 @@ func DirTree(dir string) (*Files, error) {
 // repository at dir (bare or not) or above it. Only committed content counts. Symbolic links and
 // submodules are refused.
 func RepoTree(dir, rev string) (*Files, error) {
-	repo, err := git.PlainOpen(dir) // a bare repository, or a work tree's top
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true}) // bare, a work tree's top, or a linked worktree
 	if err != nil {
-		repo, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+		repo, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	}
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("%s is not a git repository", dir)

@@ -22,7 +22,7 @@ const (
 // that commit. Only committed content counts: a run is pinned to a revision, not to
 // whatever the working tree holds. Symbolic links and submodules are skipped.
 func ReadHead(dir string) ([]File, string, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, "", fmt.Errorf("open repository %s: %w", dir, err)
 	}
