@@ -16,6 +16,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
 // Options configure an evaluation.
@@ -27,7 +28,7 @@ type Options struct {
 	Fresh      bool     // discard earlier runs of the same populations
 	Sandbox    ci.Sandbox
 	Parallel   int
-	Progress   io.Writer // one line per run started and finished; nil for none
+	Progress   io.Writer // one line per run started and finished, and a status line on a terminal; nil for none
 	Logger     *slog.Logger
 	// Client, when set, runs live LLM agents configured by each task's dixit.yml instead
 	// of the scripted agent sets (live.go).
@@ -65,6 +66,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.BuildCache == "" {
 		opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
+	}
+	// One status line for the whole evaluation: each run says on it where it is, and the
+	// progress lines go through it.
+	var status *statusline.Display
+	if opts.Progress != nil {
+		status = statusline.New(opts.Progress)
+		defer status.Close()
+		opts.Progress = status
 	}
 	bench, err := Load(opts.Bench)
 	if err != nil {
@@ -113,8 +122,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			pairs = append(pairs, pair{task: t, protocol: p, dir: dir, runID: id, settings: pop.Settings, hidden: hidden})
 		}
 	}
-	for _, pr := range pairs {
-		row, err := runOne(ctx, opts, pr)
+	for i, pr := range pairs {
+		status.Set(statusline.Scope, fmt.Sprintf("eval %d/%d: %s · %s", i+1, len(pairs), pr.task.Name, pr.protocol))
+		row, err := runOne(ctx, opts, pr, status)
 		if err != nil {
 			return nil, fmt.Errorf("task %s, protocol %s: %w", pr.task.Name, pr.protocol, err)
 		}
@@ -125,8 +135,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// runOne runs one protocol on one task, then measures it.
-func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
+// runOne runs one protocol on one task, then measures it, keeping status up to date.
+func runOne(ctx context.Context, opts Options, pr pair, status *statusline.Display) (Row, error) {
 	progress(opts.Progress, "eval: task %s, protocol %s: running…", pr.task.Name, pr.protocol)
 	// Only blind's final check gets the hidden tests, and tells its coder only counts and
 	// a generic hint; no other protocol is handed them at all.
@@ -137,7 +147,7 @@ func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
 	lo := localrun.Options{
 		Population: pr.dir, StateDir: opts.StateDir, BuildCache: opts.BuildCache, RunID: pr.runID, Fresh: opts.Fresh,
 		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
-		Protocol: pr.protocol, Hidden: hidden,
+		Protocol: pr.protocol, Hidden: hidden, Status: status,
 	}
 	var out *localrun.Outcome
 	var err error
@@ -165,7 +175,9 @@ func runOne(ctx context.Context, opts Options, pr pair) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
+	status.Set(statusline.Work, fmt.Sprintf("measuring on %d hidden tests and the reference", len(pr.hidden)))
 	row, err := measure(ctx, out, measurement{hidden: pr.hidden, reference: reference, settings: pr.settings, judge: judge})
+	status.Set(statusline.Work, "")
 	if err != nil {
 		return Row{}, err
 	}

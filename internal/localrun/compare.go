@@ -29,6 +29,7 @@ type prober func(ctx context.Context, res *orchestrate.Result) (content []byte, 
 // each other, runs the probe on those that pass the whole vetted suite, and picks the
 // one the pull request is built from. None of it changes a verdict.
 func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int, base string, probe prober) (*report.Comparison, error) {
+	s.stage("comparing the implementations")
 	c := &report.Comparison{}
 	for _, coder := range res.Coders {
 		files, err := s.ws.DiffStat(base, coder.Commit)
@@ -85,7 +86,7 @@ func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *
 		}
 	}
 	s.progress("dual agreement: %d implementations × %d proposed tests", len(coders), len(res.Proposals))
-	verdicts, err := s.judge.Run(ctx, reruns, jobs)
+	verdicts, err := s.watched(s.judge).Run(ctx, reruns, jobs)
 	if err != nil {
 		return fmt.Errorf("dual agreement: %w", err)
 	}
@@ -121,8 +122,9 @@ func (s *session) differential(ctx context.Context, c *report.Comparison, sum *r
 		return err
 	}
 	s.progress("differential testing: a probe by %s on %d implementations", by, len(impls))
-	obs := observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}
+	obs, probed := s.probing(observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}, len(impls))
 	rep, err := differential.Run(ctx, obs, impls, ci.Test{ID: "probe", Content: content})
+	probed()
 	if err != nil {
 		return fmt.Errorf("differential testing: %w", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
 // Options configure a local run.
@@ -64,6 +65,9 @@ type Options struct {
 	// over it is judged on every test the run proposed, and the summary gets its verdict.
 	// No agent ever sees it.
 	Patch ci.Tree
+	// Status, when set, is a status line the run keeps up to date (bot eval shares one
+	// across its runs); otherwise a run with Progress makes its own on it.
+	Status *statusline.Display
 }
 
 // Outcome is what a finished local run produced.
@@ -135,6 +139,9 @@ type session struct {
 	advisors []orchestrate.Advisor // critics and navigators: the protocols other than dixit
 	// newCoder makes the fresh coder a human's `replace` brings in (decide.go).
 	newCoder func(replaces, name string) (orchestrate.Coder, error)
+	// status says what runs now (progress.go); ownStatus when the run made it.
+	status    *statusline.Display
+	ownStatus bool
 }
 
 func open(opts Options, contract ci.Contract) (_ *session, err error) {
@@ -151,6 +158,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if s.release, err = acquireLease(s.runDir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
+	s.startStatus()
 	defer func() {
 		if err != nil {
 			s.close()
@@ -210,6 +218,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 }
 
 func (s *session) close() {
+	s.stopStatus()
 	if s.local != nil {
 		s.local.Close()
 	}
@@ -219,8 +228,8 @@ func (s *session) close() {
 // execute runs the protocol with the given agents and writes the report and summary.
 func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orchestrate.Coder, testers []orchestrate.Tester,
 	reporters []orchestrate.Reporter, describe func(*report.Summary)) (*Outcome, error) {
-	if s.opts.Progress != nil {
-		reporters = append(reporters, report.NewProgress(s.opts.Progress))
+	if s.opts.Progress != nil || s.status != nil {
+		reporters = append(reporters, report.NewProgress(s.opts.Progress, s.status))
 	}
 	var human []orchestrate.Candidate
 	if cfg.Protocol == config.ProtocolTDG { // the only protocol that conditions on them
@@ -229,7 +238,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 			return nil, err
 		}
 	}
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.judge, Store: store{s.ws}, Journal: s.journal,
+	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.watched(s.judge), Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters),
 		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: s.newCoder}
 	run, err := orchestrate.New(cfg, deps)

@@ -23,8 +23,9 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 	if err != nil {
 		return nil, err
 	}
+	s.stage("judging the patch under review")
 	s.progress("the patch under review: judged on %d proposed tests, %d of them vetted", len(res.Proposals), len(res.Vetted))
-	v, err := vet.Judge(ctx, s.judge, reruns, s.opts.Patch, impls, res)
+	v, err := vet.Judge(ctx, s.watched(s.judge), reruns, s.opts.Patch, impls, res)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +62,9 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *repor
 		return err
 	}
 	impls := append([]differential.Implementation{{Coder: vet.PatchName, Tree: s.opts.Patch}}, consensus...)
-	obs := observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}
+	obs, probed := s.probing(observations{inner: s.local, dir: filepath.Join(s.opts.ResultCache, "observations"), contract: s.contract}, len(impls))
 	rep, err := differential.Run(ctx, obs, impls, ci.Test{ID: "probe", Content: content})
+	probed()
 	if err != nil {
 		return fmt.Errorf("differential testing of the patch: %w", err)
 	}

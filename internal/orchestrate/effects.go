@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -13,6 +14,8 @@ func (r *Run) solve(ctx context.Context, coder *coderSlot, message string) error
 	coder.draws++
 	want := record{Effect: "solve", Agent: coder.Name(), Draw: coder.draws}
 	rec, replayed, err := r.effect(want, func() (record, error) {
+		defer r.begin(ctx, Work{Kind: EvSolve, Agent: coder.Name(), Draw: coder.draws,
+			Place: slices.Index(r.coders, coder) + 1, Of: len(r.coders)})()
 		return metered(coder.Coder, func() (record, error) { return r.performSolve(ctx, coder, message) })
 	})
 	if err != nil {
@@ -46,6 +49,7 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 	tester.draws++
 	want := record{Effect: "propose", Agent: tester.Name(), Draw: tester.draws}
 	rec, replayed, err := r.effect(want, func() (record, error) {
+		defer r.begin(ctx, Work{Kind: EvPropose, Agent: tester.Name(), Draw: tester.draws})()
 		return metered(tester.Tester, func() (record, error) { return r.performPropose(ctx, tester, message) })
 	})
 	if err != nil {

@@ -49,6 +49,35 @@ type Event struct {
 	Replayed bool    `json:"-"`
 }
 
+// Work is live work about to begin: an effect the journal does not hold yet (a coder's
+// solve, a tester's proposal, an advisor's answer). It is not an event of the run: it is
+// neither journalled nor replayed, and only a Reporter that is also a Watcher hears of it.
+type Work struct {
+	Kind  string // EvSolve, EvPropose or EvAnswer
+	Agent string
+	Draw  int // the agent's request number, as in Turn
+	// Place and Of say which coder solves, from 1, among how many (EvSolve only).
+	Place, Of int
+}
+
+// EvAnswer is the Kind of an advisor's Work; no Event has it.
+const EvAnswer = "answer"
+
+// Watcher is told when live work begins, so a progress display can say what runs while
+// nothing else happens for minutes. The function Begin returns is called when the work is
+// over, however it went.
+type Watcher interface {
+	Begin(ctx context.Context, w Work) (end func())
+}
+
+// begin tells the reporter, if it watches, that w begins.
+func (r *Run) begin(ctx context.Context, w Work) (end func()) {
+	if watcher, ok := r.reporter.(Watcher); ok {
+		return watcher.Begin(ctx, w)
+	}
+	return func() {}
+}
+
 func (r *Run) emit(ctx context.Context, ev Event) {
 	ev.Seq = len(r.events) + 1
 	ev.Round = r.round

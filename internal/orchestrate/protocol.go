@@ -17,6 +17,7 @@ func (r *Run) answer(ctx context.Context, a *advisorSlot, message string) (strin
 	a.draws++
 	want := record{Effect: "answer", Agent: a.Name(), Draw: a.draws}
 	rec, replayed, err := r.effect(want, func() (record, error) {
+		defer r.begin(ctx, Work{Kind: EvAnswer, Agent: a.Name(), Draw: a.draws})()
 		return metered(a.Advisor, func() (record, error) {
 			text, err := a.Answer(ctx, Turn{Message: message, Draw: a.draws})
 			if err != nil {

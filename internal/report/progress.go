@@ -10,27 +10,44 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
-var _ orchestrate.Reporter = (*Progress)(nil)
+var (
+	_ orchestrate.Reporter = (*Progress)(nil)
+	_ orchestrate.Watcher  = (*Progress)(nil)
+)
 
-// Progress prints one line per protocol event as the run goes.
+// Progress prints one line per protocol event as the run goes and, given a status line,
+// keeps there the round and the agent work running now.
 type Progress struct {
 	mu       sync.Mutex
-	w        io.Writer
+	w        io.Writer           // nil for no lines
+	status   *statusline.Display // nil for no status line
 	start    time.Time
 	replayed int
 }
 
-// NewProgress writes progress lines to w.
-func NewProgress(w io.Writer) *Progress { return &Progress{w: w, start: time.Now()} }
+// NewProgress writes progress lines to w and keeps status up to date; either may be nil.
+// Lines should go through the status line's display when there is one, so that it makes
+// way for them.
+func NewProgress(w io.Writer, status *statusline.Display) *Progress {
+	return &Progress{w: w, status: status, start: time.Now()}
+}
 
 // Event prints ev. Events replayed from the journal are counted and summarised instead of
 // printed one by one, so a resumed run shows where it picks up.
 func (p *Progress) Event(_ context.Context, ev orchestrate.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Kind == orchestrate.EvRound {
+		p.status.Set(statusline.Stage, fmt.Sprintf("round %d", ev.Round))
+	}
+	if p.w == nil {
+		return
+	}
 	if ev.Replayed {
 		p.replayed++
 		return
@@ -46,6 +63,55 @@ func (p *Progress) Event(_ context.Context, ev orchestrate.Event) {
 		}
 		fmt.Fprintln(p.w, line)
 	}
+}
+
+// Begin shows an agent's work on the status line while it runs.
+func (p *Progress) Begin(_ context.Context, w orchestrate.Work) func() {
+	p.status.Set(statusline.Work, Doing(w))
+	return func() { p.status.Set(statusline.Work, "") }
+}
+
+// Doing says what an agent is doing, for the status line.
+func Doing(w orchestrate.Work) string {
+	switch {
+	case w.Kind == orchestrate.EvSolve && w.Draw == 1 && w.Of > 0:
+		return fmt.Sprintf("coders solving (%d/%d): %s", w.Place, w.Of, w.Agent)
+	case w.Kind == orchestrate.EvSolve:
+		return w.Agent + " revising its solution"
+	case w.Kind == orchestrate.EvPropose:
+		return w.Agent + " writing a test"
+	case w.Kind == orchestrate.EvAnswer:
+		return w.Agent + " answering"
+	}
+	return w.Agent + " " + w.Kind
+}
+
+// Judging says what a call to the judge does while it runs: one test on every coder (a
+// classification), tests on one coder (its suite, its own tests), or many of both.
+// started counts the jobs begun so far; 0 when the judge does not say.
+func Judging(jobs []ci.Job, started int) string {
+	if len(jobs) == 0 {
+		return ""
+	}
+	tests, coders := map[string]bool{}, map[string]bool{}
+	for _, j := range jobs {
+		tests[j.Test.ID], coders[j.Coder] = true, true
+	}
+	var text string
+	switch {
+	case len(tests) == 1 && len(coders) == 1:
+		text = fmt.Sprintf("running %s on %s", jobs[0].Test.ID, jobs[0].Coder)
+	case len(tests) == 1:
+		text = fmt.Sprintf("judging %s on %d coders", jobs[0].Test.ID, len(coders))
+	case len(coders) == 1:
+		text = fmt.Sprintf("running %d tests on %s", len(tests), jobs[0].Coder)
+	default:
+		text = fmt.Sprintf("running %d tests on %d coders", len(tests), len(coders))
+	}
+	if started > 0 && len(jobs) > 1 {
+		text += fmt.Sprintf(" (%d/%d)", min(started, len(jobs)), len(jobs))
+	}
+	return text
 }
 
 // Line renders one event for people; it returns "" for events not worth a line.

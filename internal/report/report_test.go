@@ -43,7 +43,7 @@ func sampleResult() *orchestrate.Result {
 
 func TestProgressPrintsLiveEventsAndSummarisesReplayedOnes(t *testing.T) {
 	var out bytes.Buffer
-	p := NewProgress(&out)
+	p := NewProgress(&out, nil)
 	res := sampleResult()
 	for i, ev := range res.Events {
 		ev.Replayed = i < 3

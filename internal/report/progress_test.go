@@ -1,0 +1,86 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/statusline"
+)
+
+func jobs(coders, tests []string) []ci.Job {
+	var out []ci.Job
+	for _, c := range coders {
+		for _, t := range tests {
+			out = append(out, ci.Job{Coder: c, Test: ci.Test{ID: t}})
+		}
+	}
+	return out
+}
+
+func TestJudgingSaysWhatTheJudgeRunsNow(t *testing.T) {
+	five := []string{"amber", "basil", "cedar", "dune", "ember"}
+	tests := []struct {
+		name    string
+		jobs    []ci.Job
+		started int
+		want    string
+	}{
+		{"a classification in progress", jobs(five, []string{"ivy-3"}), 3, "judging ivy-3 on 5 coders (3/5)"},
+		{"a classification not yet begun", jobs(five, []string{"ivy-3"}), 0, "judging ivy-3 on 5 coders"},
+		{"a coder's suite", jobs([]string{"basil"}, []string{"ivy-3", "kai-1", "ivy-4", "jun-5"}), 1, "running 4 tests on basil (1/4)"},
+		{"every proposal on every implementation", jobs(five, []string{"ivy-1", "ivy-2"}), 7, "running 2 tests on 5 coders (7/10)"},
+		{"one job", jobs([]string{"basil"}, []string{"ivy-3"}), 1, "running ivy-3 on basil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Judging(tt.jobs, tt.started))
+		})
+	}
+}
+
+func TestDoingSaysWhichAgentWorks(t *testing.T) {
+	assert.Equal(t, "coders solving (2/5): basil", Doing(orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "basil", Draw: 1, Place: 2, Of: 5}))
+	assert.Equal(t, "basil revising its solution", Doing(orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "basil", Draw: 3, Place: 2, Of: 5}))
+	assert.Equal(t, "ivy writing a test", Doing(orchestrate.Work{Kind: orchestrate.EvPropose, Agent: "ivy", Draw: 4}))
+	assert.Equal(t, "crit answering", Doing(orchestrate.Work{Kind: orchestrate.EvAnswer, Agent: "crit", Draw: 1}))
+}
+
+// The status line follows the run: the round from its events, the agent at work from
+// Begin until the work ends; the lines are those printed without a status line.
+func TestProgressKeepsTheStatusLine(t *testing.T) {
+	ctx := context.Background()
+	var out bytes.Buffer
+	status := statusline.New(&out)
+	defer status.Close()
+	p := NewProgress(status, status)
+	elapsed := regexp.MustCompile(` · \d+:\d\d$`)
+	now := func() string { return elapsed.ReplaceAllString(status.Text(), "") }
+
+	end := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "basil", Draw: 1, Place: 2, Of: 5})
+	assert.Equal(t, "coders solving (2/5): basil", now())
+	end()
+	assert.Empty(t, status.Text(), "nothing runs")
+
+	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2, Suite: 1})
+	end = p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvPropose, Agent: "ivy", Draw: 4})
+	assert.Equal(t, "round 2 · ivy writing a test", now())
+	end()
+	assert.Equal(t, "round 2", now())
+	assert.Regexp(t, `^── round 2 · vetted suite: 1 tests  \[.*\]\n$`, out.String())
+}
+
+func TestProgressWithoutLinesStillKeepsTheStatusLine(t *testing.T) {
+	var out bytes.Buffer
+	status := statusline.New(&out)
+	defer status.Close()
+	p := NewProgress(nil, status)
+	p.Event(context.Background(), orchestrate.Event{Kind: orchestrate.EvRound, Round: 3})
+	assert.Regexp(t, `^round 3 · \d+:\d\d$`, status.Text())
+	assert.Empty(t, out.String())
+}
