@@ -182,6 +182,9 @@ func runOne(ctx context.Context, opts Options, pr pair, status *statusline.Displ
 		return Row{}, err
 	}
 	row.Task = pr.task.Name
+	if pr.live {
+		row.Models = AgentModels(pr.settings.Agents) // the report names the models a live run used
+	}
 	progress(opts.Progress, "eval: task %s, protocol %s: done: %s, hidden %d/%d, precision %s (%s tests), %.1f s",
 		row.Task, row.Protocol, row.Outcome, row.Hidden.Passed, row.Hidden.Total, rate(row.Precision), row.TestsKind, row.WallSeconds)
 	return row, nil

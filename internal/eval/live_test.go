@@ -53,4 +53,5 @@ func TestLiveAgentsRunTheBenchmark(t *testing.T) {
 	assert.Equal(t, eval.Score{Passed: 2, Total: 2}, row.Precision)
 	assert.True(t, strings.HasPrefix(row.Run, "eval-live-clamp-single-"))
 	assert.Positive(t, row.PromptTokens)
+	assert.NotEmpty(t, row.Models, "a live row names the models its agents used, for the report's heading")
 }
