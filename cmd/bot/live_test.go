@@ -57,7 +57,7 @@ func TestBotRunWithAnEndpointFromTheEnvironment(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"run", "--spec", spec, "--repo", repo, "--state", t.TempDir(),
 		"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &stdout, &stderr)
-	require.NoError(t, err, stderr.String())
+	require.ErrorIs(t, err, errStopped, "the run stopped for a human: %s", stderr.String())
 	out := stdout.String()
 	assert.Contains(t, out, "live agents on "+repo)
 	assert.Contains(t, out, "Outcome: TESTERS_EXHAUSTED")
