@@ -24,7 +24,7 @@ type advisorState struct {
 // NewCritic returns a critic of the given kind (design, correctness, syntax or general;
 // a digit after the kind names a copy).
 func NewCritic(opts Options, kind string) (*Advisor, error) {
-	return newAdvisor(opts, criticPrompt(opts.Spec, strings.TrimRight(kind, "0123456789")))
+	return newAdvisor(opts, criticPrompt(strings.TrimRight(kind, "0123456789")))
 }
 
 func newAdvisor(opts Options, system string) (*Advisor, error) {
@@ -37,7 +37,7 @@ func newAdvisor(opts Options, system string) (*Advisor, error) {
 
 // Answer runs one turn and returns the model's final text.
 func (a *Advisor) Answer(ctx context.Context, turn orchestrate.Turn) (string, error) {
-	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: turn.Message})
+	a.ask(turn.Message)
 	err := a.converse(ctx, turn.Draw, nil, func(context.Context, llm.ToolCall) (string, bool, error) {
 		return "error: no tools are available; answer in text", false, nil
 	})
@@ -65,8 +65,8 @@ func (a *Advisor) Restore(_ context.Context, cp orchestrate.Checkpoint) error {
 }
 
 // criticPrompt instructs a critic of one kind (seed 003's design, correctness and
-// syntax reviews, or one general review).
-func criticPrompt(spec, kind string) string {
+// syntax reviews, or one general review); the spec follows in a message of its own.
+func criticPrompt(kind string) string {
 	focus := map[string]string{
 		"design": "Review the design: is the structure sound, are responsibilities clear, does the code do what the " +
 			"specification asks in a way that will be easy to maintain? Do not comment on style alone.",
@@ -79,41 +79,29 @@ func criticPrompt(spec, kind string) string {
 	if focus == "" {
 		focus = "Review the code as a whole: design, correctness against the specification, and whether it builds."
 	}
-	return fmt.Sprintf(`You review code written to implement the specification below. You are shown the files in each request.
+	return fmt.Sprintf(`You review code written to implement the specification in the next message. You are shown the files in each request.
 %s
 Answer with a JSON object only: {"lgtm": true} when the code is right, or {"lgtm": false, "corrections": [...]}
 with one short, concrete sentence per correction. Ask only for changes that matter.
-
-<specification>
-%s
-</specification>
-`, focus, strings.TrimSpace(spec))
+`, focus)
 }
 
 // NewNavigator returns tdg's navigator (seed 002): it analyses the spec and, later, the
 // failures of the programmers' candidates; it writes no code.
 func NewNavigator(opts Options) (*Advisor, error) {
-	return newAdvisor(opts, fmt.Sprintf(`You are the navigator of a small team implementing the specification below: you think about
-the problem at a higher level than the code. When asked, analyse the specification (inputs,
-outputs, edge cases, pitfalls) or the failures of an implementation. You write no code; answer
-in concise, concrete prose.
-
-<specification>
-%s
-</specification>
-`, strings.TrimSpace(opts.Spec)))
+	return newAdvisor(opts, `You are the navigator of a small team implementing the specification in the next message: you
+think about the problem at a higher level than the code. When asked, analyse the specification
+(inputs, outputs, edge cases, pitfalls) or the failures of an implementation. You write no code;
+answer in concise, concrete prose.
+`)
 }
 
 // NewPlanner returns blind's test planner (seed 004): it reasons about tests from the
 // description alone and answers with a JSON plan; it sees no code and no test.
 func NewPlanner(opts Options) (*Advisor, error) {
-	return newAdvisor(opts, fmt.Sprintf(`You plan tests for the specification below from its description alone: you will not see any
-implementation or any existing test. Reason about what a correct implementation must do:
-explicit requirements, implicit edge cases, boundaries and error cases. Answer in the JSON
+	return newAdvisor(opts, `You plan tests for the specification in the next message from its description alone: you will
+not see any implementation or any existing test. Reason about what a correct implementation must
+do: explicit requirements, implicit edge cases, boundaries and error cases. Answer in the JSON
 format you are asked for.
-
-<specification>
-%s
-</specification>
-`, strings.TrimSpace(opts.Spec)))
+`)
 }

@@ -34,7 +34,7 @@ type coderState struct {
 
 // NewCoder returns a coder whose working copy, in dir, starts at the base commit.
 func NewCoder(opts Options, dir, base string, runner workspace.Runner) (*Coder, error) {
-	l, err := newLive(opts, coderPrompt(opts.Spec, opts.Settings))
+	l, err := newLive(opts, coderPrompt(opts.Settings))
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func NewCoder(opts Options, dir, base string, runner workspace.Runner) (*Coder, 
 
 // Solve runs one turn of the conversation and commits the working copy.
 func (c *Coder) Solve(ctx context.Context, turn orchestrate.Turn) (string, error) {
-	c.messages = append(c.messages, llm.Message{Role: llm.RoleUser, Content: turn.Message})
+	c.ask(turn.Message)
 	tools := append(c.ws.Tools(), finishTool)
 	err := c.converse(ctx, turn.Draw, tools, func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
 		if call.Name == finishTool.Name {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
@@ -24,7 +25,7 @@ type Options struct {
 	Model       string // when Settings.Model is empty
 	MaxSteps    int
 	TurnTimeout time.Duration // 0: no limit
-	Spec        string
+	Spec        string        // as people wrote it; agents read it as specMessage shows it
 	Workshop    *gitstate.Workshop
 	Run         string
 	Logger      *slog.Logger
@@ -41,6 +42,8 @@ type live struct {
 	failed   int // turns that ended on a degenerate reply or an overfull context
 }
 
+// newLive starts a conversation with the role's instructions as the system message; the
+// spec comes with the first user message (ask).
 func newLive(opts Options, system string) (*live, error) {
 	if opts.Client == nil || opts.Workshop == nil {
 		return nil, errors.New("agent: a client and a workshop are required")
@@ -68,9 +71,23 @@ func (a *live) Spent() (prompt, completion int) {
 }
 
 func (a *live) Tell(_ context.Context, message string) error {
-	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: message})
+	a.ask(message)
 	return nil
 }
+
+// ask adds a user message. The first one carries the spec before it, as data: a user
+// message, never the instructions (specMessage). One message rather than two, because
+// some chat templates refuse two user messages in a row.
+func (a *live) ask(message string) {
+	if len(a.messages) == 1 && !strings.Contains(a.messages[0].Content, oldSpecTag) {
+		message = specMessage(a.opts.Spec) + "\n" + message
+	}
+	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: message})
+}
+
+// oldSpecTag marks instructions written before the spec moved out of them: a run
+// resumed from such a checkpoint has its spec already.
+const oldSpecTag = "\n<specification>\n"
 
 // handler executes one tool call; stop ends the turn after the current reply's calls.
 type handler func(ctx context.Context, call llm.ToolCall) (result string, stop bool, err error)

@@ -84,7 +84,7 @@ func TestCoderTurnCommitsItsWorkingCopyAndRollsBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "package x // one\n", files(t, r.opts.Workshop, first)["x.go"])
 	req := r.srv.Requests()[0]
-	assert.Contains(t, req.Messages[0].Content, "Write x.go.", "the spec is in the instructions")
+	assert.Contains(t, req.Messages[1].Content, "Write x.go.", "the spec comes with the first request")
 	require.NotNil(t, req.Seed)
 	assert.Equal(t, 8, *req.Seed, "seed = the agent's seed + its draw")
 

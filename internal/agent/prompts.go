@@ -12,12 +12,14 @@ import (
 // The agents' instructions. They describe the task and the tools truthfully and say
 // nothing of other agents, pass rates, votes, scores or a game (DESIGN.md §1).
 
-func coderPrompt(spec string, s config.AgentSettings) string {
+// coderPrompt is a coder's instructions; the spec follows in a message of its own
+// (specMessage).
+func coderPrompt(s config.AgentSettings) string {
 	var b strings.Builder
 	if s.Persona != "" {
 		b.WriteString(s.Persona + "\n\n")
 	}
-	b.WriteString(`You are implementing a change to a software repository, described by the specification below.
+	b.WriteString(`You are implementing a change to a software repository, described by the specification in the next message.
 Your working copy of the repository is reachable only through your tools: list_files, read_file,
 write_file and delete_file work on files; run_command runs a shell command in your working copy
 (without network access), for example to build the code or to run checks you write yourself.
@@ -29,16 +31,16 @@ be told which ones by number, and you can improve your implementation.
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
 	}
-	fmt.Fprintf(&b, "\n<specification>\n%s\n</specification>\n", strings.TrimSpace(spec))
 	return b.String()
 }
 
-func testerPrompt(spec string, s config.AgentSettings, contract ci.Contract) string {
+// testerPrompt is a tester's instructions; the spec follows in a message of its own.
+func testerPrompt(s config.AgentSettings, contract ci.Contract) string {
 	var b strings.Builder
 	if s.Persona != "" {
 		b.WriteString(s.Persona + "\n\n")
 	}
-	b.WriteString(`You write tests for a change to a software repository, described by the specification below.
+	b.WriteString(`You write tests for a change to a software repository, described by the specification in the next message.
 The repository as it is before the change can be read with list_files and read_file.
 `)
 	fmt.Fprintf(&b, `
@@ -54,7 +56,6 @@ Submit each test with submit_test, giving the whole file.
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
 	}
-	fmt.Fprintf(&b, "\n<specification>\n%s\n</specification>\n", strings.TrimSpace(spec))
 	return b.String()
 }
 

@@ -38,7 +38,7 @@ type testerState struct {
 
 // NewTester returns a tester reading the base revision checked out in baseDir.
 func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, error) {
-	l, err := newLive(opts, testerPrompt(opts.Spec, opts.Settings, contract))
+	l, err := newLive(opts, testerPrompt(opts.Settings, contract))
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 // Propose runs one turn and returns the test the tester submitted. A turn that ends
 // without a usable test proposes nothing.
 func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
-	t.messages = append(t.messages, llm.Message{Role: llm.RoleUser, Content: turn.Message})
+	t.ask(turn.Message)
 	var test []byte
 	tools := append(t.ws.Tools(), submitTool)
 	err := t.converse(ctx, turn.Draw, tools, func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
