@@ -89,13 +89,19 @@ func TestTheSpecReachesEveryAgentAsData(t *testing.T) {
 	agents := map[string]func(r rig) (func() error, error){
 		"coder": func(r rig) (func() error, error) {
 			c, err := NewCoder(r.opts, r.dir, r.base, nil)
-			return func() error { _, err := c.Solve(ctx, orchestrate.Turn{Message: "Please implement the specification.", Draw: 1}); return err }, err
+			return func() error {
+				_, err := c.Solve(ctx, orchestrate.Turn{Message: "Please implement the specification.", Draw: 1})
+				return err
+			}, err
 		},
 		"tester": func(r rig) (func() error, error) {
 			baseDir := t.TempDir()
 			require.NoError(t, r.opts.Workshop.Checkout(r.base, baseDir))
 			tt, err := NewTester(r.opts, baseDir, contract)
-			return func() error { _, err := tt.Propose(ctx, orchestrate.Turn{Message: "Please propose one more test.", Draw: 1}); return err }, err
+			return func() error {
+				_, err := tt.Propose(ctx, orchestrate.Turn{Message: "Please propose one more test.", Draw: 1})
+				return err
+			}, err
 		},
 		"critic":    advisorTurn(ctx, func(o Options) (*Advisor, error) { return NewCritic(o, "correctness") }),
 		"navigator": advisorTurn(ctx, NewNavigator),
@@ -126,7 +132,10 @@ func TestTheSpecReachesEveryAgentAsData(t *testing.T) {
 func advisorTurn(ctx context.Context, make func(Options) (*Advisor, error)) func(r rig) (func() error, error) {
 	return func(r rig) (func() error, error) {
 		a, err := make(r.opts)
-		return func() error { _, err := a.Answer(ctx, orchestrate.Turn{Message: "Please analyse the specification.", Draw: 1}); return err }, err
+		return func() error {
+			_, err := a.Answer(ctx, orchestrate.Turn{Message: "Please analyse the specification.", Draw: 1})
+			return err
+		}, err
 	}
 }
 
