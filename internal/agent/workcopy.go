@@ -2,16 +2,20 @@ package agent
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"strings"
 
+	"github.com/dixit-bot/dixit/internal/agent/workspace"
 	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
 // maxWorkspaceFile is the largest file a coder's solution may keep; bigger ones (build
-// outputs, runaway logs) are dropped before the working copy is committed.
+// outputs, runaway logs) are left out when the working copy is committed.
 const maxWorkspaceFile = 8 << 20
+
+// maxNotes bounds the list of left-out paths in a commit message.
+const maxNotes = 20
 
 // workingCopy is a coder's directory on disk and its hidden ref in the workshop, where
 // each turn's result is committed. Live and external coders share it.
@@ -33,21 +37,50 @@ func newWorkingCopy(w *gitstate.Workshop, run, name, dir, base string) (*working
 	return wc, nil
 }
 
-// commit records the directory as the result of turn draw and moves the hidden ref to it.
+// commit records the directory as the result of turn draw and moves the hidden ref to
+// it. Nothing the coder's commands did can make it fail: what a tree must not hold (a
+// .git, links, unreadable or huge files) and changes to protected paths (CI workflows)
+// are left out, named in the commit message, and removed from the directory.
 func (wc *workingCopy) commit(draw int) (string, error) {
-	if err := pruneSpecial(wc.dir); err != nil {
-		return "", fmt.Errorf("coder %s: %w", wc.owner, err)
-	}
-	tree, err := wc.w.ImportDir(wc.dir)
+	// A command may have taken its own permissions away (chmod 000, chmod 555): give them
+	// back so that nothing it wrote is lost. What stays unreadable, Import names.
+	treeperm.Restore(wc.dir)
+	tree, dropped, err := wc.w.Import(wc.dir, gitstate.ImportOptions{
+		Frozen: workspace.Protected, Parent: wc.current, MaxFile: maxWorkspaceFile,
+	})
 	if err != nil {
 		return "", fmt.Errorf("coder %s: %w", wc.owner, err)
 	}
-	commit, err := wc.w.CommitAfter(wc.ref, wc.current, tree, fmt.Sprintf("%s: solve %d", wc.owner, draw))
+	commit, err := wc.w.CommitAfter(wc.ref, wc.current, tree, commitMessage(wc.owner, draw, dropped))
 	if err != nil {
 		return "", err
 	}
+	if len(dropped) > 0 { // the next turn starts from what was kept, and only that
+		if err := wc.checkout(commit); err != nil {
+			return "", err
+		}
+	}
 	wc.current = commit
 	return commit, nil
+}
+
+// commitMessage names the turn and what of the working copy the commit left out; the
+// message travels with the coder's branch, and so with the pull request built on it.
+func commitMessage(owner string, draw int, dropped []gitstate.Dropped) string {
+	msg := fmt.Sprintf("%s: solve %d", owner, draw)
+	if len(dropped) == 0 {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(msg + "\n\nLeft out of the working copy:\n")
+	for i, d := range dropped {
+		if i == maxNotes {
+			fmt.Fprintf(&b, "- and %d more\n", len(dropped)-maxNotes)
+			break
+		}
+		fmt.Fprintf(&b, "- %q: %s\n", d.Path, d.Why)
+	}
+	return b.String()
 }
 
 // reset makes the directory and the hidden ref hold commit again (a rollback).
@@ -68,31 +101,14 @@ func (wc *workingCopy) reset(commit string) error {
 	return nil
 }
 
-// checkout makes the directory hold exactly the files of commit.
+// checkout makes the directory hold exactly the files of commit, whatever modes the
+// coder's commands left on what was there.
 func (wc *workingCopy) checkout(commit string) error {
-	if err := os.RemoveAll(wc.dir); err != nil {
-		return fmt.Errorf("reset %s: %w", wc.dir, err)
+	if err := treeperm.RemoveAll(wc.dir); err != nil {
+		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
 	}
 	if err := os.MkdirAll(wc.dir, 0o755); err != nil {
-		return fmt.Errorf("reset %s: %w", wc.dir, err)
+		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
 	}
 	return wc.w.Checkout(commit, wc.dir)
-}
-
-// pruneSpecial removes what a solution cannot hold: symbolic links and other special
-// files a command may have made, and files too large to be source.
-func pruneSpecial(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() || info.Size() > maxWorkspaceFile {
-			return os.Remove(p)
-		}
-		return nil
-	})
 }

@@ -153,17 +153,3 @@ func shareDir(dir string, gid int) error {
 		return os.Chmod(p, mode)
 	})
 }
-
-// removeAll deletes a job directory even after a test made parts of it read-only.
-func removeAll(dir string) error {
-	if os.RemoveAll(dir) == nil {
-		return nil
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
-}

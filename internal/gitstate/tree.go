@@ -2,7 +2,6 @@ package gitstate
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -47,42 +46,20 @@ func (w *Workshop) WriteFiles(files []File) (string, error) {
 	return h.String(), nil
 }
 
-// ImportDir stores the regular files under dir (skipping .git) as a tree and returns its
-// hash. Symbolic links and other special files are refused: a tree must not point outside.
+// ImportDir stores the regular files under dir as a tree and returns its hash, leaving
+// out names git takes for .git (see ReservedName). Symbolic links, other special files
+// and what cannot be read are refused: the directory is meant to hold source only.
 func (w *Workshop) ImportDir(dir string) (string, error) {
-	var files []File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", rel)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, File{Path: filepath.ToSlash(rel), Content: data, Executable: info.Mode()&0o111 != 0})
-		return nil
-	})
+	tree, dropped, err := w.Import(dir, ImportOptions{})
 	if err != nil {
-		return "", fmt.Errorf("import %s: %w", dir, err)
+		return "", err
 	}
-	return w.WriteFiles(files)
+	for _, d := range dropped {
+		if d.Why != whyReserved {
+			return "", fmt.Errorf("import %s: %s: %s", dir, d.Path, d.Why)
+		}
+	}
+	return tree, nil
 }
 
 // Files returns the files of a tree (or of a commit's tree), sorted by path.
@@ -150,8 +127,8 @@ func checkPath(p string) error {
 		return fmt.Errorf("unsafe path %q", p)
 	}
 	for _, part := range strings.Split(p, "/") {
-		if part == ".git" {
-			return fmt.Errorf("unsafe path %q", p)
+		if ReservedName(part) {
+			return fmt.Errorf("unsafe path %q: git reserves the name %q", p, part)
 		}
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // decode reads a tool's raw JSON arguments into v strictly: one object, the named
@@ -88,8 +90,8 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 	}
 	clean := path.Clean(p)
 	for _, elem := range strings.Split(clean, "/") {
-		if strings.EqualFold(elem, ".git") {
-			return "", toolErrorf("%s: the .git directory is off limits", p)
+		if gitstate.ReservedName(elem) {
+			return "", toolErrorf("%s: %q is a name git reserves; it is off limits", p, elem)
 		}
 	}
 	if clean == "." && !allowRoot {

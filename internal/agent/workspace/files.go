@@ -93,6 +93,9 @@ func (w *Workspace) write(raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if why := Protected(rel); why != "" {
+		return "", toolErrorf("%s cannot be written: %s", rel, why)
+	}
 	if a.Content == nil {
 		return "", toolErrorf("content is required (use \"\" for an empty file)")
 	}
@@ -147,6 +150,9 @@ func (w *Workspace) delete(raw string) (string, error) {
 	rel, err := cleanPath(a.Path, false)
 	if err != nil {
 		return "", err
+	}
+	if why := Protected(rel); why != "" {
+		return "", toolErrorf("%s cannot be deleted: %s", rel, why)
 	}
 	fi, err := w.root.Lstat(rel)
 	if err != nil {

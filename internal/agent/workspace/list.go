@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 type listArgs struct {
@@ -13,7 +15,7 @@ type listArgs struct {
 }
 
 // list shows the entries under a directory (or the one file named), with paths from
-// the workspace root, sorted by name within each directory, .git left out.
+// the workspace root, sorted by name within each directory, names git reserves left out.
 func (w *Workspace) list(raw string) (string, error) {
 	var a listArgs
 	if err := decode(toolList, raw, &a, "path", "recursive"); err != nil {
@@ -48,7 +50,7 @@ func (w *Workspace) list(raw string) (string, error) {
 				return err
 			case p == rel:
 				return nil
-			case d.Name() == ".git":
+			case gitstate.ReservedName(d.Name()):
 				return skip(d)
 			}
 			return add(p, d)
@@ -57,7 +59,7 @@ func (w *Workspace) list(raw string) (string, error) {
 		var entries []fs.DirEntry
 		if entries, err = fs.ReadDir(fsys, rel); err == nil { // sorted by name
 			for _, d := range entries {
-				if d.Name() == ".git" {
+				if gitstate.ReservedName(d.Name()) {
 					continue
 				}
 				if add(path.Join(rel, d.Name()), d); full {
@@ -79,7 +81,7 @@ func (w *Workspace) list(raw string) (string, error) {
 	return out, nil
 }
 
-// skip leaves out a .git entry, and all below it when it is a directory.
+// skip leaves out a reserved entry, and all below it when it is a directory.
 func skip(d fs.DirEntry) error {
 	if d.IsDir() {
 		return fs.SkipDir
