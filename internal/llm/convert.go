@@ -78,12 +78,12 @@ func messageToOpenAI(m Message) (openai.ChatCompletionMessage, error) {
 	case RoleSystem, RoleUser:
 	case RoleAssistant:
 		for _, tc := range m.ToolCalls {
-			args := tc.Arguments
-			if args == "" {
-				args = "{}"
+			name := tc.Name
+			if name == "" {
+				name = unnamedTool
 			}
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: args}})
+				Function: openai.FunctionCall{Name: name, Arguments: wellFormed(tc.Arguments)}})
 		}
 	case RoleTool:
 		if m.ToolCallID == "" {
@@ -99,19 +99,31 @@ func messageToOpenAI(m Message) (openai.ChatCompletionMessage, error) {
 	return om, nil
 }
 
-// fromOpenAI maps a non-streamed reply back.
-func fromOpenAI(resp openai.ChatCompletionResponse) (Response, error) {
-	if len(resp.Choices) == 0 {
-		return Response{}, errors.New("llm: reply has no choices")
+// fromWire maps a non-streamed reply.
+func fromWire(r *wireReply) (Response, error) {
+	if f := r.failure(); f != nil {
+		return Response{}, streamError(f) // OpenRouter answers 200 with an error body
 	}
-	ch := resp.Choices[0]
-	calls := make([]ToolCall, 0, len(ch.Message.ToolCalls))
-	for _, tc := range ch.Message.ToolCalls {
-		calls = append(calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	if len(r.Choices) == 0 || r.Choices[0].Message == nil {
+		return Response{}, errEmptyReply
 	}
-	return finish(ch.Message.Content, ch.Message.Refusal, calls, string(ch.FinishReason), Usage{
-		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-	}), nil
+	ch := r.Choices[0]
+	if ch.FinishReason == "error" {
+		return Response{}, streamError(&wireError{})
+	}
+	m := ch.Message
+	calls := make([]ToolCall, 0, len(m.ToolCalls))
+	for _, tc := range m.ToolCalls {
+		calls = append(calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
+	}
+	if fc := m.FunctionCall; fc != nil {
+		calls = append(calls, ToolCall{Name: fc.Name, Arguments: string(fc.Arguments)})
+	}
+	var usage Usage
+	if u := r.usage(); u != nil {
+		usage = *u
+	}
+	return finish(string(m.Content), m.Refusal, calls, ch.FinishReason, usage), nil
 }
 
 // finish assembles a Response. A refusal (a refusal text, or finish_reason
@@ -120,29 +132,65 @@ func fromOpenAI(resp openai.ChatCompletionResponse) (Response, error) {
 func finish(content, refusal string, calls []ToolCall, reason string, usage Usage) Response {
 	msg := Message{Role: RoleAssistant, Content: content}
 	switch {
-	case refusal != "" || reason == string(openai.FinishReasonContentFilter):
+	case refusal != "" || reason == FinishContentFilter:
 		if refusal != "" {
 			msg.Content = refusal
 		}
-		return Response{Message: msg, FinishReason: string(openai.FinishReasonContentFilter), Usage: usage}
-	case reason == "" || reason == string(openai.FinishReasonNull):
-		reason = string(openai.FinishReasonStop)
-	case reason == string(openai.FinishReasonFunctionCall):
-		reason = string(openai.FinishReasonToolCalls)
+		return Response{Message: msg, FinishReason: FinishContentFilter, Usage: usage}
+	case reason == "" || reason == "null":
+		reason = FinishStop
+	case reason == "function_call":
+		reason = FinishToolCalls
 	}
 	if len(calls) > 0 {
 		for i := range calls {
 			if calls[i].ID == "" {
 				// Some servers (older Ollama) send calls without ids; the tool replies
 				// must still name the call they answer.
-				calls[i].ID = fmt.Sprintf("call_%d_%x", i, rand.Uint64())
+				calls[i].ID = newCallID(i)
 			}
 		}
 		msg.ToolCalls = calls
-		if reason == string(openai.FinishReasonStop) {
+		if reason == FinishStop {
 			// Some servers (older Ollama, llama.cpp) say "stop" even when they call tools.
-			reason = string(openai.FinishReasonToolCalls)
+			reason = FinishToolCalls
 		}
 	}
 	return Response{Message: msg, FinishReason: reason, Usage: usage}
+}
+
+func newCallID(i int) string { return fmt.Sprintf("call_%d_%x", i, rand.Uint64()) }
+
+// unnamedTool stands in for a call's missing name on the wire, where a name is required.
+const unnamedTool = "unnamed_tool"
+
+// maxUnparsed bounds the malformed arguments quoted back in the history.
+const maxUnparsed = 4 << 10
+
+// wellFormed returns arguments the strictest server accepts in the history: a JSON
+// object. A model's malformed arguments replayed as they were make DashScope (and
+// Ollama) refuse every later request of the conversation with a 400; the tool's own
+// answer already told the model what was wrong, so the history keeps a well-formed
+// record of what it wrote: {"_unparsed": "..."}.
+func wellFormed(args string) string {
+	trimmed := strings.TrimSpace(args)
+	if trimmed == "" {
+		return "{}"
+	}
+	var v any
+	if json.Unmarshal([]byte(trimmed), &v) == nil {
+		switch x := v.(type) {
+		case map[string]any:
+			return args
+		case string: // arguments encoded twice
+			if inner := strings.TrimSpace(x); json.Valid([]byte(inner)) && strings.HasPrefix(inner, "{") {
+				return inner
+			}
+		}
+	}
+	if len(trimmed) > maxUnparsed {
+		trimmed = trimmed[:maxUnparsed] + "…"
+	}
+	b, _ := json.Marshal(map[string]string{"_unparsed": strings.ToValidUTF8(trimmed, "\uFFFD")})
+	return string(b)
 }

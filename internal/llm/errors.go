@@ -7,21 +7,21 @@ import (
 	"io"
 	"net"
 	"strings"
+	"net/http"
+	"strconv"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // StatusError is an error the endpoint reported, as an HTTP status or as an error event
 // inside a stream (StatusCode 0 then). errors.Is matches it against ErrQuota, ErrAuth or
-// ErrContextLength when it is one of those; errors.As still reaches go-openai's error.
+// ErrContextLength when it is one of those.
 type StatusError struct {
 	StatusCode int
 	Type       string
 	Code       string
 	Message    string
-	kind       error // one of the sentinels, or nil
-	cause      error
+	kind       error       // one of the sentinels, or nil
+	header     http.Header // of the reply that carried it; its retry hints
 }
 
 func (e *StatusError) Error() string {
@@ -29,7 +29,7 @@ func (e *StatusError) Error() string {
 	if e.StatusCode > 0 {
 		fmt.Fprintf(&b, "llm: endpoint answered status %d", e.StatusCode)
 	} else {
-		b.WriteString("llm: endpoint reported an error in the stream")
+		b.WriteString("llm: endpoint reported an error in its reply")
 	}
 	if tag := firstNonEmpty(e.Code, e.Type); tag != "" {
 		fmt.Fprintf(&b, " (%s)", tag)
@@ -40,35 +40,22 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-func (e *StatusError) Unwrap() []error {
-	var errs []error
-	if e.kind != nil {
-		errs = append(errs, e.kind)
-	}
-	if e.cause != nil {
-		errs = append(errs, e.cause)
-	}
-	return errs
+func (e *StatusError) Unwrap() error { return e.kind }
+
+func asStatusError(err error) (*StatusError, bool) {
+	var se *StatusError
+	ok := errors.As(err, &se)
+	return se, ok
 }
 
-// asStatusError turns go-openai's error shapes into a StatusError; ok is false for
-// errors that never reached an HTTP answer (transport, local validation).
-func asStatusError(err error) (*StatusError, bool) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	var se *StatusError
-	switch {
-	case errors.As(err, &apiErr):
-		se = &StatusError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type,
-			Code: codeString(apiErr.Code), Message: apiErr.Message, cause: err}
-	case errors.As(err, &reqErr):
-		// A body that is not an OpenAI error object, e.g. a proxy's HTML 502 page.
-		se = &StatusError{StatusCode: reqErr.HTTPStatusCode, Message: snippet(string(reqErr.Body)), cause: err}
-	default:
-		return nil, false
+// streamError is an error the endpoint reported inside a 200 reply or stream.
+func streamError(e *wireError) *StatusError {
+	se := &StatusError{Type: e.Type, Code: e.Code, Message: e.Message}
+	if se.Message == "" && se.Code == "" && se.Type == "" {
+		se.Message = "the reply ended with finish_reason \"error\""
 	}
 	se.kind = kindOf(se)
-	return se, true
+	return se
 }
 
 // kindOf recognises the failures a caller must tell apart. Providers differ: OpenAI
@@ -95,13 +82,15 @@ func kindOf(e *StatusError) error {
 	return nil
 }
 
-// retryableStatus: rate limits, overload and server faults are worth another try.
+// retryableStatus: rate limits, overload and server faults are worth another try. An
+// error inside a stream is, unless it names a fault of the request: the server already
+// accepted the request, so most such errors are the provider failing midway.
 func retryableStatus(e *StatusError) bool {
 	switch {
 	case e.kind != nil:
 		return false
 	case e.StatusCode == 0:
-		return containsAny(strings.ToLower(e.Code+" "+e.Type), "server_error", "rate_limit")
+		return streamRetryable(e)
 	case e.StatusCode == 408, e.StatusCode == 409, e.StatusCode == 429:
 		return true
 	case e.StatusCode == 501, e.StatusCode == 505:
@@ -110,8 +99,38 @@ func retryableStatus(e *StatusError) bool {
 	return e.StatusCode >= 500
 }
 
+func streamRetryable(e *StatusError) bool {
+	tags := strings.ToLower(e.Code + " " + e.Type)
+	if containsAny(tags, "server_error", "rate_limit", "overloaded", "timeout", "unavailable") {
+		return true
+	}
+	if containsAny(tags, "invalid_request", "invalid_parameter", "not_found", "permission") {
+		return false
+	}
+	if n, err := strconv.Atoi(e.Code); err == nil { // OpenRouter's numeric codes
+		return n == 408 || n == 429 || (n >= 500 && n != 501 && n != 505)
+	}
+	return true
+}
+
+// overloaded reports an endpoint saying it has more than it can take, as opposed to a
+// fault: every agent sharing it should slow down.
+func overloaded(e *StatusError) bool {
+	switch e.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	case 0:
+		tags := strings.ToLower(e.Code + " " + e.Type)
+		return e.Code == "429" || e.Code == "503" || containsAny(tags, "rate_limit", "overloaded")
+	}
+	return false
+}
+
 // errIncompleteStream: the stream ended without a finish_reason, i.e. it was cut.
 var errIncompleteStream = errors.New("llm: stream ended before the reply was finished")
+
+// errEmptyReply: a reply without choices, as OpenRouter sends while a model warms up.
+var errEmptyReply = errors.New("llm: the reply holds no answer")
 
 // transient reports transport failures of a single attempt: resets, refused or dropped
 // connections, timeouts, truncated bodies, HTTP/2 stream resets.
@@ -122,8 +141,7 @@ func transient(err error) bool {
 	switch {
 	case errors.As(err, &timeout), errors.Is(err, errIncompleteStream), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE), errors.Is(err, errEmptyReply):
 		return true
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false // the caller decides, knowing which context ended
@@ -132,22 +150,6 @@ func transient(err error) bool {
 	}
 	s := err.Error()
 	return strings.Contains(s, "http2: ") || strings.Contains(s, "stream error")
-}
-
-func codeString(code any) string {
-	switch c := code.(type) {
-	case nil:
-		return ""
-	case int:
-		if c == 0 { // go-openai decodes "code": null as 0
-			return ""
-		}
-		return fmt.Sprint(c)
-	case string:
-		return c
-	default:
-		return fmt.Sprint(c)
-	}
 }
 
 func containsAny(s string, subs ...string) bool {

@@ -2,62 +2,63 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestClassifyStatus(t *testing.T) {
 	tests := []struct {
-		name  string
-		err   error
-		kind  error
-		retry bool
+		name   string
+		status int
+		body   string
+		kind   error
+		retry  bool
 	}{
-		{name: "rate limit", err: &openai.APIError{HTTPStatusCode: 429, Code: "rate_limit_exceeded",
-			Message: "Rate limit reached for gpt-4o on tokens per min (TPM)"}, retry: true},
-		{name: "quota by code", err: &openai.APIError{HTTPStatusCode: 429, Code: "insufficient_quota"}, kind: ErrQuota},
-		{name: "billing hard limit", err: &openai.APIError{HTTPStatusCode: 400, Type: "billing_hard_limit_reached"},
-			kind: ErrQuota},
-		{name: "quota by message", err: &openai.APIError{HTTPStatusCode: 429,
-			Message: "You exceeded your current quota, please check your plan and billing details."}, kind: ErrQuota},
-		{name: "payment required", err: &openai.RequestError{HTTPStatusCode: 402}, kind: ErrQuota},
-		{name: "unauthorised", err: &openai.APIError{HTTPStatusCode: 401}, kind: ErrAuth},
-		{name: "forbidden", err: &openai.RequestError{HTTPStatusCode: 403, Body: []byte("nope")}, kind: ErrAuth},
-		{name: "context by code", err: &openai.APIError{HTTPStatusCode: 400, Code: "context_length_exceeded"},
-			kind: ErrContextLength},
-		{name: "context, vLLM wording", err: &openai.APIError{HTTPStatusCode: 400,
-			Message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens"},
-			kind: ErrContextLength},
-		{name: "context, llama.cpp wording", err: &openai.APIError{HTTPStatusCode: 400,
-			Message: "the request exceeds the available context size, try increasing it"}, kind: ErrContextLength},
-		{name: "request larger than the TPM limit", err: &openai.APIError{HTTPStatusCode: 429,
-			Message: "Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 45000."},
-			kind: ErrContextLength},
-		{name: "payload too large", err: &openai.RequestError{HTTPStatusCode: 413}, kind: ErrContextLength},
-		{name: "server error", err: &openai.APIError{HTTPStatusCode: 500}, retry: true},
-		{name: "5xx mentioning context is still a fault", err: &openai.APIError{HTTPStatusCode: 503,
-			Message: "context window cache unavailable"}, retry: true},
-		{name: "bad gateway HTML", err: &openai.RequestError{HTTPStatusCode: 502, Body: []byte("<html>")}, retry: true},
-		{name: "not implemented", err: &openai.APIError{HTTPStatusCode: 501}},
-		{name: "request timeout", err: &openai.APIError{HTTPStatusCode: 408}, retry: true},
-		{name: "bad request", err: &openai.APIError{HTTPStatusCode: 400, Message: "Invalid 'messages'"}},
-		{name: "error event in stream", err: fmt.Errorf("error, %w", &openai.APIError{Type: "server_error"}),
-			retry: true},
-		{name: "quota event in stream", err: fmt.Errorf("error, %w", &openai.APIError{Code: "insufficient_quota"}),
-			kind: ErrQuota},
+		{name: "rate limit", status: 429, retry: true, body: `{"error":{"message":"Rate limit reached for gpt-4o ` +
+			`on tokens per min (TPM)","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`},
+		{name: "quota by code", status: 429, kind: ErrQuota, body: `{"error":{"message":"","code":"insufficient_quota"}}`},
+		{name: "billing hard limit", status: 400, kind: ErrQuota, body: `{"error":{"type":"billing_hard_limit_reached"}}`},
+		{name: "quota by message", status: 429, kind: ErrQuota,
+			body: `{"error":{"message":"You exceeded your current quota, please check your plan and billing details."}}`},
+		{name: "payment required", status: 402, kind: ErrQuota, body: `{"error":{"code":402,"message":"Insufficient credits"}}`},
+		{name: "unauthorised", status: 401, kind: ErrAuth, body: `{"error":{"message":"bad key"}}`},
+		{name: "forbidden", status: 403, kind: ErrAuth, body: "nope"},
+		{name: "context by code", status: 400, kind: ErrContextLength, body: `{"error":{"code":"context_length_exceeded"}}`},
+		{name: "context, DeepSeek", status: 400, kind: ErrContextLength, body: `{"error":{"message":"This model's ` +
+			`maximum context length is 131072 tokens. However, you requested 141980 tokens (133980 in the messages, ` +
+			`8000 in the completion). Please reduce the length of the messages or completion.","type":` +
+			`"invalid_request_error","param":null,"code":"invalid_request_error"}}`},
+		{name: "context, vLLM error object", status: 400, kind: ErrContextLength, body: `{"object":"error","message":` +
+			`"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens",` +
+			`"type":"BadRequestError","param":null,"code":400}`},
+		{name: "context, llama.cpp wording", status: 400, kind: ErrContextLength, body: `{"error":{"code":400,` +
+			`"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`},
+		{name: "request larger than the TPM limit", status: 429, kind: ErrContextLength, body: `{"error":{"message":` +
+			`"Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 45000."}}`},
+		{name: "payload too large", status: 413, kind: ErrContextLength, body: ""},
+		{name: "server error", status: 500, retry: true, body: `{"error":{"message":"boom","type":"server_error"}}`},
+		{name: "5xx mentioning context is still a fault", status: 503, retry: true,
+			body: `{"error":{"message":"context window cache unavailable"}}`},
+		{name: "bad gateway HTML", status: 502, retry: true, body: "<html>Bad Gateway</html>"},
+		{name: "not implemented", status: 501, body: `{"error":"not implemented"}`},
+		{name: "request timeout", status: 408, retry: true, body: `{"error":{"code":408,"message":"timed out"}}`},
+		{name: "bad request", status: 400, body: `{"error":{"message":"Invalid 'messages'"}}`},
+		{name: "FastAPI detail", status: 400, body: `{"detail":"Model not loaded"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			se, ok := asStatusError(tc.err)
-			require.True(t, ok)
+			se := readStatusError(&http.Response{StatusCode: tc.status, Header: http.Header{},
+				Body: io.NopCloser(strings.NewReader(tc.body))})
 			if tc.kind != nil {
 				assert.ErrorIs(t, se, tc.kind)
 			} else {
@@ -66,9 +67,38 @@ func TestClassifyStatus(t *testing.T) {
 				}
 			}
 			assert.Equal(t, tc.retry, retryableStatus(se))
-			var apiErr *openai.APIError
-			var reqErr *openai.RequestError
-			assert.True(t, errors.As(se, &apiErr) || errors.As(se, &reqErr), "go-openai's error stays reachable")
+			assert.Contains(t, se.Error(), fmt.Sprintf("status %d", tc.status))
+		})
+	}
+}
+
+func TestClassifyErrorInsideAReply(t *testing.T) {
+	tests := []struct {
+		name  string
+		event string
+		kind  error
+		retry bool
+	}{
+		{name: "OpenAI server error", retry: true,
+			event: `{"error": {"message": "The server had an error while processing your request. Sorry about that!", "type": "server_error"}}`},
+		{name: "OpenRouter, string code", retry: true,
+			event: `{"error":{"code":"server_error","message":"Provider disconnected unexpectedly"}}`},
+		{name: "OpenRouter, numeric code 502", retry: true, event: `{"error":{"code":502,"message":"upstream failed"}}`},
+		{name: "OpenRouter, numeric code 400", event: `{"error":{"code":400,"message":"bad input"}}`},
+		{name: "no detail at all", retry: true, event: `{"error":{"message":"Internal error"}}`},
+		{name: "quota", kind: ErrQuota, event: `{"error":{"code":"insufficient_quota","message":"out of credit"}}`},
+		{name: "invalid request", event: `{"error":{"type":"invalid_request_error","message":"bad"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r wireReply
+			require.NoError(t, json.Unmarshal([]byte(tc.event), &r))
+			se := streamError(r.failure())
+			if tc.kind != nil {
+				assert.ErrorIs(t, se, tc.kind)
+			}
+			assert.Equal(t, tc.retry, retryableStatus(se))
+			assert.Contains(t, se.Error(), "reported an error in its reply")
 		})
 	}
 }
@@ -86,7 +116,7 @@ func TestTransient(t *testing.T) {
 		{name: "attempt timeout", err: &timeoutError{err: context.DeadlineExceeded}, want: true},
 		{name: "http2 reset", err: errors.New("http2: server sent GOAWAY and closed the connection"), want: true},
 		{name: "caller cancelled", err: context.Canceled},
-		{name: "local validation", err: openai.ErrReasoningModelMaxTokensDeprecated},
+		{name: "local validation", err: errors.New("llm: request has no model")},
 		{name: "runaway", err: ErrRunaway},
 	}
 	for _, tc := range tests {

@@ -16,17 +16,27 @@ import (
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 )
 
-// sleeps records the waits the client asked for, without waiting.
+// sleeps records the waits the client asked for, without waiting; its clock moves on
+// by each of them.
 type sleeps struct {
-	mu sync.Mutex
-	ds []time.Duration
+	mu     sync.Mutex
+	ds     []time.Duration
+	start  time.Time
+	passed time.Duration
 }
 
 func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ds = append(s.ds, d)
+	s.passed += d
 	return ctx.Err()
+}
+
+func (s *sleeps) now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.start.Add(s.passed)
 }
 
 func (s *sleeps) all() []time.Duration {
@@ -37,10 +47,10 @@ func (s *sleeps) all() []time.Duration {
 
 func newClient(t *testing.T, srv *llmtest.Server, stream bool, edit func(*llm.OpenAIConfig)) (*llm.OpenAI, *sleeps) {
 	t.Helper()
-	sl := &sleeps{}
+	sl := &sleeps{start: time.Now()}
 	cfg := llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey())
 	cfg.Stream = stream
-	cfg.Sleep = sl.sleep
+	cfg.Sleep, cfg.Now = sl.sleep, sl.now
 	if edit != nil {
 		edit(&cfg)
 	}

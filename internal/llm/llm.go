@@ -55,12 +55,32 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
+// Finish reasons a Response carries.
+const (
+	FinishStop          = "stop"           // the model finished its answer
+	FinishToolCalls     = "tool_calls"     // the model asks for tools to be called
+	FinishLength        = "length"         // cut by max_tokens or the context window
+	FinishContentFilter = "content_filter" // a refusal, by the model or the endpoint's filter
+)
+
 // Response is the model's reply.
 type Response struct {
 	Message      Message `json:"message"`
-	FinishReason string  `json:"finish_reason"` // stop | tool_calls | length | content_filter | cut_off
+	FinishReason string  `json:"finish_reason"` // one of the Finish constants, or what the server said
 	Usage        Usage   `json:"usage"`
+	// Recovered is set when the client took tool calls out of the reply's text (the
+	// model wrote them as JSON or markup instead of calling the tools), or stripped
+	// leaked call markup from it. It names the formats, e.g. "json" or "tool_call tags".
+	Recovered string `json:"recovered,omitempty"`
 }
+
+// Truncated reports a reply cut off by the token limit: text may be unfinished and a
+// call's arguments may be incomplete JSON.
+func (r Response) Truncated() bool { return r.FinishReason == FinishLength }
+
+// Refused reports a reply the model or the endpoint's content filter declined to give;
+// asking again with the same conversation will not help. Message.Content says why.
+func (r Response) Refused() bool { return r.FinishReason == FinishContentFilter }
 
 // Client sends chat completions. Implementations retry what is worth retrying; an error
 // they return is final for this request.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,30 +21,39 @@ const (
 )
 
 // OpenAIConfig configures an OpenAI-compatible endpoint. Start from DefaultOpenAIConfig:
-// the zero value works but does not stream.
+// the zero value works but neither streams nor recovers calls written as text.
 type OpenAIConfig struct {
 	BaseURL    string // e.g. https://api.openai.com/v1, http://localhost:11434/v1; Azure: the resource URL
 	APIKey     string
 	APIType    string // APITypeOpenAI (default) or APITypeAzure
 	APIVersion string // Azure only, e.g. 2024-10-21
 
-	HTTPClient     *http.Client  // copied, its transport wrapped; nil: a fresh client
+	HTTPClient     *http.Client  // nil: a fresh client
 	RequestTimeout time.Duration // one attempt; streamed: each wait for a chunk; default 5m
 	MaxRetries     int           // retries after the first attempt; default 5, negative: none
 	// Stream reads replies as server-sent events, which lets a runaway reply be cut off
 	// early. DefaultOpenAIConfig turns it on.
 	Stream  bool
 	Runaway RunawayLimits
+	// RecoverCalls turns tool calls a model wrote into its text (bare or fenced JSON,
+	// <tool_call> tags, Qwen3-Coder and Llama 3 markup) into real calls, for the tools the
+	// request offered, and strips leaked call markup from the text; Response.Recovered
+	// says when it did. DefaultOpenAIConfig turns it on.
+	RecoverCalls bool
+	// Limiter spaces requests once the endpoint says it is overloaded; share one
+	// between clients of the same endpoint. Nil: the client makes its own.
+	Limiter *Limiter
 
 	Logger *slog.Logger                                     // default: discard
 	Sleep  func(ctx context.Context, d time.Duration) error // waits between attempts; for tests
+	Now    func() time.Time                                 // the clock Sleep advances; for tests
 }
 
 // DefaultOpenAIConfig returns the recommended settings for an OpenAI-style endpoint.
 func DefaultOpenAIConfig(baseURL, apiKey string) OpenAIConfig {
 	return OpenAIConfig{
 		BaseURL: baseURL, APIKey: apiKey, APIType: APITypeOpenAI,
-		RequestTimeout: 5 * time.Minute, MaxRetries: 5, Stream: true,
+		RequestTimeout: 5 * time.Minute, MaxRetries: 5, Stream: true, RecoverCalls: true,
 	}
 }
 
@@ -54,17 +64,24 @@ const (
 	backoffCap  = 60 * time.Second
 )
 
-// OpenAI is a Client for OpenAI-compatible chat-completion endpoints. It is safe for
-// concurrent use.
+// OpenAI is a Client for OpenAI-compatible chat-completion endpoints. It speaks the
+// wire protocol itself (go-openai only shapes the request), because real servers'
+// replies stray from the reference in ways a strict decoder turns into fatal errors.
+// It is safe for concurrent use; all agents of one endpoint should share one.
 type OpenAI struct {
-	client     *openai.Client
-	stream     bool
-	timeout    time.Duration
-	maxRetries int
-	runaway    RunawayLimits
-	log        *slog.Logger
-	sleep      func(context.Context, time.Duration) error
-	noUsage    atomic.Bool // the server rejected stream_options; stream without usage
+	http                        *http.Client
+	baseURL, apiKey, apiVersion string
+	azure                       bool
+	stream                      bool
+	recoverCalls                bool
+	timeout                     time.Duration
+	maxRetries                  int
+	runaway                     RunawayLimits
+	limiter                     *Limiter
+	log                         *slog.Logger
+	sleep                       func(context.Context, time.Duration) error
+	now                         func() time.Time
+	noUsage                     atomic.Bool // the server rejected stream_options; stream without usage
 }
 
 var _ Client = (*OpenAI)(nil)
@@ -74,38 +91,24 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("llm: OpenAI config has no base URL")
 	}
-	var oc openai.ClientConfig
+	c := &OpenAI{
+		http: cfg.HTTPClient, baseURL: cfg.BaseURL, apiKey: cfg.APIKey, apiVersion: cfg.APIVersion,
+		stream: cfg.Stream, recoverCalls: cfg.RecoverCalls, timeout: cfg.RequestTimeout,
+		maxRetries: cfg.MaxRetries, runaway: cfg.Runaway, limiter: cfg.Limiter,
+		log: cfg.Logger, sleep: cfg.Sleep, now: cfg.Now,
+	}
 	switch strings.ToLower(cfg.APIType) {
 	case "", APITypeOpenAI:
-		oc = openai.DefaultConfig(cfg.APIKey)
-		oc.BaseURL = cfg.BaseURL
 	case APITypeAzure:
 		if cfg.APIVersion == "" {
 			return nil, errors.New("llm: Azure needs an API version")
 		}
-		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		oc.APIVersion = cfg.APIVersion
-		// Deployments are named as the model; go-openai's default mangles "3.5" names.
-		oc.AzureModelMapperFunc = func(model string) string { return model }
+		c.azure = true
 	default:
 		return nil, fmt.Errorf("llm: unknown API type %q", cfg.APIType)
 	}
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		copied := *cfg.HTTPClient
-		hc = &copied
-	}
-	hc.Transport = recordResponses(hc.Transport)
-	oc.HTTPClient = hc
-
-	c := &OpenAI{
-		client:     openai.NewClientWithConfig(oc),
-		stream:     cfg.Stream,
-		timeout:    cfg.RequestTimeout,
-		maxRetries: cfg.MaxRetries,
-		runaway:    cfg.Runaway,
-		log:        cfg.Logger,
-		sleep:      cfg.Sleep,
+	if c.http == nil {
+		c.http = &http.Client{}
 	}
 	if c.timeout <= 0 {
 		c.timeout = 5 * time.Minute
@@ -122,22 +125,36 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if c.sleep == nil {
 		c.sleep = sleepCtx
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.limiter == nil {
+		c.limiter = &Limiter{now: c.now}
+	}
 	return c, nil
 }
 
-// Chat sends req, retrying rate limits, server faults and transport failures. The
-// returned error is final: it wraps ErrAuth, ErrQuota, ErrContextLength or ErrRunaway when
-// it is one of those, and names the last status or transport error otherwise.
+// Chat sends req, retrying rate limits, server faults, errors reported midway through a
+// reply and transport failures. The returned error is final: it wraps ErrAuth,
+// ErrQuota, ErrContextLength or ErrRunaway when it is one of those, and names the last
+// status or transport error otherwise. A refusal is a Response (see Refused), not an
+// error: retrying it cannot help and the caller decides what it means.
 func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	oreq, err := toOpenAI(req)
 	if err != nil {
 		return Response{}, err
 	}
+	var last error
 	for attempt := 0; ; attempt++ {
+		if err := c.limiter.wait(ctx, c.sleep); err != nil {
+			return Response{}, waitFailed(req.Model, err, last)
+		}
 		resp, hint, err := c.attempt(ctx, oreq)
 		if err == nil {
-			return resp, nil
+			c.limiter.succeeded()
+			return c.recoverText(ctx, resp, req.Tools), nil
 		}
+		last = err
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, context.Cause(ctx), err)
 		}
@@ -147,11 +164,10 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		if c.dropUsageOption(err) {
 			continue // at once: the server told us what it did not like
 		}
-		retry := false
-		if se, ok := asStatusError(err); ok {
-			retry, err = retryableStatus(se), se
-		} else {
-			retry = transient(err)
+		se, isStatus := asStatusError(err)
+		retry := transient(err)
+		if isStatus {
+			retry = retryableStatus(se)
 		}
 		if !retry {
 			return Response{}, fmt.Errorf("llm: chat with %s: %w", req.Model, err)
@@ -160,16 +176,27 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 			return Response{}, fmt.Errorf("llm: chat with %s: giving up after %d attempts: %w", req.Model, attempt+1, err)
 		}
 		wait := c.backoff(attempt, hint)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(c.now()) < wait {
 			return Response{}, fmt.Errorf("llm: chat with %s: not retrying, waiting %s would pass the deadline: %w",
 				req.Model, wait, err)
 		}
 		c.log.WarnContext(ctx, "llm: retrying chat completion", "model", req.Model, "attempt", attempt+1,
 			"wait", wait, "err", err)
+		if isStatus && overloaded(se) {
+			c.limiter.overloaded(wait) // every agent of this endpoint waits, this one at the loop's top
+			continue
+		}
 		if serr := c.sleep(ctx, wait); serr != nil {
 			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, serr, err)
 		}
 	}
+}
+
+func waitFailed(model string, err, last error) error {
+	if last == nil {
+		return fmt.Errorf("llm: chat with %s: %w", model, err)
+	}
+	return fmt.Errorf("llm: chat with %s: %w (last error: %v)", model, err, last)
 }
 
 // attempt sends one request and returns the server's retry hint. The timeout covers the
@@ -180,7 +207,6 @@ func (c *OpenAI) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 	defer cancel(nil)
 	timer := time.AfterFunc(c.timeout, func() { cancel(errAttemptTimeout) })
 	defer timer.Stop()
-	actx, rec := withResponseRecord(actx)
 	var resp Response
 	var err error
 	if c.stream {
@@ -194,19 +220,36 @@ func (c *OpenAI) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 	if errors.Is(err, ErrRunaway) {
 		c.log.WarnContext(ctx, "llm: reply cut off", "model", req.Model, "err", err)
 	}
-	status, header := rec.get()
-	return resp, retryHint(header, status == http.StatusTooManyRequests, time.Now()), err
+	var hint time.Duration
+	if se, ok := asStatusError(err); ok {
+		hint = retryHint(se.header, se.Message, overloaded(se), c.now())
+	}
+	return resp, hint, err
 }
 
 var errAttemptTimeout = errors.New("llm: attempt timed out")
 
 // chatOnce runs one non-streamed attempt. The runaway checks still apply, after the fact.
 func (c *OpenAI) chatOnce(ctx context.Context, req openai.ChatCompletionRequest) (Response, error) {
-	oresp, err := c.client.CreateChatCompletion(ctx, req)
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("llm: encode request: %w", err)
+	}
+	hr, err := c.post(ctx, req.Model, body, false)
 	if err != nil {
 		return Response{}, err
 	}
-	resp, err := fromOpenAI(oresp)
+	defer hr.Body.Close()
+	return c.readWhole(hr)
+}
+
+// readWhole reads a reply sent in one piece.
+func (c *OpenAI) readWhole(hr *http.Response) (Response, error) {
+	r, err := readReply(hr)
+	if err != nil {
+		return Response{}, err
+	}
+	resp, err := fromWire(r)
 	if err != nil {
 		return Response{}, err
 	}
@@ -233,7 +276,7 @@ func promptFiltered(err error) (Response, bool) {
 		return Response{}, false
 	}
 	return Response{Message: Message{Role: RoleAssistant, Content: se.Message},
-		FinishReason: string(openai.FinishReasonContentFilter)}, true
+		FinishReason: FinishContentFilter}, true
 }
 
 // dropUsageOption handles servers that reject stream_options: it switches it off for

@@ -20,6 +20,7 @@ func TestRetryHint(t *testing.T) {
 	tests := []struct {
 		name   string
 		header http.Header
+		msg    string
 		status int // default 429
 		want   time.Duration
 	}{
@@ -44,6 +45,19 @@ func TestRetryHint(t *testing.T) {
 		{name: "reset headers ignored on a 500", header: h("X-Ratelimit-Reset-Requests", "6ms",
 			"X-Ratelimit-Remaining-Requests", "0"), status: 500, want: 0},
 		{name: "Retry-After honoured on a 503", header: h("Retry-After", "4"), status: 503, want: 4 * time.Second},
+		{name: "OpenAI's message, no header", header: h(), want: 26604 * time.Millisecond,
+			msg: "Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, " +
+				"Used 29937, Requested 385. Please try again in 26.604s. Visit https://platform.openai.com/account/rate-limits"},
+		{name: "minutes and seconds", want: time.Minute + 2*time.Second, msg: "Please try again in 1m2s."},
+		{name: "milliseconds", want: 644 * time.Millisecond, msg: "... Requested 385. Please try again in 644ms."},
+		{name: "retry in", want: 7 * time.Second, msg: "Quota exceeded. Please retry in 7s."},
+		{name: "in words", want: 20 * time.Second, msg: "Too many requests, try again in 20 seconds"},
+		{name: "message before the reset headers", want: 3 * time.Second, msg: "try again in 3s",
+			header: h("X-Ratelimit-Reset-Tokens", "6m0s", "X-Ratelimit-Remaining-Tokens", "0")},
+		{name: "Retry-After before the message", want: 2 * time.Second, msg: "try again in 3s", header: h("Retry-After", "2")},
+		{name: "message on a 503", want: 5 * time.Second, msg: "overloaded, try again in 5s", status: 503},
+		{name: "no number", msg: "Please try again later.", want: 0},
+		{name: "message capped", msg: "try again in 3h0m0s", want: maxHintWait},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +65,7 @@ func TestRetryHint(t *testing.T) {
 			if status == 0 {
 				status = http.StatusTooManyRequests
 			}
-			assert.Equal(t, tc.want, retryHint(tc.header, status == http.StatusTooManyRequests, now))
+			assert.Equal(t, tc.want, retryHint(tc.header, tc.msg, status == http.StatusTooManyRequests, now))
 		})
 	}
 }
