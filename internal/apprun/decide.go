@@ -16,6 +16,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 )
 
 // escalationBranch is the branch of the pull request Dixit opens for issue N (pushBranches).
@@ -70,8 +71,8 @@ func (e *Executor) noteOnPR(ctx context.Context, issue app.Issue, d orchestrate.
 		if n, err = ghreport.Find(ctx, gh, issue.Owner, issue.Repo, fmt.Sprintf("dixit/%d-pr", issue.Number)); err == nil && n != 0 {
 			what := strings.ReplaceAll(strings.Join(append([]string{d.Verb}, d.Args...), " "), "`", "'")
 			body := fmt.Sprintf("@%s decided on #%d: `%s`", d.By, issue.Number, what)
-			if d.Reason != "" {
-				body += " — " + strings.ReplaceAll(d.Reason, "\n", " ")
+			if d.Reason != "" { // the decider's own words: they mention no one and close nothing
+				body += " — " + report.Inert(d.Reason)
 			}
 			body += ". The run goes on; this pull request is updated when it stops again."
 			_, _, err = gh.Issues.CreateComment(ctx, issue.Owner, issue.Repo, n, &github.IssueComment{Body: github.String(body)})

@@ -90,6 +90,10 @@ func reportCommit(ws *gitstate.Workshop, out *localrun.Outcome) (string, error) 
 	return ws.CommitAfter(ref, old, tree, "Dixit report of run "+out.Summary.Run)
 }
 
+// unreviewed is the PR body's warning: CI on this branch runs code no one has read yet.
+const unreviewed = "**No one has reviewed this code yet: language models wrote it.** Dixit lets no coder change `.github/workflows/`, " +
+	"but this repository's own pull-request workflows run it with their secrets unless they wait for a maintainer's approval; Dixit's docs/SECURITY.md says how.\n\n"
+
 // prBody is the escalation PR's body: the issue it answers, what the branch holds, and
 // the report, shortened to GitHub's limit with a link to the full one in the workshop.
 func prBody(out *localrun.Outcome, issue app.Issue, workshop, reportURL string) string {
@@ -108,5 +112,6 @@ func prBody(out *localrun.Outcome, issue app.Issue, workshop, reportURL string) 
 	}
 	fmt.Fprintf(&b, "Every coder's work is on its own branch `dixit/%d/<coder>` of the private workshop repository `%s`; the full report is [there too](%s).\n\n",
 		issue.Number, workshop, reportURL)
+	b.WriteString(unreviewed)
 	return report.Render(out.Summary, res, report.Options{Preface: b.String(), Limit: report.PRLimit, FullReport: reportURL, Decide: "/dixit "})
 }

@@ -1,12 +1,16 @@
 package apprun
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v60/github"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 )
 
 // A "dixit:<protocol>" label on the issue overrides the protocol dixit.yml names.
@@ -45,4 +49,27 @@ func TestRunIDsDoNotCollide(t *testing.T) {
 	}
 	assert.Equal(t, RunID(app.Issue{Owner: "Acme", Repo: "API", Number: 1}), RunID(app.Issue{Owner: "acme", Repo: "api", Number: 1}),
 		"GitHub's names are case-insensitive")
+}
+
+// The escalation PR's body closes the issue the run answers and nothing else, mentions no
+// one from a human's words, and warns that its code is unreviewed.
+func TestThePRBodyClosesOnlyItsIssue(t *testing.T) {
+	said := "@team Closes #2, fixes o/r#3"
+	s := report.Summary{Run: "r", Outcome: orchestrate.TestersExhausted, Reason: "done", Accepted: "ann",
+		Coders: []report.Coder{{Name: "ann"}, {Name: "bob"}}, Comparison: &report.Comparison{},
+		Decisions: []orchestrate.AppliedDecision{{Decision: orchestrate.Decision{ID: "1", Verb: orchestrate.DecideAccept,
+			Args: []string{"ann"}, By: "maria", Reason: said}}},
+		SpecComments: []string{"<!-- " + said + " -->"}}
+	s.Comparison.Pick = report.Choose(s, *s.Comparison)
+	out := &localrun.Outcome{Summary: s, Result: &orchestrate.Result{Outcome: orchestrate.TestersExhausted}}
+	body := prBody(out, app.Issue{Owner: "o", Repo: "r", Number: 7}, "o/r-dixit", "https://example.com/report.md")
+
+	assert.True(t, strings.HasPrefix(body, "Closes #7\n"), "the bot's own keyword stays live")
+	assert.Contains(t, body, "No one has reviewed this code yet")
+	assert.Contains(t, body, "docs/SECURITY.md")
+	assert.NotContains(t, body, "@team")
+	assert.NotContains(t, body, "Closes #2")
+	assert.NotContains(t, body, "fixes o/r#3")
+	assert.Contains(t, body, "@\u200bteam C\u200bloses #2, f\u200bixes o/r#3", "the words read the same")
+	assert.Contains(t, body, "1 HTML comment was removed from the spec")
 }

@@ -43,8 +43,9 @@ func Write(dir string, r *Report) ([]string, error) {
 }
 
 // HTML renders the Markdown report as one self-contained page, the plot inline. The
-// Markdown's own raw HTML is the plot; names from the benchmark sit in code spans or are
-// plain words the renderer escapes.
+// plot is a figure the page puts in after rendering: the page takes no raw HTML from the
+// Markdown (report.Page).
 func HTML(r *Report) (string, error) {
-	return report.Page("Dixit protocol evaluation", Markdown(r, SVG(r)))
+	figs := report.NewFigures()
+	return report.Page("Dixit protocol evaluation", Markdown(r, figs.Add(SVG(r))), figs)
 }

@@ -98,6 +98,7 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 	}
 	return s.execute(ctx, in.Settings, coders, testers, in.Reporters, func(sum *report.Summary) {
 		sum.Population, sum.Agents = in.Source+" @ "+shortHash(in.Head), kind
+		_, sum.SpecComments = agent.VisibleSpec(in.Spec) // cut before any agent read the spec
 	})
 }
 

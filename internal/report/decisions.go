@@ -64,13 +64,13 @@ func decisionsSection(s Summary) string {
 // textChars is how much of a text written by people a table cell shows.
 const textChars = 300
 
-// escapeCell keeps text written by people inside one table cell, cut to textChars
-// characters before escaping so no character or entity is split.
+// escapeCell keeps text written by people inside one table cell as plain text, cut to
+// textChars characters before escaping so no character or escape is split.
 func escapeCell(s string) string {
 	if r := []rune(s); len(r) > textChars {
 		s = string(r[:textChars]) + "…"
 	}
-	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	return plain(s)
 }
 
 // offerLine is one decision a reader may give, as a list item.
@@ -78,5 +78,5 @@ func offerLine(prefix string, o orchestrate.Offer) string {
 	if o.Choices == "" {
 		return fmt.Sprintf("- %s\n", inlineCode(prefix+o.Usage))
 	}
-	return fmt.Sprintf("- %s — %s\n", inlineCode(prefix+o.Usage), o.Choices)
+	return fmt.Sprintf("- %s — %s\n", inlineCode(prefix+o.Usage), plain(o.Choices))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
-	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -16,19 +15,16 @@ import (
 // HTML renders the report as one self-contained page: the Markdown report converted by a
 // CommonMark renderer, the chart drawn as inline SVG, styles inline, no script and
 // nothing fetched from elsewhere.
-//
-// The Markdown passes its own raw HTML through (collapsible blocks, line breaks, the
-// chart); everything that comes from agents or tests sits in code spans and blocks,
-// which the renderer escapes.
 func HTML(s Summary, res *orchestrate.Result) (string, error) {
-	return Page("Dixit run "+s.Run, Render(s, res, Options{Title: true, svg: true}))
+	figs := NewFigures()
+	return Page("Dixit run "+s.Run, Render(s, res, Options{Title: true, figures: figs}), figs)
 }
 
-// Page renders Markdown (CommonMark with GFM tables; the Markdown's own raw HTML passes
-// through) as a self-contained page: styles inline, no script, nothing fetched.
-func Page(title, markdown string) (string, error) {
-	gm := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-		goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+// Page renders Markdown (CommonMark with GFM tables) as a self-contained page: styles
+// inline, no script, nothing fetched. It trusts nothing in the Markdown (safeHTML); figs,
+// if any, are the drawings the program made itself, put where figs.Add placed them.
+func Page(title, markdown string, figs *Figures) (string, error) {
+	gm := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, safeHTML{}))
 	var body bytes.Buffer
 	if err := gm.Convert([]byte(markdown), &body); err != nil {
 		return "", fmt.Errorf("render %s as HTML: %w", title, err)
@@ -42,7 +38,7 @@ func Page(title, markdown string) (string, error) {
 <style>%s</style>
 </head><body><main>
 `, html.EscapeString(title), pageStyle)
-	b.Write(body.Bytes())
+	b.WriteString(figs.place(body.String()))
 	b.WriteString("</main></body></html>\n")
 	return b.String(), nil
 }

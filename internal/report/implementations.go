@@ -23,18 +23,18 @@ func differentialSection(s Summary, rows int, more string) string {
 	b.WriteString("## Where the implementations disagree\n\n")
 	d := c.Differential
 	if d == nil {
-		p("No differential testing: %s.\n\n", orNone(c.ProbeNote))
+		p("No differential testing: %s.\n\n", plain(orNone(c.ProbeNote)))
 		return b.String()
 	}
 	p("A probe written by %s asked the %d implementations that pass every vetted test (%s) for their answers on %s. ",
-		orNone(c.ProbeBy), len(d.Coders), strings.Join(d.Coders, ", "), plural(d.Inputs, "input"))
+		plain(orNone(c.ProbeBy)), len(d.Coders), plain(strings.Join(d.Coders, ", ")), plural(d.Inputs, "input"))
 	if len(d.Disagreements) == 0 {
 		p("They agree on every one.\n\n")
 	} else {
 		p("They disagree on **%d**. Each row is an input and each implementation's answer; a blank answer means it gave none.\n\n", len(d.Disagreements))
 		p("| input |")
 		for _, coder := range d.Coders {
-			p(" %s |", coder)
+			p(" %s |", plain(coder))
 		}
 		p("\n|---|%s\n", strings.Repeat("---|", len(d.Coders)))
 		long := false
@@ -58,7 +58,7 @@ func differentialSection(s Summary, rows int, more string) string {
 	}
 	for _, coder := range d.Coders {
 		if note := d.Notes[coder]; note != "" {
-			p("- %s: %s\n", coder, escapeLine(note))
+			p("- %s: %s\n", plain(coder), escapeLine(note))
 		}
 	}
 	if len(d.Notes) > 0 {
@@ -83,7 +83,7 @@ func diffSection(s Summary, files bool, more string) string {
 	p("Changes from the base revision:\n\n| coder | files | lines added | lines deleted |%s\n|---|---|---|---|%s\n",
 		map[bool]string{true: " files touched |", false: ""}[files], map[bool]string{true: "---|", false: ""}[files])
 	for _, t := range c.Touched {
-		p("| %s | %d | +%d | −%d |", t.Coder, len(t.Files), t.Added, t.Deleted)
+		p("| %s | %d | +%d | −%d |", plain(t.Coder), len(t.Files), t.Added, t.Deleted)
 		if files {
 			var names []string
 			for i, f := range t.Files {
@@ -103,7 +103,7 @@ func diffSection(s Summary, files bool, more string) string {
 	if len(c.Pairs) > 0 {
 		b.WriteString("\nBetween each pair (lines that differ, in how many files):\n\n|   |")
 		for _, t := range c.Touched {
-			p(" %s |", t.Coder)
+			p(" %s |", plain(t.Coder))
 		}
 		p("\n|---|%s\n", strings.Repeat("---|", len(c.Touched)))
 		dist := map[[2]string]PairDiff{}
@@ -111,7 +111,7 @@ func diffSection(s Summary, files bool, more string) string {
 			dist[[2]string{pd.A, pd.B}], dist[[2]string{pd.B, pd.A}] = pd, pd
 		}
 		for _, row := range c.Touched {
-			p("| **%s** |", row.Coder)
+			p("| **%s** |", plain(row.Coder))
 			for _, col := range c.Touched {
 				if row.Coder == col.Coder {
 					b.WriteString(" — |")

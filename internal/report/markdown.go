@@ -23,7 +23,7 @@ type Options struct {
 	// when empty.
 	Decide string
 
-	svg bool // draw the chart as inline SVG (the HTML page) instead of Mermaid
+	figures *Figures // draw the chart as inline SVG among these (the HTML page) instead of Mermaid
 }
 
 // PRLimit keeps a pull request body under GitHub's 65,536 characters with room to spare.
@@ -43,7 +43,7 @@ type section struct {
 }
 
 // shortenFirst orders the sections by how little a reviewer loses when they shrink.
-var shortenFirst = []string{"log", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet"}
+var shortenFirst = []string{"log", "spec", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet"}
 
 // Render renders the report with the given options.
 func Render(s Summary, res *orchestrate.Result, opt Options) string {
@@ -56,6 +56,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 		{name: "head", full: head(s, opt)},
 		{name: "next", full: nextSection(s, opt.Decide)},
 		{name: "decisions", full: decisionsSection(s)},
+		{name: "spec", full: specSection(s, true, more), short: specSection(s, false, more), cut: "the text of the comments hidden in the spec"},
 		{name: "vet", full: vetSection(s, true), short: vetSection(s, false), cut: "the failing tests' text and the patch's outputs"},
 		{name: "evidence", full: evidenceSection(s, res),
 			short: fmt.Sprintf("## Why it stopped\n\nThe evidence for the reason is in %s.\n\n", more), cut: "the evidence for the reason"},
@@ -64,7 +65,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),
 			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more), cut: "the pass matrix"},
 		{name: "diffs", full: diffSection(s, true, more), short: diffSection(s, false, more), cut: "the files each coder touched"},
-		{name: "timeline", full: timelineSection(s, true, opt.svg, more), short: timelineSection(s, false, opt.svg, more), cut: "the table by round"},
+		{name: "timeline", full: timelineSection(s, true, opt.figures, more), short: timelineSection(s, false, opt.figures, more), cut: "the table by round"},
 		{name: "spend", full: spendSection(s, true, more), short: spendSection(s, false, more), cut: "the tokens per agent"},
 		{name: "tests", full: testsSection(res, true, more, lang), short: testsSection(res, false, more, lang), cut: "the vetted tests' text"},
 		{name: "agents", full: agentsSection(s), short: fmt.Sprintf("## Agents\n\nThe coders' hidden refs and the testers' states are in %s.\n\n", more),
@@ -128,16 +129,17 @@ func head(s Summary, opt Options) string {
 	}
 	b.WriteString(opt.Preface)
 	if s.Agents == "scripted" {
-		p("> Agents: a **scripted population** (hand-written coders and testers from `%s`); no LLM was called.\n\n", s.Population)
+		p("> Agents: a **scripted population** (hand-written coders and testers from %s); no LLM was called.\n\n", inlineCode(s.Population))
 	}
 	if s.Protocol != "" && s.Protocol != "dixit" {
 		p("Protocol: **%s** (docs/protocols.md).\n\n", s.Protocol)
 	}
-	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, s.Reason, whatNext(s.Outcome))
+	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, plain(s.Reason), whatNext(s.Outcome))
+	b.WriteString(specCommentsLine(s))
 	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
 		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
 	if c := s.Comparison; c != nil && c.Pick.Coder != "" {
-		p("**The pick: %s.** %s\n\n", c.Pick.Coder, c.Pick.Why)
+		p("**The pick: %s.** %s\n\n", plain(c.Pick.Coder), plain(c.Pick.Why))
 	}
 	return b.String()
 }

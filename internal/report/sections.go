@@ -19,7 +19,7 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 	case e.Stuck != nil:
 		st := e.Stuck
 		p("**%s** still failed %s after %d attempts in round %d. Its verdicts on the vetted suite, attempt by attempt:\n\n",
-			st.Coder, testList(st.Failing, s), len(st.Attempts), s.Rounds)
+			plain(st.Coder), testList(st.Failing, s), len(st.Attempts), s.Rounds)
 		p("| attempt | passed | failed | verdict vector |\n|---|---|---|---|\n")
 		for i, cells := range st.Attempts {
 			var failed []string
@@ -33,24 +33,24 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 			}
 			p("| %d | %d/%d | %s | `%s` |\n", i+1, passed, len(cells), orNone(strings.Join(failed, ", ")), vector(cells))
 		}
-		p("\nThe other coders pass these tests: either %s is broken, or the tests expect something the spec does not say.\n\n", st.Coder)
+		p("\nThe other coders pass these tests: either %s is broken, or the tests expect something the spec does not say.\n\n", plain(st.Coder))
 	case len(e.Stacked) > 0:
 		p("Each tester's last two tests were too hard: fewer coders passed them than the threshold asks. They are stacked, waiting for the coders to catch up.\n\n")
 		p("| tester | stacked test | coders passing | last tried in round |\n|---|---|---|---|\n")
 		for _, t := range e.Stacked {
-			p("| %s | `%s` | %d/%d | %d |\n", t.Tester, t.Test, t.Passed, t.Coders, t.Round)
+			p("| %s | %s | %d/%d | %d |\n", plain(t.Tester), inlineCode(t.Test), t.Passed, t.Coders, t.Round)
 		}
 		b.WriteString("\n")
 		for _, t := range res.Testers {
 			for _, c := range t.Stacked {
-				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", c.ID, t.Name), Language(s.TestPath), c.Content)
+				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", plainHTML(c.ID), plainHTML(t.Name)), Language(s.TestPath), c.Content)
 			}
 		}
 	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || s.Outcome == orchestrate.Accepted || s.Outcome == orchestrate.IterationCap:
 		if len(e.Reviews) > 0 {
 			p("The critics' last reviews:\n\n| critic | verdict |\n|---|---|\n")
 			for _, r := range e.Reviews {
-				p("| %s | %s |\n", r.Critic, r.Said)
+				p("| %s | %s |\n", plain(r.Critic), escapeCell(r.Said))
 			}
 			b.WriteString("\n")
 		}
@@ -76,7 +76,7 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 		}
 		b.WriteString("\n")
 	default:
-		p("What ran out: %s. Spent so far: %s.\n\n", orNone(e.Budget), spendLine(s))
+		p("What ran out: %s. Spent so far: %s.\n\n", plain(orNone(e.Budget)), spendLine(s))
 	}
 	return b.String()
 }
@@ -104,7 +104,7 @@ func matrix(s Summary) string {
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(s.Vetted)) + "\n")
 	for _, c := range s.Coders {
-		fmt.Fprintf(&b, "| %s |", c.Name)
+		fmt.Fprintf(&b, "| %s |", plain(c.Name))
 		for _, v := range s.Vetted {
 			// Words beside the symbols: without an emoji font every symbol is the same box.
 			mark := "· not run"
@@ -125,7 +125,7 @@ func matrix(s Summary) string {
 
 // timelineSection charts the suite growing and the coders converging, round by round;
 // without table, it says where the table can be read (more).
-func timelineSection(s Summary, table, svg bool, more string) string {
+func timelineSection(s Summary, table bool, figs *Figures, more string) string {
 	rounds := Timeline(s)
 	if len(rounds) == 0 {
 		return ""
@@ -133,8 +133,8 @@ func timelineSection(s Summary, table, svg bool, more string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	b.WriteString("## Rounds\n\n")
-	if svg {
-		p("%s\n\n", chartSVG(rounds, len(s.Coders)))
+	if figs != nil {
+		p("%s\n\n", figs.Add(chartSVG(rounds, len(s.Coders))))
 	} else {
 		p("```mermaid\n%s```\n\n", Mermaid(rounds, len(s.Coders)))
 	}
@@ -168,11 +168,11 @@ func spendSection(s Summary, perAgent bool, more string) string {
 	b.WriteString("| agent | prompt tokens | completion tokens |\n|---|---|---|\n")
 	for _, c := range s.Coders {
 		t := s.Spend.ByAgent[c.Name]
-		p("| %s | %d | %d |\n", c.Name, t.Prompt, t.Completion)
+		p("| %s | %d | %d |\n", plain(c.Name), t.Prompt, t.Completion)
 	}
 	for _, tt := range s.Testers {
 		t := s.Spend.ByAgent[tt.Name]
-		p("| %s | %d | %d |\n", tt.Name, t.Prompt, t.Completion)
+		p("| %s | %d | %d |\n", plain(tt.Name), t.Prompt, t.Completion)
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -206,9 +206,9 @@ func testsSection(res *orchestrate.Result, contents bool, more, lang string) str
 	for _, v := range res.Vetted {
 		first := "no one"
 		if len(v.FailedBy) > 0 {
-			first = strings.Join(v.FailedBy, ", ")
+			first = plainHTML(strings.Join(v.FailedBy, ", "))
 		}
-		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, v.ID, v.Tester, v.Round, first)
+		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, plainHTML(v.ID), plainHTML(v.Tester), v.Round, first)
 		if contents {
 			details(&b, summary, lang, v.Content)
 		} else {
@@ -226,11 +226,11 @@ func agentsSection(s Summary) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
 	for _, c := range s.Coders {
-		p("| %s | %d | `%s` |\n", c.Name, c.Solves, c.Ref)
+		p("| %s | %d | %s |\n", plain(c.Name), c.Solves, inlineCode(c.Ref))
 	}
 	p("\n| tester | state | proposals |\n|---|---|---|\n")
 	for _, t := range s.Testers {
-		p("| %s | %s | %d |\n", t.Name, t.State, t.Proposals)
+		p("| %s | %s | %d |\n", plain(t.Name), t.State, t.Proposals)
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -243,7 +243,7 @@ func logSection(s Summary) string {
 			lines = append(lines, line)
 		}
 	}
-	text := strings.Join(lines, "\n")
+	text := inert(strings.Join(lines, "\n")) // decisions quote people
 	f := fence.For(text)
 	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
 }

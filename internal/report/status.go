@@ -107,7 +107,7 @@ func (s *Status) Markdown() string {
 	var b strings.Builder
 	b.WriteString(Marker(s.run) + "\n")
 	if s.outcome != "" {
-		fmt.Fprintf(&b, "### Dixit: %s\n\n%s.\n\n", s.outcome, s.reason)
+		fmt.Fprintf(&b, "### Dixit: %s\n\n%s.\n\n", s.outcome, plain(s.reason))
 	} else {
 		fmt.Fprintf(&b, "### Dixit is working on this issue: round %d\n\n", s.round)
 	}
@@ -126,7 +126,7 @@ func (s *Status) Markdown() string {
 		if v == "" {
 			v = "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s |\n", c, v)
+		fmt.Fprintf(&b, "| %s | %s |\n", plain(c), v)
 	}
 	names := make([]string, 0, len(s.testers))
 	for t := range s.testers {
@@ -135,7 +135,7 @@ func (s *Status) Markdown() string {
 	sort.Strings(names)
 	b.WriteString("\n| tester | state |\n|---|---|\n")
 	for _, t := range names {
-		fmt.Fprintf(&b, "| %s | %s |\n", t, s.testers[t])
+		fmt.Fprintf(&b, "| %s | %s |\n", plain(t), s.testers[t])
 	}
 	if len(s.fitting) > 0 {
 		b.WriteString("\n**A human decides now.** Comment one of these (people with write access):\n\n")

@@ -41,6 +41,9 @@ type Summary struct {
 	Decisions []orchestrate.AppliedDecision `json:"decisions,omitempty"`
 	Accepted  string                        `json:"accepted,omitempty"`
 	Standing  orchestrate.Standing          `json:"standing"`
+	// SpecComments are the HTML comments cut from the spec before any agent read it:
+	// GitHub does not show them to the people who read and label the issue.
+	SpecComments []string `json:"spec_comments,omitempty"`
 	// TestPath is where the test contract puts a test ("{id}_test.go"): its extension
 	// gives the report's code blocks their language.
 	TestPath string `json:"test_path,omitempty"`

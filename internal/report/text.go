@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
@@ -67,6 +70,76 @@ func inlineCode(s string) string {
 		s = " " + s + " "
 	}
 	return f + s + f
+}
+
+// Text that people wrote (decision reasons, who decided, names, the spec) and text from
+// models outside code blocks is plain text in the report: it must show as written, make
+// no element, link or emphasis, and on GitHub mention no one and close no issue. Code
+// (tests, outputs) is shown exactly, inside a fence: GitHub reads no mention or closing
+// keyword in code. People's words in a code block (the event log, the spec's comments)
+// are made inert all the same.
+
+// plain renders text as inline Markdown that shows as written, on one line: the
+// characters Markdown and HTML act on escaped, and inert (below). It is for the middle of
+// a line (a table cell, after a label), not for the start of one.
+func plain(s string) string {
+	s = flat(s)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' && intraword(s, i):
+			// foo_bar is never emphasis: keep identifiers readable in report.md.
+		case r < utf8.RuneSelf && strings.ContainsRune("\\`*_~[]<>&|", r):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return inert(b.String())
+}
+
+// intraword reports whether the byte at i sits between two letters or digits.
+func intraword(s string, i int) bool {
+	return i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1])
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// plainHTML renders text inside the report's own HTML (a collapsible block's summary),
+// where Markdown is not read: HTML-escaped, and inert.
+func plainHTML(s string) string {
+	return inert(html.EscapeString(flat(s)))
+}
+
+// flat is text as valid UTF-8 on one line, line breaks turned into spaces.
+func flat(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// Inert is text a person wrote, made safe to quote in a GitHub comment or pull request
+// on one line: it shows as written, mentions no one and closes no issue.
+func Inert(s string) string { return plain(s) }
+
+// zwsp is a zero-width space: invisible, and it breaks a word for GitHub's parsers.
+const zwsp = "\u200b"
+
+var (
+	// mention is what GitHub reads as @user or @org/team.
+	mention = regexp.MustCompile(`@([A-Za-z0-9])`)
+	// closingKeyword is a word with which a pull request's body closes an issue
+	// (docs.github.com, "Linking a pull request to an issue": close, closes, closed, fix,
+	// fixes, fixed, resolve, resolves, resolved, in any case). Broken whatever follows
+	// it, so no form of reference (#2, o/r#3, a URL) can complete it.
+	closingKeyword = regexp.MustCompile(`(?i)\b(c)(lose[sd]?)\b|\b(f)(ix(?:e[sd])?)\b|\b(r)(esolve[sd]?)\b`)
+)
+
+// inert keeps GitHub from acting on text: a zero-width space after every @ that starts
+// a mention, and inside every closing keyword, so "@team" notifies no one and
+// "Closes #2" closes nothing, while both read the same.
+func inert(s string) string {
+	s = mention.ReplaceAllString(s, "@"+zwsp+"$1")
+	return closingKeyword.ReplaceAllString(s, "$1$3$5"+zwsp+"$2$4$6")
 }
 
 // escapeLine makes untrusted text safe as Markdown on one line.

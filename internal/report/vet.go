@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"unicode/utf8"
 
@@ -34,7 +33,7 @@ func vetSection(s Summary, outputs bool) string {
 			continue
 		}
 		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, which the patch fails (%s)", f.Number,
-			html.EscapeString(f.ID), html.EscapeString(f.Tester), f.Patch.Outcome)
+			plainHTML(f.ID), plainHTML(f.Tester), f.Patch.Outcome)
 		if !outputs {
 			p("- %s\n", summary)
 			continue

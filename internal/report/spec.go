@@ -1,0 +1,42 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The spec's HTML comments: GitHub shows them to no one reading the issue, so they are
+// cut from the spec before any agent reads it (agent.VisibleSpec), and the report says
+// so and shows what they held.
+
+// specCommentsLine says under the outcome how many comments were cut.
+func specCommentsLine(s Summary) string {
+	switch n := len(s.SpecComments); n {
+	case 0:
+		return ""
+	case 1:
+		return "**1 HTML comment was removed from the spec before the agents saw it**: GitHub does not show it to people reading the issue. Its text is under “Hidden in the spec”.\n\n"
+	default:
+		return fmt.Sprintf("**%d HTML comments were removed from the spec before the agents saw it**: GitHub does not show them to people reading the issue. Their text is under “Hidden in the spec”.\n\n", n)
+	}
+}
+
+// specSection shows each comment cut from the spec in a code block, where its text shows
+// as written; inert besides, as someone meant it to be hidden. The short form says where
+// they can be read (more).
+func specSection(s Summary, text bool, more string) string {
+	if len(s.SpecComments) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Hidden in the spec\n\n")
+	if !text {
+		fmt.Fprintf(&b, "The text of the HTML comments removed from the spec is in %s.\n\n", more)
+		return b.String()
+	}
+	b.WriteString("These HTML comments were in the spec. GitHub renders them as nothing, and no agent read them.\n\n")
+	for i, c := range s.SpecComments {
+		details(&b, fmt.Sprintf("comment %d (%s)", i+1, plural(length(c), "character")), "html", []byte(inert(c)))
+	}
+	return b.String()
+}
