@@ -140,3 +140,21 @@ func TestNothingDeploysLatest(t *testing.T) {
 		assert.False(t, latest.Match(data), "%s names :latest", f)
 	}
 }
+
+// The run line people copy from docs/install.md is one under which bwrap starts
+// (runtime_test.go shows why each option is needed).
+func TestInstallDocsRunTheImageSoBubblewrapStarts(t *testing.T) {
+	data, err := os.ReadFile("../docs/install.md")
+	require.NoError(t, err)
+	doc := string(data)
+	start := strings.Index(doc, "docker run -d")
+	require.GreaterOrEqual(t, start, 0, "docs/install.md shows how to run the image")
+	line := doc[start : start+strings.Index(doc[start:], "```")]
+	for _, opt := range []string{"--cap-drop ALL", "no-new-privileges", "seccomp=deploy/seccomp-bwrap.json",
+		"systempaths=unconfined", "apparmor=unconfined", "--read-only", "--tmpfs /tmp", ":/var/lib/dixit"} {
+		assert.Contains(t, line, opt)
+	}
+	assert.NotContains(t, line, "--privileged")
+	assert.NotContains(t, line, "--cap-add")
+	assert.NotContains(t, line, "seccomp=unconfined")
+}
