@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 )
 

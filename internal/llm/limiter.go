@@ -72,6 +72,8 @@ func (l *Limiter) overloaded(d time.Duration) {
 		l.notBefore = until
 	}
 	l.gap = min(max(2*l.gap, minGap), maxGap)
+	l.last = time.Time{} // the first to come back starts at notBefore, the others after it
+
 }
 
 // succeeded eases the spacing after a request went through.

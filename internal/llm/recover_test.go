@@ -71,9 +71,9 @@ func TestRecoverCalls(t *testing.T) {
 			rest:  "Let me look.", format: "qwen3-coder markup",
 		},
 		{
-			name: "Qwen3-Coder markup keeps a file's lines",
-			text: "<function=write_file>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage a\n\nfunc A() {}\n\n</parameter>\n</function>",
-			calls: []ToolCall{{Name: "write_file", Arguments: `{"content":"package a\n\nfunc A() {}\n","path":"a.go"}`}},
+			name:   "Qwen3-Coder markup keeps a file's lines",
+			text:   "<function=write_file>\n<parameter=path>\na.go\n</parameter>\n<parameter=content>\npackage a\n\nfunc A() {}\n\n</parameter>\n</function>",
+			calls:  []ToolCall{{Name: "write_file", Arguments: `{"content":"package a\n\nfunc A() {}\n","path":"a.go"}`}},
 			format: "qwen3-coder markup",
 		},
 		{

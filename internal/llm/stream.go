@@ -153,7 +153,7 @@ func (a *accumulator) addDelta(d *wireMessage) error {
 func (a *accumulator) addCall(pos int, tc wireToolCall) error {
 	var key int
 	switch {
-	case tc.Index != nil:
+	case tc.Index != nil && !a.reusedIndex(*tc.Index, tc.ID):
 		key = *tc.Index
 	case tc.ID != "" && !a.hasID(tc.ID):
 		key = -1 - len(a.calls) // a key no indexed server would use
@@ -177,6 +177,13 @@ func (a *accumulator) addCall(pos int, tc wireToolCall) error {
 	}
 	call.Arguments += string(tc.Function.Arguments)
 	return a.guard.write(fmt.Sprintf("tool call %d arguments", n), string(tc.Function.Arguments))
+}
+
+// reusedIndex reports an index that already holds a call with another id: older
+// Ollama numbered every parallel call 0.
+func (a *accumulator) reusedIndex(index int, id string) bool {
+	n, ok := a.slot[index]
+	return ok && id != "" && a.calls[n].ID != "" && a.calls[n].ID != id
 }
 
 func (a *accumulator) hasID(id string) bool {

@@ -40,6 +40,17 @@ func TestAccumulator(t *testing.T) {
 			}}, FinishReason: "tool_calls"},
 		},
 		{
+			name: "every call numbered 0 (older Ollama)",
+			chunks: []string{
+				`{"choices":[{"delta":{"tool_calls":[{"id":"call_a","index":0,"type":"function","function":{"name":"read","arguments":"{\"p\":1}"}}]}}]}`,
+				`{"choices":[{"delta":{"tool_calls":[{"id":"call_b","index":0,"type":"function","function":{"name":"list","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}`,
+			},
+			want: Response{Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{
+				{ID: "call_a", Name: "read", Arguments: `{"p":1}`}, {ID: "call_b", Name: "list", Arguments: `{}`},
+			}}, FinishReason: "tool_calls"},
+		},
+		{
 			name: "arguments as an object (llama.cpp)",
 			chunks: []string{
 				`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"read","arguments":{"path": "a.go"}}}]},"finish_reason":"tool_calls"}]}`,

@@ -14,6 +14,10 @@ func (s *Server) serveStep(w http.ResponseWriter, r *http.Request, rec RecordedR
 	if !wait(r.Context(), st.Delay) {
 		return
 	}
+	if st.Recorded != "" {
+		s.replay(w, r, rec, st)
+		return
+	}
 	if st.Drop && (!rec.Stream || st.DropAfter <= 0) {
 		hangUp(w)
 		return

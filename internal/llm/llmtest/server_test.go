@@ -211,3 +211,41 @@ func TestUnscriptedRequestFailsTheTest(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Equal(t, []string{"llmtest: request #0 has no scripted step"}, tb.errs)
 }
+
+func TestRecordedReplayedAsSent(t *testing.T) {
+	for _, name := range RecordedNames() {
+		t.Run(name, func(t *testing.T) {
+			recd, err := loadRecording(name)
+			require.NoError(t, err)
+			s := NewServer(t)
+			s.Enqueue(Recorded(name))
+			body := userHi + `}`
+			if recd.streamed() {
+				body = userHi + `,"stream":true}`
+			}
+			resp, got := post(t, s.URL()+"/chat/completions", DefaultAPIKey, body)
+			assert.Equal(t, recd.status, resp.StatusCode)
+			assert.Equal(t, recd.header.Get("Content-Type"), resp.Header.Get("Content-Type"))
+			assert.Equal(t, string(recd.body), string(got), "the body byte for byte")
+		})
+	}
+}
+
+func TestRecordedStreamArrivesEventByEvent(t *testing.T) {
+	s := NewServer(t)
+	step := Recorded("openai-stream-refusal")
+	step.ChunkDelay = 300 * time.Millisecond
+	s.Enqueue(step)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL()+"/chat/completions",
+		strings.NewReader(userHi+`,"stream":true}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+DefaultAPIKey)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, line, `"refusal":""`, "the first event")
+	assert.Less(t, time.Since(start), 250*time.Millisecond, "the first event came before the rest were written")
+}

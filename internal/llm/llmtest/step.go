@@ -36,6 +36,8 @@ type Step struct {
 	Body   string      // a raw body instead of Error, e.g. a proxy's HTML page
 	Header http.Header // extra response headers (Retry-After, x-ratelimit-*), on replies too
 
+	Recorded string // replay testdata/recorded/<Recorded>.http instead; see Recorded
+
 	Drop       bool          // hijack the connection and close it
 	DropAfter  int           // with Drop while streaming: send this many chunks first
 	Delay      time.Duration // wait before answering; ends early if the client leaves
