@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/agent/workspace"
@@ -78,9 +79,23 @@ func commitMessage(owner string, draw int, dropped []gitstate.Dropped) string {
 			fmt.Fprintf(&b, "- and %d more\n", len(dropped)-maxNotes)
 			break
 		}
-		fmt.Fprintf(&b, "- %q: %s\n", d.Path, d.Why)
+		fmt.Fprintf(&b, "- %s: %s\n", notePath(d.Path), d.Why)
 	}
 	return b.String()
+}
+
+// maxNotePath bounds one path in a commit message.
+const maxNotePath = 200
+
+// notePath quotes a path a coder chose for a commit message GitHub shows: escaped, so
+// no invisible character hides in it, and with # and @ escaped too, so that a path
+// like "fixes #1" closes no issue and mentions no one once the branch is merged.
+func notePath(p string) string {
+	if len(p) > maxNotePath {
+		p = strings.ToValidUTF8(p[:maxNotePath], "") + "…"
+	}
+	q := strconv.QuoteToASCII(p)
+	return strings.NewReplacer("#", `\x23`, "@", `\x40`).Replace(q)
 }
 
 // reset makes the directory and the hidden ref hold commit again (a rollback).

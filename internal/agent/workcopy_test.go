@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,13 +22,15 @@ import (
 )
 
 // hostile is a turn of a coder whose commands go after the machinery: a .git file where
-// git looks for a repository, another deeper down, and modes that lock its own work.
+// git looks for a repository, another deeper down, modes that lock its own work, and a
+// name git refuses to check out on Windows.
 const hostile = `echo 'package x' > x.go
 echo 'gitdir: /nowhere' > .git
 mkdir -p sub/.GIT && echo '[core]' > sub/.GIT/config
 mkdir -p sealed/deep && echo 'package deep' > sealed/deep/d.go && chmod 000 sealed
 mkdir ro && echo 'package ro' > ro/r.go && chmod 555 ro
-echo 'package s' > secret.go && chmod 000 secret.go`
+echo 'package s' > secret.go && chmod 000 secret.go
+echo 'package w' > 'win\dows.go'`
 
 // newExternal is the same coder as a fresh process would make it: the same workshop,
 // run, name and directory.
@@ -77,7 +80,8 @@ func TestACoderCannotWedgeItsRun(t *testing.T) {
 	msg, err := w.Message(commit)
 	require.NoError(t, err)
 	assert.Equal(t, "ext: solve 1\n\nLeft out of the working copy:\n"+
-		"- \".git\": git reserves this name\n- \"sub/.GIT\": git reserves this name\n", msg)
+		"- \".git\": git reserves this name\n- \"sub/.GIT\": git reserves this name\n"+
+		"- \"win\\\\dows.go\": a backslash in a name\n", msg)
 	assert.NoFileExists(t, filepath.Join(dir, ".git"), "the working copy holds what was committed")
 
 	lock(t, dir)
@@ -177,4 +181,20 @@ func lockedCleanup(dir string) {
 		}
 		return nil
 	})
+}
+
+// TestNotesQuoteWhatTheCoderNamed: a path in a commit note is shown escaped, closes no
+// issue, mentions no one and stays short.
+func TestNotesQuoteWhatTheCoderNamed(t *testing.T) {
+	msg := commitMessage("amber", 2, []gitstate.Dropped{
+		{Path: ".github/workflows/fixes #1 @team.yml", Why: "kept"},
+		{Path: "sub/.g\u200cit", Why: "reserved"},
+		{Path: strings.Repeat("é", 300), Why: "long"},
+	})
+	lines := strings.Split(msg, "\n")
+	assert.Equal(t, `- ".github/workflows/fixes \x231 \x40team.yml": kept`, lines[3])
+	assert.Equal(t, `- "sub/.g\u200cit": reserved`, lines[4])
+	assert.Less(t, len(lines[5]), 700)
+	assert.NotContains(t, msg, "#1")
+	assert.NotContains(t, msg, "@team")
 }

@@ -85,6 +85,9 @@ func (im *importer) visit(p string, d fs.DirEntry, err error) error {
 	case ReservedName(d.Name()):
 		im.drop(rel, whyReserved)
 		return skip(d)
+	case strings.Contains(d.Name(), `\`): // checkPath refuses it: a separator on Windows
+		im.drop(rel, "a backslash in a name")
+		return skip(d)
 	case d.IsDir():
 		return nil
 	case d.Type()&fs.ModeSymlink != 0:

@@ -74,6 +74,8 @@ func TestImportLeavesOutWhatATreeMustNotHold(t *testing.T) {
 		".github/dependabot.yml":     "version: 2 # changed\n",
 		"vendor/.gitmodules":         "[submodule \"x\"]\n\turl = -evil\n",
 		"big.bin":                    strings.Repeat("x", 101),
+		`win\dows.go`:                "package main\n",
+		`back\slash/a.go`:            "package a\n",
 	})
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
@@ -91,12 +93,14 @@ func TestImportLeavesOutWhatATreeMustNotHold(t *testing.T) {
 		{".github/workflows/ci.yml", "workflows stay"},
 		{".github/workflows/evil.yml", "workflows stay"},
 		{".github/workflows/lint.yml", "deleted, kept: workflows stay"},
+		{`back\slash`, "a backslash in a name"},
 		{"big.bin", "larger than 100 bytes"},
 		{"fifo", "not a regular file"},
 		{"link", "not a regular file: a symbolic link"},
 		{"sub/.GIT", "git reserves this name"},
 		{"sub/git~1", "git reserves this name"},
 		{"vendor/.gitmodules", "modules stay"},
+		{`win\dows.go`, "a backslash in a name"},
 	}, dropped)
 
 	if _, err := exec.LookPath("git"); err == nil {

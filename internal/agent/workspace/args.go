@@ -80,6 +80,8 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 		return "", toolErrorf("path is required")
 	case strings.ContainsRune(p, 0):
 		return "", toolErrorf("path %q contains a NUL byte", p)
+	case strings.ContainsRune(p, '\\'): // a separator on Windows: git and the commit refuse it
+		return "", toolErrorf("%s: a backslash is not allowed in a path; use \"/\" between directories", p)
 	case strings.HasPrefix(p, "/"):
 		return "", toolErrorf("%s is an absolute path; use a path relative to the workspace root, like \"src/main.go\"", p)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
@@ -22,6 +23,8 @@ func FuzzCall(f *testing.F) {
 		{toolWrite, `{"path": "out/planted", "content": "x"}`}, {toolWrite, `{"path": "d/\u0000e", "content": "\u00ff"}`},
 		{toolDelete, `{"path": "a.go"}`}, {toolDelete, `{"path": "out"}`}, {toolDelete, `{"path": "."}`},
 		{toolRead, `{"path": 7}`}, {toolWrite, `[]`}, {"no_such_tool", `{}`},
+		{toolWrite, `{"path": "sub/.GIT. ", "content": "x"}`}, {toolWrite, `{"path": ".github/workflows/x.yml", "content": "on: push"}`},
+		{toolWrite, `{"path": "a\\b.go", "content": "x"}`}, {toolWrite, `{"path": "GITMOD~1", "content": "x"}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.tool, s.args)
@@ -65,5 +68,26 @@ func FuzzCall(f *testing.F) {
 		if data, err := os.ReadFile(secret); err != nil || string(data) != "SECRET" {
 			t.Fatalf("%s %s: the file beside the workspace changed", tool, args)
 		}
+		if bad := unfit(ws); bad != "" {
+			t.Fatalf("%s %s: the tools made %q, which a commit would have to leave out", tool, args, bad)
+		}
 	})
+}
+
+// unfit returns a path under ws that no commit may hold as it is: a name git reserves,
+// a backslash, a protected path. The tools must never make one.
+func unfit(ws string) string {
+	var bad string
+	filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == ws {
+			return err
+		}
+		rel, _ := filepath.Rel(ws, p)
+		if gitstate.ReservedName(d.Name()) || strings.Contains(d.Name(), `\`) || (!d.IsDir() && Protected(filepath.ToSlash(rel)) != "") {
+			bad = rel
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return bad
 }

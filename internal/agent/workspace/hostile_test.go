@@ -42,6 +42,7 @@ func TestHostileCalls(t *testing.T) {
 		{"write a .git file deeper down", toolWrite, `{"path": "sub/.git", "content": "gitdir: /elsewhere"}`, `".git" is a name git reserves`},
 		{"write .git as Windows spells it", toolWrite, `{"path": "sub/.GIT. ", "content": "x"}`, `".GIT. " is a name git reserves`},
 		{"write .git's short name", toolWrite, `{"path": "git~1/config", "content": "x"}`, `"git~1" is a name git reserves`},
+		{"write a backslash name", toolWrite, `{"path": "sub\\x.go", "content": "x"}`, `a backslash is not allowed in a path`},
 		{"write .git as macOS spells it", toolWrite, `{"path": ".g\u200cit/config", "content": "x"}`, "is a name git reserves"},
 		{"read through a link to a file outside", toolRead, `{"path": "out.txt"}`, "leads outside the workspace"},
 		{"read through a link to a directory outside", toolRead, `{"path": "outdir/secret.txt"}`, "leads outside the workspace"},
