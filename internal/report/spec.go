@@ -34,7 +34,7 @@ func specSection(s Summary, text bool, more string) string {
 		fmt.Fprintf(&b, "The text of the HTML comments removed from the spec is in %s.\n\n", more)
 		return b.String()
 	}
-	b.WriteString("These HTML comments were in the spec. GitHub renders them as nothing, and no agent read them.\n\n")
+	b.WriteString("GitHub renders HTML comments as nothing. These were in the spec, and no agent read them.\n\n")
 	for i, c := range s.SpecComments {
 		details(&b, fmt.Sprintf("comment %d (%s)", i+1, plural(length(c), "character")), "html", []byte(inert(c)))
 	}
