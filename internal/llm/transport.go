@@ -50,6 +50,9 @@ func (c *OpenAI) post(ctx context.Context, model string, body []byte, stream boo
 func (c *OpenAI) endpoint(model string) string {
 	base := strings.TrimRight(c.baseURL, "/")
 	if !c.azure {
+		if c.apiVersion != "" { // some gateways in front of OpenAI-style servers want it too
+			return base + "/chat/completions?api-version=" + url.QueryEscape(c.apiVersion)
+		}
 		return base + "/chat/completions"
 	}
 	return base + "/openai/deployments/" + url.PathEscape(model) + "/chat/completions?api-version=" +

@@ -1,7 +1,8 @@
 // Package llmtest is a scripted stand-in for an OpenAI-compatible chat-completions
 // endpoint, for tests. It speaks the wire protocol faithfully (JSON and server-sent
 // event replies, error bodies, bearer or Azure api-key auth, the request checks of the
-// real API) and records every request it receives.
+// real API) and records every request it receives. Recorded replays replies in the
+// shapes real servers send (testdata/recorded), quirks included.
 //
 //	srv := llmtest.NewServer(t)
 //	srv.Enqueue(
