@@ -13,6 +13,17 @@ type Config struct {
 	Secret []byte
 	// MaxBody bounds a request body in bytes (default 25 MiB, GitHub's cap).
 	MaxBody int64
+	// MaxUnverified bounds the bodies received at once whose signature is not yet
+	// checked (default 16). Each is spooled to a temporary file in QueueDir, so the
+	// disk they can take is MaxUnverified × MaxBody; a request past the bound gets 503.
+	MaxUnverified int
+	// BodyTimeout bounds how long one body may take to arrive (default 1m).
+	BodyTimeout time.Duration
+	// MinBodyRate is the slowest a body may arrive, in bytes per second, once
+	// BodyGrace has passed (defaults 64 KiB/s and 5s): a sender that trickles is cut
+	// off long before BodyTimeout.
+	MinBodyRate int64
+	BodyGrace   time.Duration
 	// Workers is the number of deliveries processed at once (default 4).
 	Workers int
 	// QueueDir is where accepted deliveries are kept until processed, and
@@ -44,6 +55,18 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 25 << 20
+	}
+	if cfg.MaxUnverified <= 0 {
+		cfg.MaxUnverified = 16
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = time.Minute
+	}
+	if cfg.MinBodyRate <= 0 {
+		cfg.MinBodyRate = 64 << 10
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = 5 * time.Second
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -27,22 +26,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.requests.Done()
 
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	// Fail closed, and cheaply first: nothing is read, parsed or run without a valid
+	// SHA-256 signature, and a request that cannot be a delivery is refused before its
+	// body is read. The SHA-1 X-Hub-Signature header is never consulted.
+	want, err := parseSignature(r.Header.Get("X-Hub-Signature-256"))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "cannot read body", http.StatusBadRequest)
-		return
-	}
-	// Fail closed: nothing is parsed or run without a valid SHA-256 signature.
-	// The SHA-1 X-Hub-Signature header is never consulted.
-	if err := verifySignature(s.cfg.Secret, body, r.Header.Get("X-Hub-Signature-256")); err != nil {
-		s.stats.rejectedSignature.Add(1)
-		s.log.Warn("webhook signature rejected", "error", err, "remote_addr", r.RemoteAddr)
-		http.Error(w, "invalid signature", http.StatusUnauthorized)
+		s.refuse(w, r, &refusal{http.StatusUnauthorized, "invalid signature", err})
 		return
 	}
 	event, id := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
@@ -52,6 +41,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !validID.MatchString(id) {
 		http.Error(w, "malformed X-GitHub-Delivery", http.StatusBadRequest)
+		return
+	}
+	body, ref := s.receive(w, r, want)
+	if ref != nil {
+		s.refuse(w, r, ref)
 		return
 	}
 	payload, err := payloadOf(r.Header.Get("Content-Type"), body)
@@ -74,6 +68,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.accept(w, r, record{ID: id, Event: event, Payload: payload, ReceivedAt: time.Now().UTC()})
+}
+
+// refuse answers a request the intake turned away, and logs why when it is worth it.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, ref *refusal) {
+	switch {
+	case ref.status == http.StatusUnauthorized:
+		s.stats.rejectedSignature.Add(1)
+		s.log.Warn("webhook signature rejected", "error", ref.err, "remote_addr", r.RemoteAddr)
+	case ref.err != nil:
+		s.log.Error("webhook body not received", "error", ref.err, "remote_addr", r.RemoteAddr)
+	}
+	// Nothing more is read from a refused sender: net/http would otherwise read on, looking
+	// for the end of the body to keep the connection, for as long as the sender trickles.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	w.Header().Set("Connection", "close")
+	http.Error(w, ref.msg, ref.status)
 }
 
 // accept dedupes a delivery, makes it durable and queues it.

@@ -15,6 +15,7 @@ type Server struct {
 	routes map[string][]Handler // event type → handlers claiming it
 	store  *store
 	stats  counters
+	slots  chan struct{} // one per body being received before its signature is checked
 
 	queue  chan string   // ids of pending deliveries, for the workers
 	rescan chan struct{} // asks the feeder to look at the disk again
@@ -65,6 +66,7 @@ func New(cfg Config, handlers ...Handler) (*Server, error) {
 		log:     cfg.Logger,
 		routes:  routes,
 		store:   st,
+		slots:   make(chan struct{}, cfg.MaxUnverified),
 		queue:   make(chan string, cfg.QueueSize),
 		rescan:  make(chan struct{}, 1),
 		stop:    make(chan struct{}),
