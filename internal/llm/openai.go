@@ -155,34 +155,19 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 			return c.recoverText(ctx, resp, req.Tools), nil
 		}
 		last = err
-		if ctx.Err() != nil {
-			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, context.Cause(ctx), err)
-		}
-		if r, ok := promptFiltered(err); ok {
+		if r, ok := promptFiltered(err); ok && ctx.Err() == nil {
 			return r, nil
 		}
-		if c.dropUsageOption(err) {
+		if ctx.Err() == nil && c.dropUsageOption(err) {
 			continue // at once: the server told us what it did not like
 		}
-		se, isStatus := asStatusError(err)
-		retry := transient(err)
-		if isStatus {
-			retry = retryableStatus(se)
-		}
-		if !retry {
-			return Response{}, fmt.Errorf("llm: chat with %s: %w", req.Model, err)
-		}
-		if attempt >= c.maxRetries {
-			return Response{}, fmt.Errorf("llm: chat with %s: giving up after %d attempts: %w", req.Model, attempt+1, err)
-		}
-		wait := c.backoff(attempt, hint)
-		if dl, ok := ctx.Deadline(); ok && dl.Sub(c.now()) < wait {
-			return Response{}, fmt.Errorf("llm: chat with %s: not retrying, waiting %s would pass the deadline: %w",
-				req.Model, wait, err)
+		wait, overload, final := c.retryPlan(ctx, req.Model, attempt, hint, err)
+		if final != nil {
+			return Response{}, final
 		}
 		c.log.WarnContext(ctx, "llm: retrying chat completion", "model", req.Model, "attempt", attempt+1,
 			"wait", wait, "err", err)
-		if isStatus && overloaded(se) {
+		if overload {
 			c.limiter.overloaded(wait) // every agent of this endpoint waits, this one at the loop's top
 			continue
 		}
@@ -190,6 +175,32 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 			return Response{}, fmt.Errorf("llm: chat with %s: %w (last error: %v)", req.Model, serr, err)
 		}
 	}
+}
+
+// retryPlan decides what follows a failed attempt: the wait before the next one and
+// whether the endpoint said it was overloaded, or the final error.
+func (c *OpenAI) retryPlan(ctx context.Context, model string, attempt int, hint time.Duration, err error) (
+	wait time.Duration, overload bool, final error) {
+	if ctx.Err() != nil {
+		return 0, false, fmt.Errorf("llm: chat with %s: %w (last error: %v)", model, context.Cause(ctx), err)
+	}
+	se, isStatus := asStatusError(err)
+	retry := transient(err)
+	if isStatus {
+		retry = retryableStatus(se)
+	}
+	switch {
+	case !retry:
+		return 0, false, fmt.Errorf("llm: chat with %s: %w", model, err)
+	case attempt >= c.maxRetries:
+		return 0, false, fmt.Errorf("llm: chat with %s: giving up after %d attempts: %w", model, attempt+1, err)
+	}
+	wait = c.backoff(attempt, hint)
+	if dl, ok := ctx.Deadline(); ok && dl.Sub(c.now()) < wait {
+		return 0, false, fmt.Errorf("llm: chat with %s: not retrying, waiting %s would pass the deadline: %w",
+			model, wait, err)
+	}
+	return wait, isStatus && overloaded(se), nil
 }
 
 func waitFailed(model string, err, last error) error {
@@ -222,7 +233,8 @@ func (c *OpenAI) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 	}
 	var hint time.Duration
 	if se, ok := asStatusError(err); ok {
-		hint = retryHint(se.header, se.Message, overloaded(se), c.now())
+		rateLimited := se.StatusCode == http.StatusTooManyRequests || (se.StatusCode == 0 && overloaded(se))
+		hint = retryHint(se.header, se.Message, rateLimited, c.now())
 	}
 	return resp, hint, err
 }
