@@ -180,7 +180,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	log := e.runLogger(issue, run)
 	mir.log = log
 	coders, testers := e.agentNames(cfg.Settings)
-	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run},
+	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run, Unsandboxed: e.Sandbox == ci.SandboxNone},
 		coders, testers, filepath.Join(dir, "github.json"), log)
 	if err != nil {
 		return err

@@ -120,7 +120,7 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 		return "", fmt.Errorf("the head of %s: %w", pr, err)
 	}
 	coders, testers := e.agentNames(settings)
-	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: pr.Owner, Repo: pr.Repo, Issue: pr.Number, HeadSHA: head, Run: run, CheckName: VetCheck},
+	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: pr.Owner, Repo: pr.Repo, Issue: pr.Number, HeadSHA: head, Run: run, CheckName: VetCheck, Unsandboxed: e.Sandbox == ci.SandboxNone},
 		coders, testers, filepath.Join(dir, "github-"+head+".json"), log)
 	if err != nil {
 		return "", err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,9 @@ type ExecResult struct {
 	Seconds   float64 `json:"seconds"`
 }
 
+// ErrNoSandbox is Exec's refusal on a judge without bubblewrap.
+var ErrNoSandbox = errors.New("commands run only in a sandbox, and this judge has none (bubblewrap cannot start here)")
+
 // ExecOutput caps ExecResult.Output.
 const ExecOutput = 16 << 10
 
@@ -36,6 +40,7 @@ const defaultExecTimeout = 2 * time.Minute
 // Commands on one dir are serialized. Each dir gets a build cache of its own, never
 // the judge's: an agent must neither poison the judge's builds nor see what other
 // trees compiled. The first build in a dir therefore compiles the standard library.
+// Without bubblewrap every command is refused with ErrNoSandbox.
 //
 // The error is the judge's own failure (the sandbox did not start, the context
 // ended); whatever the command does, a non-zero exit included, is a result.
@@ -44,17 +49,17 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 	if err := ctx.Err(); err != nil {
 		return ExecResult{}, err
 	}
+	// Fail closed: without bubblewrap the command would see the host's files (as this
+	// user, the workshop with the hidden tests) and its network.
+	if l.sb.bwrap == "" {
+		return ExecResult{}, ErrNoSandbox
+	}
 	if timeout <= 0 {
 		timeout = defaultExecTimeout
 	}
 	dir, err := realDir(dir)
 	if err != nil {
 		return ExecResult{}, err
-	}
-	if l.sb.root && l.sb.bwrap == "" {
-		if err := traversable(dir); err != nil {
-			return ExecResult{}, err
-		}
 	}
 	key := dirKey(dir)
 	state := filepath.Join(l.work, "exec", key)
@@ -145,20 +150,6 @@ func realDir(dir string) (string, error) {
 	return abs, nil
 }
 
-// traversable checks that a lane uid can reach dir without bubblewrap's bind mount.
-func traversable(dir string) error {
-	for _, d := range ancestors(dir) { // dir itself is lent to the lane
-		fi, err := os.Stat(d)
-		if err != nil {
-			return fmt.Errorf("exec dir: %w", err)
-		}
-		if fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("exec dir: without bubblewrap the lanes' uids must be able to traverse %s (mode %s)", d, fi.Mode().Perm())
-		}
-	}
-	return nil
-}
-
 // dirKey names a dir's state (lock and cache) inside the judge's scratch directory.
 func dirKey(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
@@ -184,7 +175,7 @@ func (l *Local) execCache(state string, sl slot) (string, error) {
 }
 
 // execJobDir lays out the directory an invocation expects: src (here a symlink to the
-// agent's dir, which bwrap binds and the fallback mode enters), tmp and home.
+// agent's dir, which bwrap binds), tmp and home.
 func (l *Local) execJobDir(dir string, sl slot) (string, error) {
 	job, err := os.MkdirTemp(l.work, "exec-")
 	if err != nil {

@@ -219,37 +219,6 @@ func assertOwnedBy(t *testing.T, p string, uid, gid int) {
 	assert.Equal(t, [2]int{uid, gid}, [2]int{int(st.Uid), int(st.Gid)}, "owner of %s", p)
 }
 
-// TestExecFallback: without bubblewrap the command runs in the host directory itself;
-// as root the lanes must be able to reach it.
-func TestExecFallback(t *testing.T) {
-	parent, err := os.MkdirTemp("", "dixit-exec-fallback-")
-	require.NoError(t, err)
-	t.Cleanup(func() { removeAll(parent) })
-	require.NoError(t, os.Chmod(parent, 0o711))
-	l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) {
-		o.Sandbox, o.WorkDir = SandboxNone, filepath.Join(parent, "judge") // lanes traverse it
-	})
-	dir := filepath.Join(parent, "ws")
-	require.NoError(t, os.Mkdir(dir, 0o700))
-	require.NoError(t, goModule().WriteTo(dir))
-
-	r, err := l.Exec(context.Background(), dir, "go list . && echo hi > f", time.Minute)
-	require.NoError(t, err)
-	assert.Equal(t, 0, r.Exit, r.Output)
-	assert.Equal(t, "example.com/x\n", r.Output)
-	assertOwnedByMe(t, dir)
-	fi, err := os.Stat(filepath.Join(dir, "f"))
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
-
-	if os.Geteuid() == 0 {
-		hidden := filepath.Join(t.TempDir(), "ws") // t.TempDir's parent is 0700
-		require.NoError(t, os.Mkdir(hidden, 0o755))
-		_, err := l.Exec(context.Background(), hidden, "true", 0)
-		assert.ErrorContains(t, err, "traverse")
-	}
-}
-
 func TestExecOverLimit(t *testing.T) {
 	l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) { o.Limits.Output = 64 << 10 })
 	r, err := l.Exec(context.Background(), t.TempDir(), "yes flood", 5*time.Second)

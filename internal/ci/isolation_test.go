@@ -1,13 +1,16 @@
 package ci
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,4 +135,131 @@ func outsideDir(t *testing.T) string {
 		}
 	}
 	return t.TempDir()
+}
+
+// TestJobsCannotReachTheServer runs, in every mode a server can be in, the tests that
+// read what a server holds: the App's key and webhook secret files, the workshop
+// written before the judge started and a journal written after, a listing of the state
+// directory, the server's environment through /proc, and the host's loopback. Each
+// passes only if the harm failed. Without bubblewrap that needs root (jobs then run as
+// lane uids); as this user without namespaces nothing holds, which the judge says.
+func TestJobsCannotReachTheServer(t *testing.T) {
+	modes := []struct {
+		name     string
+		sandbox  Sandbox
+		noNetns  bool // a stand-in unshare that fails, as where the kernel refuses namespaces
+		loopback bool // the host's loopback stays reachable: the isolation must say so
+	}{
+		{name: "bwrap", sandbox: SandboxBwrap},
+		{name: "none as root", sandbox: SandboxNone},
+		{name: "none as root without namespaces", sandbox: SandboxNone, noNetns: true, loopback: true},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			if _, err := exec.LookPath("bwrap"); err != nil && m.sandbox == SandboxBwrap {
+				t.Skip("bubblewrap is not installed here (CI has it)")
+			}
+			if m.sandbox == SandboxNone && os.Geteuid() != 0 {
+				t.Skip("without bubblewrap and without root, jobs run as this user: they read its files and reach its network (bot serve refuses unless sandbox: none is explicit)")
+			}
+			if m.noNetns {
+				t.Setenv("PATH", failingUnshare(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
+			umask := syscall.Umask(0o022)
+			t.Cleanup(func() { syscall.Umask(umask) })
+			srv := newServerFiles(t)
+			l, err := NewLocal(LocalOptions{Contract: shellContract(), Sandbox: m.sandbox, Logger: quietLogger(),
+				WorkDir: filepath.Join(srv.state, "github", "o_r-1", "tmp"), Private: []string{srv.state}})
+			require.NoError(t, err)
+			t.Cleanup(func() { l.Close() })
+			journal := srv.write(t, filepath.Join(srv.state, "github", "o_r-1", "journal.json"), "journal-after-start")
+
+			probes := []struct{ name, script string }{
+				{"its own tree is readable", "cat README\n"},
+				{"the App's private key", readProbe(srv.key)},
+				{"the webhook secret file", readProbe(srv.secret)},
+				{"the workshop", readProbe(srv.workshop)},
+				{"a journal written after the judge started", readProbe(journal)},
+				{"a listing of the state directory", fmt.Sprintf("if ls %q; then exit 1; fi\n", srv.state)},
+				{"the server's environment", fmt.Sprintf("test -z \"$DIXIT_TEST_SECRET\" || exit 1\nif cat /proc/%d/environ; then exit 1; fi\n", os.Getpid())},
+				{"the host's loopback", fmt.Sprintf("if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'; then echo connected; exit 1; fi\n", srv.port)},
+			}
+			var jobs []Job
+			for i, p := range probes {
+				jobs = append(jobs, shellJob(fmt.Sprint(i), p.script))
+			}
+			vs, err := l.Run(context.Background(), 1, jobs)
+			require.NoError(t, err)
+			for i, p := range probes {
+				want := Pass
+				if m.loopback && p.name == "the host's loopback" {
+					want = Fail
+				}
+				assert.Equal(t, want, vs[i].Outcome, "%s:\n%s", p.name, vs[i].Output)
+				for _, secret := range []string{"BEGIN RSA", "webhook-secret-value", "workshop-tests", "journal-after-start", "hunter2"} {
+					assert.NotContains(t, vs[i].Output, secret, p.name)
+				}
+			}
+			if m.loopback {
+				assert.Equal(t, "none: lane uids, network reachable", l.sb.isolation(), "said plainly")
+			} else {
+				assert.Zero(t, srv.accepted.Load(), "the host's loopback saw a connection")
+			}
+		})
+	}
+}
+
+// serverFiles is what a server keeps on its disk, planted for jobs to try to read.
+type serverFiles struct {
+	state, key, secret, workshop string
+	port                         int
+	accepted                     *atomic.Int32
+}
+
+// newServerFiles plants a state directory holding a workshop (written before any judge
+// starts, with the modes of the default umask), key files in a directory any user may
+// traverse, a secret in the environment, and a listener on the host's loopback.
+func newServerFiles(t *testing.T) serverFiles {
+	t.Setenv("DIXIT_TEST_SECRET", "hunter2")
+	state, err := os.MkdirTemp("", "dixit-state-")
+	require.NoError(t, err)
+	t.Cleanup(func() { removeAll(state) })
+	require.NoError(t, os.Chmod(state, 0o755))
+	secrets := openDir(t)
+	s := serverFiles{state: state, accepted: &atomic.Int32{}}
+	s.workshop = s.write(t, filepath.Join(state, "github", "o_r-1", "workshop.git", "refs", "dixit", "tests"), "workshop-tests")
+	s.key = s.write(t, filepath.Join(secrets, "app.pem"), "-----BEGIN RSA PRIVATE KEY-----")
+	s.secret = s.write(t, filepath.Join(secrets, "webhook-secret"), "webhook-secret-value")
+	require.NoError(t, os.Chmod(s.key, 0o600))
+	require.NoError(t, os.Chmod(s.secret, 0o600))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	s.port = ln.Addr().(*net.TCPAddr).Port
+	go func() {
+		for c, err := ln.Accept(); err == nil; c, err = ln.Accept() {
+			s.accepted.Add(1)
+			c.Close()
+		}
+	}()
+	return s
+}
+
+// write creates a file and its directories with the process's umask, as the server does.
+func (serverFiles) write(t *testing.T, p, content string) string {
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// readProbe is a test that fails if it can read p.
+func readProbe(p string) string { return fmt.Sprintf("if cat %q; then exit 1; fi\n", p) }
+
+// failingUnshare is a PATH directory whose unshare cannot create namespaces.
+func failingUnshare(t *testing.T) string {
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "unshare"), []byte(script), 0o755))
+	return dir
 }

@@ -57,6 +57,11 @@ type LocalOptions struct {
 	// UIDBase is the first of Parallel host uids that jobs run as when the judge runs as
 	// root (RLIMIT_NPROC does not apply to root); 61000 when zero.
 	UIDBase int
+	// Private are the caller's directories that no job may read (its state, its verdict
+	// cache). Bubblewrap never shows them. Without it, as root, the judge closes them to
+	// other users, and from then on this process creates files for itself only (umask
+	// 077); the lanes get traversal (o+x) of the paths to their job directories alone.
+	Private []string
 	Logger  *slog.Logger
 }
 

@@ -23,6 +23,7 @@ const (
 // the reduced fallback mode: rlimits, a new session, a scrubbed env and timeouts.
 type sandbox struct {
 	bwrap, prlimit, setpriv string // tool paths; setpriv only when root
+	unshare                 string // without bwrap, as root: gives jobs a network namespace (see reduce)
 	root                    bool   // the judge runs as root: jobs get their own uid
 	limits                  Limits
 	buildTimeout            time.Duration
@@ -57,6 +58,9 @@ func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 	sealDescriptors()
 	env := s.environ(inv)
 	inner := prlimitArgs(s.prlimit, s.phaseLimits(inv.build), s.root || s.bwrap != "")
+	if s.bwrap == "" && s.unshare != "" {
+		inner = append(inner, netnsArgs(s.unshare)...)
+	}
 	if s.root {
 		inner = append(inner, s.setpriv,
 			fmt.Sprintf("--reuid=%d", inv.slot.uid), fmt.Sprintf("--regid=%d", inv.slot.gid),

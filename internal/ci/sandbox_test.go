@@ -16,17 +16,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// bwrap's own words when it cannot create its namespaces: without unprivileged user
+// namespaces, and under Docker's default seccomp profile.
+const (
+	noNamespaces = "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces."
+	noUIDMap     = "bwrap: setting up uid map: Permission denied"
+)
+
 // fakeBin is a PATH holding the tools the judge needs, and a bwrap that cannot create
 // namespaces when broken is set (as on hosts without unprivileged user namespaces).
 func fakeBin(t *testing.T, broken bool) string {
+	if broken {
+		return fakeBinSaying(t, noNamespaces)
+	}
+	return fakeBinSaying(t, "")
+}
+
+// fakeBinSaying is fakeBin with a stand-in bwrap that prints says and exits 1; no bwrap
+// at all when says is empty.
+func fakeBinSaying(t *testing.T, says string) string {
 	dir := t.TempDir()
-	for _, tool := range []string{"prlimit", "setpriv"} {
+	for _, tool := range []string{"prlimit", "setpriv", "unshare"} {
 		p, err := exec.LookPath(tool)
 		require.NoError(t, err)
 		require.NoError(t, os.Symlink(p, filepath.Join(dir, tool)))
 	}
-	if broken {
-		script := "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+	if says != "" {
+		script := fmt.Sprintf("#!/bin/sh\necho '%s' >&2\nexit 1\n", says)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "bwrap"), []byte(script), 0o755))
 	}
 	return dir
@@ -43,11 +59,13 @@ func TestNewLocalSandboxChoice(t *testing.T) {
 		bwrap   bool   // the judge must end up with bubblewrap
 	}{
 		{name: "bwrap required but missing", path: func(t *testing.T) string { return fakeBin(t, false) },
-			sandbox: SandboxBwrap, wantErr: "bwrap is not installed"},
+			sandbox: SandboxBwrap, wantErr: "sandbox bwrap cannot start: bubblewrap (bwrap) is not installed. To fix it: install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap"},
 		{name: "bwrap required but broken", path: func(t *testing.T) string { return fakeBin(t, true) },
-			sandbox: SandboxBwrap, wantErr: "cannot create a sandbox"},
+			sandbox: SandboxBwrap, wantErr: "sandbox bwrap cannot start: bwrap cannot create a sandbox here: self-check: sandbox failed to start (exit 1): " + noNamespaces},
+		{name: "bwrap required but refused a uid map", path: func(t *testing.T) string { return fakeBinSaying(t, noUIDMap) },
+			sandbox: SandboxBwrap, wantErr: noUIDMap + ". To fix it: "},
 		{name: "auto without bwrap falls back", path: func(t *testing.T) string { return fakeBin(t, false) },
-			sandbox: SandboxAuto, warn: "bwrap is not installed"},
+			sandbox: SandboxAuto, warn: "bwrap) is not installed"},
 		{name: "auto with broken bwrap falls back", path: func(t *testing.T) string { return fakeBin(t, true) },
 			sandbox: SandboxAuto, warn: "No permissions to create new namespace"},
 		{name: "none is explicit", sandbox: SandboxNone, warn: "none was chosen"},
@@ -115,4 +133,125 @@ func TestLocalFallbackMode(t *testing.T) {
 	if l.sb.root {
 		assert.False(t, processWithArg(marker), "as root the lane's uid is swept clean")
 	}
+}
+
+// TestExecRefusedWithoutSandbox: an agent's command never runs without bubblewrap,
+// whether bwrap is missing, cannot start (auto fell back) or none was chosen: there it
+// could read the workshop, which holds the tests coders must never see.
+func TestExecRefusedWithoutSandbox(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		says    string // the stand-in bwrap's error; "" for none chosen with the real one
+		sandbox Sandbox
+	}{
+		{"bwrap cannot create namespaces", noNamespaces, SandboxAuto},
+		{"bwrap refused a uid map", noUIDMap, SandboxAuto},
+		{"sandbox none", "", SandboxNone},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.says != "" {
+				t.Setenv("PATH", fakeBinSaying(t, c.says)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
+			l, err := NewLocal(LocalOptions{Contract: shellContract(), Sandbox: c.sandbox, Logger: quietLogger()})
+			require.NoError(t, err)
+			defer l.Close()
+			dir := t.TempDir()
+			r, err := l.Exec(context.Background(), dir, "touch ran", time.Minute)
+			require.ErrorIs(t, err, ErrNoSandbox)
+			assert.Zero(t, r)
+			assert.NoFileExists(t, filepath.Join(dir, "ran"), "the command ran")
+		})
+	}
+}
+
+// TestCheckHost is what `bot serve` runs before it takes work: the sandbox it was
+// configured with must start, and the App's secret files must be out of the jobs' reach.
+func TestCheckHost(t *testing.T) {
+	secrets := func(t *testing.T, mode os.FileMode) map[string]string {
+		dir := openDir(t)
+		key := filepath.Join(dir, "app.pem")
+		require.NoError(t, os.WriteFile(key, []byte("-----BEGIN RSA PRIVATE KEY-----\n"), mode))
+		require.NoError(t, os.Chmod(key, mode))
+		return map[string]string{"github.private_key_file": key}
+	}
+	t.Run("a failing bwrap refuses with what to change", func(t *testing.T) {
+		t.Setenv("PATH", fakeBinSaying(t, noUIDMap)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		_, err := CheckHost(HostCheck{Sandbox: SandboxBwrap, StateDir: t.TempDir(), Logger: quietLogger()})
+		var unavailable *UnavailableError
+		require.ErrorAs(t, err, &unavailable)
+		assert.Contains(t, unavailable.Reason, noUIDMap)
+		assert.NotEmpty(t, unavailable.Fix)
+	})
+	t.Run("auto is not a server's choice", func(t *testing.T) {
+		_, err := CheckHost(HostCheck{Sandbox: SandboxAuto, StateDir: t.TempDir()})
+		assert.ErrorContains(t, err, `sandbox "auto": want bwrap or none`)
+	})
+	t.Run("bwrap", func(t *testing.T) {
+		if _, err := exec.LookPath("bwrap"); err != nil {
+			t.Skip("bubblewrap is not installed here (CI has it)")
+		}
+		got, err := CheckHost(HostCheck{Sandbox: SandboxBwrap, StateDir: t.TempDir(), Secrets: secrets(t, 0o644), Logger: quietLogger()})
+		require.NoError(t, err, "a key outside the system directories is never in a sandbox")
+		assert.Equal(t, "bwrap", got)
+	})
+	t.Run("none as root refuses a key any user may read", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("as root only: without root, jobs run as this user and read its files whatever their modes")
+		}
+		keys := secrets(t, 0o644)
+		_, err := CheckHost(HostCheck{Sandbox: SandboxNone, StateDir: t.TempDir(), Secrets: keys, Logger: quietLogger()})
+		assert.ErrorContains(t, err, "the code under test could read github.private_key_file "+keys["github.private_key_file"]+
+			": its mode -rw-r--r-- lets any user read it, and tests run as other users; make it readable by its owner only (chmod 600 ")
+		got, err := CheckHost(HostCheck{Sandbox: SandboxNone, StateDir: t.TempDir(), Secrets: secrets(t, 0o600), Logger: quietLogger()})
+		require.NoError(t, err)
+		assert.Contains(t, got, "none: lane uids")
+	})
+}
+
+// TestSecretExposure: which of the server's files a job could read, in each mode.
+func TestSecretExposure(t *testing.T) {
+	dir := openDir(t)
+	open := filepath.Join(dir, "open.pem")
+	own := filepath.Join(dir, "own.pem")
+	closed := filepath.Join(dir, "closed", "open.pem")
+	require.NoError(t, os.Mkdir(filepath.Dir(closed), 0o700))
+	for p, mode := range map[string]os.FileMode{open: 0o644, own: 0o600, closed: 0o644} {
+		require.NoError(t, os.WriteFile(p, nil, mode))
+		require.NoError(t, os.Chmod(p, mode)) // whatever the umask
+	}
+	cases := []struct {
+		name string
+		sb   sandbox
+		path string
+		want string // substring of the exposure; "" when the file is out of reach
+	}{
+		{"bwrap hides what it does not bind", sandbox{bwrap: "bwrap"}, open, ""},
+		{"bwrap shows a bound directory to this user", sandbox{bwrap: "bwrap", mounts: []string{dir}}, own, "it lies under " + dir},
+		{"bwrap as root shows a bound file only to any user", sandbox{bwrap: "bwrap", root: true, mounts: []string{dir}}, own, ""},
+		{"bwrap as root, bound and open", sandbox{bwrap: "bwrap", root: true, mounts: []string{dir}}, open, "lets any user read it"},
+		{"none as root: the owner's file", sandbox{root: true}, own, ""},
+		{"none as root: a file any user may read", sandbox{root: true}, open, "lets any user read it"},
+		{"none as root: such a file in a closed directory", sandbox{root: true}, closed, ""},
+		{"none as this user: everything", sandbox{}, own, "tests run as this user"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.sb.exposes(c.path)
+			require.NoError(t, err)
+			if c.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, c.want)
+		})
+	}
+}
+
+// openDir is a directory any user can traverse, as a server's secrets directory is.
+func openDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "dixit-secrets-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o755))
+	return dir
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -36,52 +37,90 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 			return nil, fmt.Errorf("setpriv (util-linux) is required when running as root: %w", err)
 		}
 	}
-	if tc.cacheSub != "" {
-		dir := opts.CacheDir
-		if dir == "" {
-			dir = filepath.Join(work, "cache")
-		}
-		// The self-check and the tests run in another working directory: a relative cache
-		// (the default state directory is) would name nothing there.
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, fmt.Errorf("cache dir: %w", err)
-		}
-		sb.cacheDir = filepath.Join(dir, tc.cacheSub)
-		if err := os.MkdirAll(sb.cacheDir, 0o775); err != nil {
-			return nil, fmt.Errorf("cache dir: %w", err)
-		}
-		if sb.root {
-			if err := shareDir(sb.cacheDir, lane.gid); err != nil {
-				return nil, fmt.Errorf("share cache dir with the lanes: %w", err)
-			}
-		}
+	if err := sb.makeCache(opts.CacheDir, work, lane); err != nil {
+		return nil, err
 	}
 
 	reason := "sandbox none was chosen"
+	var unavailable *UnavailableError
 	if opts.Sandbox != SandboxNone {
-		reason = ""
-		if sb.bwrap, err = exec.LookPath("bwrap"); err != nil {
-			reason = "bwrap is not installed"
-		} else if err := sb.selfCheck(ctx, work, lane); err != nil {
-			if !isStartFailure(err) {
-				return nil, err
-			}
-			sb.bwrap = ""
-			reason = fmt.Sprintf("bwrap cannot create a sandbox here: %v", err)
-		}
-		if reason != "" && opts.Sandbox == SandboxBwrap {
-			return nil, fmt.Errorf("sandbox bwrap: %s", reason)
-		}
-	}
-	if reason != "" {
-		opts.Logger.Warn("ci: isolation reduced: tests can reach the network, the host's files and processes; "+
-			"only rlimits, a new session, a scrubbed environment and timeouts apply",
-			"reason", reason, "process_limit", sb.root)
-		if err := sb.selfCheck(ctx, work, lane); err != nil {
+		if unavailable, err = sb.tryBwrap(ctx, work, lane); err != nil {
 			return nil, err
 		}
+		if unavailable == nil {
+			return sb, nil
+		}
+		// Fail closed: only auto, which the local CLI uses, may carry on without it.
+		if opts.Sandbox == SandboxBwrap {
+			return nil, unavailable
+		}
+		sb.bwrap, reason = "", unavailable.Reason
+	}
+	if err := sb.reduce(ctx, work, opts.Private); err != nil {
+		return nil, err
+	}
+	warn := []any{"reason", reason, "isolation", sb.isolation()}
+	if unavailable != nil {
+		warn = append(warn, "to_sandbox", unavailable.Fix)
+	}
+	opts.Logger.Warn("ci: isolation reduced: "+sb.reducedHolds(), warn...)
+	if err := sb.selfCheck(ctx, work, lane); err != nil {
+		return nil, err
 	}
 	return sb, nil
+}
+
+// makeCache creates the toolchain's build cache under dir (work/cache when empty).
+func (s *sandbox) makeCache(dir, work string, lane slot) error {
+	if s.tc.cacheSub == "" {
+		return nil
+	}
+	if dir == "" {
+		dir = filepath.Join(work, "cache")
+	}
+	// The self-check and the tests run in another working directory: a relative cache
+	// (the default state directory is) would name nothing there.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("cache dir: %w", err)
+	}
+	s.cacheDir = filepath.Join(dir, s.tc.cacheSub)
+	if err := os.MkdirAll(s.cacheDir, 0o775); err != nil {
+		return fmt.Errorf("cache dir: %w", err)
+	}
+	if s.root {
+		if err := shareDir(s.cacheDir, lane.gid); err != nil {
+			return fmt.Errorf("share cache dir with the lanes: %w", err)
+		}
+	}
+	return nil
+}
+
+// tryBwrap looks for bubblewrap and proves it starts; nil when it does. The error is
+// a self-check that started and then failed: a broken toolchain, not a missing sandbox.
+func (s *sandbox) tryBwrap(ctx context.Context, work string, lane slot) (*UnavailableError, error) {
+	var err error
+	if s.bwrap, err = exec.LookPath("bwrap"); err != nil {
+		return &UnavailableError{Reason: "bubblewrap (bwrap) is not installed", Fix: installFix}, nil
+	}
+	if err := s.selfCheck(ctx, work, lane); err != nil {
+		if !isStartFailure(err) {
+			return nil, err
+		}
+		return &UnavailableError{Reason: "bwrap cannot create a sandbox here: " + strings.TrimSpace(err.Error()), Fix: namespaceFix()}, nil
+	}
+	return nil, nil
+}
+
+// UnavailableError says that the sandbox asked for cannot start on this host, and what
+// would let it.
+type UnavailableError struct {
+	Reason string // what failed, with bwrap's own words
+	Fix    string // what to install or change
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("sandbox bwrap cannot start: %s. To fix it: %s", e.Reason, e.Fix)
 }
 
 // startFailure marks a self-check that could not even start its sandbox.

@@ -28,6 +28,25 @@ type Target struct {
 	HeadSHA     string // the commit the check run is attached to: the base revision, or a pull request's head
 	Run         string
 	CheckName   string // "Dixit" when empty
+	// Unsandboxed marks a server configured with sandbox: none; every status comment and
+	// check run then says so (NoSandbox).
+	Unsandboxed bool
+}
+
+// NoSandbox is the line a server without a sandbox puts on every status comment and
+// check run: whoever reads a verdict must know that nothing isolated the code under test.
+const NoSandbox = "> ⚠ This server runs tests without a sandbox (`sandbox: none` in its configuration)."
+
+// warn puts NoSandbox at the top of text, or after its first line when keep is set (the
+// status comment's marker, which finds it again, must stay first).
+func (t Target) warn(text string, keep bool) string {
+	if !t.Unsandboxed {
+		return text
+	}
+	if first, rest, ok := strings.Cut(text, "\n"); keep && ok {
+		return first + "\n" + NoSandbox + "\n\n" + rest
+	}
+	return NoSandbox + "\n\n" + text
 }
 
 func (t Target) checkName() string {
@@ -85,7 +104,7 @@ func New(ctx context.Context, gh *github.Client, t Target, coders, testers []str
 	if p.ids.CheckRun == 0 && t.HeadSHA != "" {
 		cr, _, err := gh.Checks.CreateCheckRun(ctx, t.Owner, t.Repo, github.CreateCheckRunOptions{
 			Name: t.checkName(), HeadSHA: t.HeadSHA, Status: github.String("in_progress"), ExternalID: github.String(t.Run),
-			Output: &github.CheckRunOutput{Title: github.String("Dixit is running"), Summary: github.String(fmt.Sprintf("Run `%s` for #%d.", t.Run, t.Issue))},
+			Output: &github.CheckRunOutput{Title: github.String("Dixit is running"), Summary: github.String(t.warn(fmt.Sprintf("Run `%s` for #%d.", t.Run, t.Issue), false))},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("create check run on %s/%s: %w", t.Owner, t.Repo, err)
@@ -170,7 +189,7 @@ func (p *Publisher) Event(ctx context.Context, ev orchestrate.Event) {
 func (p *Publisher) publish(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	body := p.status.Markdown()
+	body := p.t.warn(p.status.Markdown(), true)
 	if body == p.last {
 		return nil
 	}
@@ -219,7 +238,7 @@ func (p *Publisher) Complete(ctx context.Context, conclusion, title, summary, te
 	if p.ids.CheckRun == 0 {
 		return nil
 	}
-	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(cut(summary, checkLimit))}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(cut(p.t.warn(summary, false), checkLimit))}
 	if text != "" {
 		out.Text = github.String(cut(text, checkLimit))
 	}

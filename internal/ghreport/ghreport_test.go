@@ -2,6 +2,7 @@ package ghreport
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 )
 
 var target = Target{Owner: "o", Repo: "r", Issue: 3, HeadSHA: strings.Repeat("a", 40), Run: "o-r-3"}
@@ -119,4 +121,50 @@ func TestACommentWhoseAnswerWasLostIsNotCreatedTwice(t *testing.T) {
 	comments := srv.State.Comments("o", "r", 3)
 	require.Len(t, comments, 1, "found, not created again")
 	assert.Contains(t, comments[0], "round 2")
+}
+
+// TestAServerWithoutSandboxSaysSoEverywhere: with sandbox: none, the status comment (after
+// its marker, so a restart still finds it) and the check run, from its start to its
+// conclusion, carry the warning; a sandboxed server's never do.
+func TestAServerWithoutSandboxSaysSoEverywhere(t *testing.T) {
+	for _, unsandboxed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unsandboxed=%v", unsandboxed), func(t *testing.T) {
+			ctx := context.Background()
+			srv := ghtest.NewServer(t)
+			srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+			tg := target
+			tg.Unsandboxed = unsandboxed
+			state := filepath.Join(t.TempDir(), "github.json")
+			p, err := New(ctx, srv.Client(nil), tg, []string{"amber"}, []string{"ivy"}, state, nil)
+			require.NoError(t, err)
+			started := summary(srv.State.CheckRun(p.ids.CheckRun))
+			p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
+			comment := srv.State.Comments("o", "r", 3)[0]
+
+			// A restart edits the same comment: the marker is still its first line.
+			p, err = New(ctx, srv.Client(nil), tg, []string{"amber"}, []string{"ivy"}, filepath.Join(t.TempDir(), "lost.json"), nil)
+			require.NoError(t, err)
+			require.NoError(t, p.Complete(ctx, "failure", "Preflight failed", "The base revision does not build.", ""))
+			comments := srv.State.Comments("o", "r", 3)
+			require.Len(t, comments, 1)
+			done := summary(srv.State.CheckRun(p.ids.CheckRun))
+
+			for what, text := range map[string]string{"status comment": comment, "check run at its start": started, "check run at its end": done} {
+				if unsandboxed {
+					assert.Equal(t, 1, strings.Count(text, NoSandbox), "%s:\n%s", what, text)
+				} else {
+					assert.NotContains(t, text, "without a sandbox", what)
+				}
+			}
+			assert.True(t, strings.HasPrefix(comments[0], report.Marker(tg.Run)+"\n"), comments[0])
+			assert.Contains(t, done, "The base revision does not build.")
+		})
+	}
+}
+
+// summary is a stored check run's output summary.
+func summary(cr map[string]any) string {
+	out, _ := cr["output"].(map[string]any)
+	s, _ := out["summary"].(string)
+	return s
 }

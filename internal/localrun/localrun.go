@@ -200,6 +200,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 		CacheDir: s.opts.BuildCache,
 		Parallel: opts.Parallel,
 		Sandbox:  opts.Sandbox,
+		Private:  []string{opts.StateDir, s.opts.ResultCache}, // closed to the jobs' uids without bwrap
 		Logger:   s.opts.Logger,
 	})
 	if err != nil {

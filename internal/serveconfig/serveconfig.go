@@ -44,7 +44,10 @@ type Config struct {
 	// asks GitHub again for failed deliveries; 0 turns it off.
 	Reconcile time.Duration `yaml:"reconcile_interval"`
 	Judge     string        `yaml:"judge"` // auto, local (this server's sandbox) or actions (GitHub Actions)
-	Actions   Actions       `yaml:"actions"`
+	// Sandbox isolates the code under test and agents' commands on this server: bwrap
+	// (the default; the server refuses to start without it) or none, chosen knowingly.
+	Sandbox string  `yaml:"sandbox"`
+	Actions Actions `yaml:"actions"`
 	// Population, when set, makes scripted agents from this directory stand in for the
 	// model: for trying the App without an LLM endpoint.
 	Population string        `yaml:"population"`
@@ -77,7 +80,7 @@ func Defaults() Config {
 	return Config{
 		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
 		Workshop: "{repo}-dixit", WorkshopCreate: true, LeaseTTL: 2 * time.Minute, Reconcile: 10 * time.Minute,
-		Judge: "auto", Shutdown: 30 * time.Second,
+		Judge: "auto", Sandbox: "bwrap", Shutdown: 30 * time.Second,
 		GitHub: GitHub{BaseURL: "https://api.github.com/", GitURL: "https://github.com/"},
 	}
 }
@@ -128,7 +131,7 @@ func (c *Config) fromEnv(getenv func(string) string) (map[string]string, error) 
 		{"DIXIT_LISTEN", "listen", &c.Listen}, {"DIXIT_STATE_DIR", "state_dir", &c.StateDir},
 		{"DIXIT_BUILD_CACHE", "build_cache", &c.BuildCache}, {"DIXIT_RESULT_CACHE", "result_cache", &c.ResultCache},
 		{"DIXIT_LABEL", "label", &c.Label}, {"DIXIT_WORKSHOP", "workshop", &c.Workshop},
-		{"DIXIT_JUDGE", "judge", &c.Judge}, {"DIXIT_POPULATION", "population", &c.Population},
+		{"DIXIT_JUDGE", "judge", &c.Judge}, {"DIXIT_SANDBOX", "sandbox", &c.Sandbox}, {"DIXIT_POPULATION", "population", &c.Population},
 		{"DIXIT_NAME", "name", &c.Name}, {"DIXIT_ACTIONS_BOT_VERSION", "actions.bot_version", &c.Actions.BotVersion},
 		{"DIXIT_GITHUB_PRIVATE_KEY_FILE", "github.private_key_file", &c.GitHub.PrivateKeyFile},
 		{"DIXIT_WEBHOOK_SECRET", "github.webhook_secret", &c.GitHub.WebhookSecret},
@@ -204,6 +207,8 @@ func (c Config) Validate() error {
 		return strictyaml.Errorf("workshop", "must contain {repo}, so each repository gets its own workshop (got %q)", c.Workshop)
 	case c.Judge != "local" && c.Judge != "actions" && c.Judge != "auto":
 		return strictyaml.Errorf("judge", "must be auto, local or actions (got %q)", c.Judge)
+	case c.Sandbox != "bwrap" && c.Sandbox != "none":
+		return strictyaml.Errorf("sandbox", "must be bwrap or none (got %q): a server never falls back to running tests without a sandbox by itself", c.Sandbox)
 	case c.Actions.BotVersion != "" && !botVersionRE.MatchString(c.Actions.BotVersion):
 		return strictyaml.Errorf("actions.bot_version", "not a version go install takes, such as v0.4.0 or a commit (got %q)", c.Actions.BotVersion)
 	case c.Judge == "actions" && !botVersionRE.MatchString(c.Actions.BotVersion):

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,10 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	if client == nil && cfg.Population == "" {
 		return nil, errors.New("no model: set OPENAI_API_KEY or OPENAI_BASE_URL, or population (scripted agents) in the configuration")
 	}
+	sandbox, err := checkSandbox(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
 	key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the App's private key: %w", err)
@@ -61,7 +66,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	hub := actionsjudge.NewHub() // workflow_run webhooks → the Actions judges waiting on them
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache, ResultCache: cfg.ResultCache,
-		Sandbox: ci.SandboxAuto, Client: client, Population: cfg.Population, Logger: logger,
+		Sandbox: sandbox, Client: client, Population: cfg.Population, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL, Label: cfg.Label,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
 		Judge:  cfg.Judge, Hub: hub, BotVersion: cfg.Actions.BotVersion,
@@ -107,6 +112,27 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	mux.HandleFunc("GET /metrics", s.metrics)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
 	return s, nil
+}
+
+// checkSandbox proves, before any webhook is taken, that the configured sandbox starts
+// here and that the code it will judge cannot read the App's secret files. Fail closed:
+// a server runs untrusted code only with the isolation its operator chose.
+func checkSandbox(cfg serveconfig.Config, logger *slog.Logger) (ci.Sandbox, error) {
+	mode := ci.Sandbox(cmp.Or(cfg.Sandbox, string(ci.SandboxBwrap)))
+	results := cmp.Or(cfg.ResultCache, filepath.Join(cfg.StateDir, "cache"))
+	isolation, err := ci.CheckHost(ci.HostCheck{
+		Sandbox: mode, StateDir: cfg.StateDir, Private: []string{cfg.StateDir, results}, Logger: logger,
+		Secrets: map[string]string{"github.private_key_file": cfg.GitHub.PrivateKeyFile, "github.webhook_secret_file": cfg.GitHub.SecretFile},
+	})
+	var unavailable *ci.UnavailableError
+	if errors.As(err, &unavailable) {
+		return "", fmt.Errorf("%w. Or, knowing that tests then run without any isolation, set sandbox: none in the configuration (DIXIT_SANDBOX=none)", err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox %s: %w", mode, err)
+	}
+	logger.Info("server: sandbox", "sandbox", string(mode), "isolation", isolation)
+	return mode, nil
 }
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +25,11 @@ func (w *Workspace) run(ctx context.Context, raw string) (string, error) {
 		return "", toolErrorf("command is required")
 	}
 	res, err := w.opts.Runner.Exec(ctx, w.dir, a.Command, w.opts.CommandTimeout)
+	if errors.Is(err, ci.ErrNoSandbox) {
+		// True and actionable for the agent; the operator's side is in the server's log.
+		return "", toolErrorf("run_command is unavailable on this machine: commands may only run inside a sandbox, " +
+			"and none is available here. Keep working with the file tools.")
+	}
 	if err != nil {
 		return "", fmt.Errorf("run command: %w", err)
 	}
