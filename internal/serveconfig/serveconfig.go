@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"regexp"
 	"strconv"
@@ -19,8 +20,11 @@ import (
 
 // Config is everything `bot serve` needs.
 type Config struct {
-	Listen   string `yaml:"listen"`    // address of the webhook and health endpoints
-	StateDir string `yaml:"state_dir"` // deliveries, runs, caches
+	Listen string `yaml:"listen"` // address of the webhook and health endpoints
+	// MetricsListen is the address of /metrics, apart from the webhook's port so that
+	// the counters are not served wherever GitHub can reach; "" or off turns it off.
+	MetricsListen string `yaml:"metrics_listen"`
+	StateDir      string `yaml:"state_dir"` // deliveries, runs, caches
 	// BuildCache is the judge's toolchain build cache; default state_dir/cache/build.
 	BuildCache string `yaml:"build_cache"`
 	// ResultCache holds verdicts and probe runs by content; servers may share one (a
@@ -78,7 +82,7 @@ type GitHub struct {
 // Defaults are used for every key nobody set.
 func Defaults() Config {
 	return Config{
-		Listen: ":8080", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
+		Listen: ":8080", MetricsListen: "127.0.0.1:9090", StateDir: "/var/lib/dixit", Label: "dixit", Workers: 4,
 		Workshop: "{repo}-dixit", WorkshopCreate: true, LeaseTTL: 2 * time.Minute, Reconcile: 10 * time.Minute,
 		Judge: "auto", Sandbox: "bwrap", Shutdown: 30 * time.Second,
 		GitHub: GitHub{BaseURL: "https://api.github.com/", GitURL: "https://github.com/"},
@@ -128,7 +132,8 @@ func (c *Config) fromEnv(getenv func(string) string) (map[string]string, error) 
 		name, key string
 		dst       *string
 	}{
-		{"DIXIT_LISTEN", "listen", &c.Listen}, {"DIXIT_STATE_DIR", "state_dir", &c.StateDir},
+		{"DIXIT_LISTEN", "listen", &c.Listen}, {"DIXIT_METRICS_LISTEN", "metrics_listen", &c.MetricsListen},
+		{"DIXIT_STATE_DIR", "state_dir", &c.StateDir},
 		{"DIXIT_BUILD_CACHE", "build_cache", &c.BuildCache}, {"DIXIT_RESULT_CACHE", "result_cache", &c.ResultCache},
 		{"DIXIT_LABEL", "label", &c.Label}, {"DIXIT_WORKSHOP", "workshop", &c.Workshop},
 		{"DIXIT_JUDGE", "judge", &c.Judge}, {"DIXIT_SANDBOX", "sandbox", &c.Sandbox}, {"DIXIT_POPULATION", "population", &c.Population},
@@ -197,6 +202,8 @@ func (c Config) Validate() error {
 		return strictyaml.Errorf("github.git_url", "must end with / (got %q)", c.GitHub.GitURL)
 	case c.Listen == "":
 		return strictyaml.Errorf("listen", "must be an address such as :8080")
+	case c.MetricsListen != "" && c.MetricsListen != "off" && !isHostPort(c.MetricsListen):
+		return strictyaml.Errorf("metrics_listen", "must be an address such as 127.0.0.1:9090, or off (got %q)", c.MetricsListen)
 	case c.StateDir == "":
 		return strictyaml.Errorf("state_dir", "must be a directory")
 	case !labelRE.MatchString(c.Label):
@@ -232,6 +239,12 @@ func (c Config) Validate() error {
 		return unreadable("github.private_key_file", c.GitHub.PrivateKeyFile, err)
 	}
 	return nil
+}
+
+// isHostPort reports whether addr is host:port, as net.Listen takes it.
+func isHostPort(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && port != ""
 }
 
 // unreadable names the file key points at without the system call that failed.

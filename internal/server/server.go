@@ -36,6 +36,9 @@ type Server struct {
 	gh    *ghapp.ClientCreator
 	ready atomic.Bool
 	http  *http.Server
+	// metrics serves /metrics on metrics_listen, apart from the webhook's port; nil when off.
+	metrics     *http.Server
+	metricsAddr atomic.Value // the address it listens on, once Run has opened it
 
 	reconciler *reconcile.Reconciler // nil when turned off
 }
@@ -109,9 +112,23 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	mux.Handle("POST /webhook", hook)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.HandleFunc("GET /metrics", s.metrics)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	s.http = newHTTPServer(mux)
+	if cfg.MetricsListen != "" && cfg.MetricsListen != "off" {
+		metrics := http.NewServeMux()
+		metrics.HandleFunc("GET /metrics", s.serveMetrics)
+		s.metrics = newHTTPServer(metrics)
+	}
 	return s, nil
+}
+
+// newHTTPServer bounds what a client may hold before it has proven anything: its headers
+// must come within 10 s and fit in 32 KiB, a whole request within a minute (the webhook
+// intake cuts slow bodies sooner), and an idle connection is closed after 2 minutes.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10,
+	}
 }
 
 // checkSandbox proves, before any webhook is taken, that the configured sandbox starts
@@ -143,7 +160,7 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintln(w, "ready")
 }
 
-func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	if err := s.hook.Stats().WritePrometheus(w); err != nil {
 		s.log.Warn("server: metrics", "err", err)
@@ -152,9 +169,40 @@ func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintf(w, "# TYPE dixit_github_rate_limit_waits_total counter\ndixit_github_rate_limit_waits_total %d\n", st.RateLimitWaits)
 }
 
+// MetricsAddr is the address /metrics is served on once Run has opened metrics_listen;
+// empty before, and when metrics are off.
+func (s *Server) MetricsAddr() string {
+	addr, _ := s.metricsAddr.Load().(string)
+	return addr
+}
+
+// listenMetrics opens metrics_listen and serves /metrics there until stop is called.
+func (s *Server) listenMetrics() (stop func(), err error) {
+	if s.metrics == nil {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.MetricsListen)
+	if err != nil {
+		return nil, fmt.Errorf("listen for /metrics on %s (metrics_listen in the config, DIXIT_METRICS_LISTEN; off turns it off): %w", s.cfg.MetricsListen, err)
+	}
+	s.metricsAddr.Store(ln.Addr().String())
+	s.log.Info("server: metrics listening", "addr", ln.Addr().String())
+	go func() {
+		if err := s.metrics.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("server: metrics stopped", "error", err)
+		}
+	}()
+	return func() { _ = s.metrics.Close() }, nil
+}
+
 // Run serves on ln until ctx ends, then stops taking deliveries, lets work in flight
 // finish within the grace period, and returns. Interrupted runs resume on the next start.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	stopMetrics, err := s.listenMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	if err := s.hook.Start(ctx); err != nil {
 		return err
 	}

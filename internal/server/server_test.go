@@ -35,6 +35,7 @@ func config(t *testing.T, gh *ghtest.Server) serveconfig.Config {
 	env := map[string]string{
 		"DIXIT_GITHUB_APP_ID": "99", "DIXIT_GITHUB_PRIVATE_KEY_FILE": keyFile, "DIXIT_WEBHOOK_SECRET": "a-test-webhook-secret",
 		"DIXIT_GITHUB_BASE_URL": gh.URL, "DIXIT_STATE_DIR": t.TempDir(), "DIXIT_POPULATION": "../../examples/semver",
+		"DIXIT_METRICS_LISTEN": "127.0.0.1:0",
 	}
 	cfg, err := serveconfig.Load("", func(k string) string { return env[k] })
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func TestServeAnswersWebhooksAndProbesAndStopsCleanly(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, post(""))
 	assert.Equal(t, http.StatusUnauthorized, post(webhook.Sign([]byte("another-secret-entirely"), ping)))
 
-	resp, err = http.Get(base + "/metrics")
+	resp, err = http.Get("http://" + s.MetricsAddr() + "/metrics")
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
