@@ -11,9 +11,14 @@ import (
 	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
-// maxWorkspaceFile is the largest file a coder's solution may keep; bigger ones (build
-// outputs, runaway logs) are left out when the working copy is committed.
-const maxWorkspaceFile = 8 << 20
+// Bounds on what a coder's solution may keep; what is over them (build outputs, runaway
+// logs, a command that wrote a million files) is left out when the working copy is
+// committed. The tree bounds are twice those of a repository Dixit reads.
+const (
+	maxWorkspaceFile  = 8 << 20
+	maxWorkspaceFiles = 100000
+	maxWorkspaceBytes = 512 << 20
+)
 
 // maxNotes bounds the list of left-out paths in a commit message.
 const maxNotes = 20
@@ -47,7 +52,8 @@ func (wc *workingCopy) commit(draw int) (string, error) {
 	// back so that nothing it wrote is lost. What stays unreadable, Import names.
 	treeperm.Restore(wc.dir)
 	tree, dropped, err := wc.w.Import(wc.dir, gitstate.ImportOptions{
-		Frozen: workspace.Protected, Parent: wc.current, MaxFile: maxWorkspaceFile,
+		Frozen: workspace.Protected, Parent: wc.current,
+		MaxFile: maxWorkspaceFile, MaxFiles: maxWorkspaceFiles, MaxBytes: maxWorkspaceBytes,
 	})
 	if err != nil {
 		return "", fmt.Errorf("coder %s: %w", wc.owner, err)

@@ -156,3 +156,22 @@ func TestImportTellsWhatItCannotRead(t *testing.T) {
 		{"secret.go", "cannot be read: permission denied"},
 	}, dropped)
 }
+
+// TestImportStopsAtItsBounds: a command that writes a million files cannot make a commit
+// that takes forever; the files past the bound, in path order, are left out with one note.
+func TestImportStopsAtItsBounds(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "aa", "b/1": "11", "b/2": "22", "c.go": "cc"})
+
+	tree, dropped, err := w.Import(dir, ImportOptions{MaxFiles: 2})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a.go": "aa", "b/1": "11"}, treeFiles(t, w, tree))
+	assert.Equal(t, []Dropped{{"b/2", "the tree would hold more than 2 files: this file and all after it are left out"}}, dropped)
+
+	tree, dropped, err = w.Import(dir, ImportOptions{MaxBytes: 7})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a.go": "aa", "b/1": "11", "b/2": "22"}, treeFiles(t, w, tree))
+	assert.Equal(t, []Dropped{{"c.go", "the tree would hold more than 7 bytes: this file and all after it are left out"}}, dropped)
+}

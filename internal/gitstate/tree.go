@@ -24,20 +24,36 @@ type File struct {
 func (w *Workshop) WriteFiles(files []File) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	root := &dirNode{children: map[string]*dirNode{}}
+	blobs := make([]blob, 0, len(files))
 	for _, f := range files {
-		if err := checkPath(f.Path); err != nil {
-			return "", err
-		}
 		h, err := w.writeBlob(f.Content)
 		if err != nil {
 			return "", fmt.Errorf("store %s: %w", f.Path, err)
 		}
+		blobs = append(blobs, blob{path: f.Path, hash: h, executable: f.Executable})
+	}
+	return w.writeTree(blobs)
+}
+
+// blob is a file of a tree to be, its content stored already.
+type blob struct {
+	path       string
+	hash       plumbing.Hash
+	executable bool
+}
+
+// writeTree stores blobs as a tree and returns its hash; w.mu must be held.
+func (w *Workshop) writeTree(blobs []blob) (string, error) {
+	root := &dirNode{children: map[string]*dirNode{}}
+	for _, b := range blobs {
+		if err := checkPath(b.path); err != nil {
+			return "", err
+		}
 		mode := filemode.Regular
-		if f.Executable {
+		if b.executable {
 			mode = filemode.Executable
 		}
-		root.add(strings.Split(f.Path, "/"), object.TreeEntry{Mode: mode, Hash: h})
+		root.add(strings.Split(b.path, "/"), object.TreeEntry{Mode: mode, Hash: b.hash})
 	}
 	h, err := w.writeDir(root)
 	if err != nil {
