@@ -48,6 +48,10 @@ func newWorkingCopy(w *gitstate.Workshop, run, name, dir, base string) (*working
 // .git, links, unreadable or huge files) and changes to protected paths (CI workflows)
 // are left out, named in the commit message, and removed from the directory.
 func (wc *workingCopy) commit(draw int) (string, error) {
+	// An external agent may have removed the directory itself: that is an empty solution.
+	if err := os.MkdirAll(wc.dir, 0o755); err != nil {
+		return "", fmt.Errorf("coder %s: %w", wc.owner, err)
+	}
 	// A command may have taken its own permissions away (chmod 000, chmod 555): give them
 	// back so that nothing it wrote is lost. What stays unreadable, Import names.
 	treeperm.Restore(wc.dir)

@@ -183,6 +183,16 @@ func lockedCleanup(dir string) {
 	})
 }
 
+// TestAnExternalCoderThatRemovesItsDirectoryCommitsNothing: a command that deletes its
+// own working copy leaves an empty solution, not a turn that fails on every resume.
+func TestAnExternalCoderThatRemovesItsDirectoryCommitsNothing(t *testing.T) {
+	e, w := externalCoder(t, `echo 'package x' > x.go; d=$PWD; cd /; rm -rf "$d"`, time.Minute)
+	commit, err := e.Solve(context.Background(), orchestrate.Turn{Message: "go", Draw: 1})
+	require.NoError(t, err)
+	assert.Empty(t, files(t, w, commit))
+	assert.DirExists(t, e.opts.Dir)
+}
+
 // TestNotesQuoteWhatTheCoderNamed: a path in a commit note is shown escaped, closes no
 // issue, mentions no one and stays short.
 func TestNotesQuoteWhatTheCoderNamed(t *testing.T) {
