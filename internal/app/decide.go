@@ -10,7 +10,14 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/commands"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 )
+
+// refused tells the commenter their decision changed nothing. The error may echo their
+// own words (a test id, a reason): quoted inertly, so "/dixit drop @team" pings no one.
+func refused(user string, err error) string {
+	return fmt.Sprintf("@%s I did not change anything: %s.", user, report.Inert(err.Error()))
+}
 
 // decide answers a decision command (`/dixit drop t2 wrong expectation`) from someone
 // with write access: it is checked against where the run stopped and recorded, then the
@@ -23,13 +30,13 @@ func (h *CommentHandler) decide(ctx context.Context, gh *github.Client, ev githu
 	}
 	d, err := orchestrate.ParseDecision(cmd.Verb, cmd.Args, user, ev.GetComment().GetCreatedAt().Time)
 	if err != nil {
-		return comment(ctx, gh, issue, fmt.Sprintf("@%s I did not change anything: %s.", user, err))
+		return comment(ctx, gh, issue, refused(user, err))
 	}
 	// The comment's id names the decision: a redelivered webhook cannot record it twice.
 	d.ID = "comment-" + strconv.FormatInt(ev.GetComment().GetID(), 10)
 	target, err := h.Decide(ctx, issue, ev.GetIssue().IsPullRequest(), d)
 	if err != nil {
-		return comment(ctx, gh, issue, fmt.Sprintf("@%s I did not change anything: %s.", user, err))
+		return comment(ctx, gh, issue, refused(user, err))
 	}
 	if r, ok, err := h.Runs.Record(target); err == nil && ok {
 		target = r.Issue
