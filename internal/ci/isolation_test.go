@@ -263,3 +263,32 @@ func failingUnshare(t *testing.T) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "unshare"), []byte(script), 0o755))
 	return dir
 }
+
+// TestTestsCannotWriteTheBuildCache: builds share the Go build cache, so a test that
+// wrote into it could change what another coder's build links. With bubblewrap a test
+// never sees it; without, as root, a test runs outside the lanes' group that owns it.
+func TestTestsCannotWriteTheBuildCache(t *testing.T) {
+	for _, sandbox := range []Sandbox{SandboxBwrap, SandboxNone} {
+		t.Run(string(sandbox), func(t *testing.T) {
+			if _, err := exec.LookPath("bwrap"); err != nil && sandbox == SandboxBwrap {
+				t.Skip("bubblewrap is not installed here (CI has it)")
+			}
+			if sandbox == SandboxNone && os.Geteuid() != 0 {
+				t.Skip("without bubblewrap and without root, tests run as this user, who owns the cache")
+			}
+			umask := syscall.Umask(0o022)
+			t.Cleanup(func() { syscall.Umask(umask) })
+			l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) { o.Sandbox = sandbox })
+			poison := filepath.Join(l.sb.cacheDir, fmt.Sprintf("poison-%d", rand.Int64()))
+			t.Cleanup(func() { os.Remove(poison) })
+			runBatch(t, l, 1, []judgeCase{{name: "write into the build cache", want: []Outcome{Pass},
+				test: goTest("os", fmt.Sprintf(`func TestPoison(t *testing.T) {
+	if err := os.WriteFile(%q, []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote into the build cache")
+	}
+}
+`, poison)),
+				check: func(t *testing.T, v Verdict) { assert.NoFileExists(t, poison) }}})
+		})
+	}
+}

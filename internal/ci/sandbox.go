@@ -62,8 +62,14 @@ func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 		inner = append(inner, netnsArgs(s.unshare)...)
 	}
 	if s.root {
+		// Only builds join the lanes' shared group, which owns the build cache: a test
+		// must not write into what later builds read.
+		gid := inv.slot.uid
+		if inv.build {
+			gid = inv.slot.gid
+		}
 		inner = append(inner, s.setpriv,
-			fmt.Sprintf("--reuid=%d", inv.slot.uid), fmt.Sprintf("--regid=%d", inv.slot.gid),
+			fmt.Sprintf("--reuid=%d", inv.slot.uid), fmt.Sprintf("--regid=%d", gid),
 			"--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--")
 	}
 	tmp, home, sweep, umask := "/tmp", boxHome, "1", ""

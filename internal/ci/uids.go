@@ -13,19 +13,24 @@ import (
 // uidSpan is how far above UIDBase lanes may be claimed.
 const uidSpan = 4096
 
-// claimUIDs takes n unused lane uids from base upward, holding an flock per uid, so that two
+// claimUIDs takes n unused lane uids above base, holding an flock per uid, so that two
 // judges on one host (two processes, or two Locals) never share a lane: a shared uid
 // would share RLIMIT_NPROC and, without bubblewrap, the kill(-1) sweep. The kernel
-// drops the locks if the process dies.
+// drops the locks if the process dies. base itself is the lanes' shared group, which
+// owns the build cache; a lane's tests run with its uid as their group (see command),
+// so a uid that names a real group is skipped like one that names a real account.
 func claimUIDs(dir string, base, n int) ([]int, []*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("uid locks: %w", err)
 	}
 	var uids []int
 	var locks []*os.File
-	for uid := base; uid < base+uidSpan && len(uids) < n; uid++ {
+	for uid := base + 1; uid < base+uidSpan && len(uids) < n; uid++ {
 		if _, err := user.LookupId(strconv.Itoa(uid)); err == nil {
 			continue // a real account
+		}
+		if _, err := user.LookupGroupId(strconv.Itoa(uid)); err == nil {
+			continue // a real group
 		}
 		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(uid)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
@@ -45,7 +50,7 @@ func claimUIDs(dir string, base, n int) ([]int, []*os.File, error) {
 	}
 	if len(uids) < n {
 		releaseUIDs(locks)
-		return nil, nil, fmt.Errorf("only %d of %d lane uids free in [%d, %d)", len(uids), n, base, base+uidSpan)
+		return nil, nil, fmt.Errorf("only %d of %d lane uids free in [%d, %d)", len(uids), n, base+1, base+uidSpan)
 	}
 	return uids, locks, nil
 }
