@@ -53,7 +53,8 @@ func serveChild() error {
 }
 
 // childConfig is `bot serve`'s configuration as an operator would set it, on a fresh state
-// directory, with scripted agents (no model) and no reconciler (no GitHub to reach).
+// directory, with scripted agents (no model), no reconciler (no GitHub to reach) and no
+// metrics listener (a fixed port two runs would share).
 func childConfig(state string) (serveconfig.Config, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -72,6 +73,6 @@ func childConfig(state string) (serveconfig.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("serve config: %w", err)
 	}
-	cfg.Reconcile = 0
+	cfg.Reconcile, cfg.MetricsListen = 0, "off"
 	return cfg, nil
 }

@@ -74,6 +74,9 @@ func (c *child) stop() {
 	}
 }
 
+// stillSending stands for the posts the end of the run cut short.
+const stillSending = -1
+
 // tally counts the server's answers.
 type tally struct {
 	mu       sync.Mutex
@@ -114,8 +117,8 @@ func run(o options) error {
 			defer wg.Done()
 			for n := 0; ctx.Err() == nil; n++ {
 				a := post(ctx, c.addr, i*1_000_000+n, o.size, o.rate)
-				if ctx.Err() != nil {
-					return // cut by the end of the run, not by the server
+				if ctx.Err() != nil && a.status == 0 {
+					a.status = stillSending // cut by the end of the run, not by the server
 				}
 				t.add(a)
 				wait := max(a.retryAfter, 100*time.Millisecond)
@@ -157,19 +160,22 @@ func sample(ctx context.Context, cancel context.CancelFunc, pid int, limit int64
 }
 
 func report(o options, t *tally, base, peak int64, killedAt time.Duration) {
-	fmt.Printf("intake: %d connections, each posting %s bodies with a wrong signature at %s/s, for %s\n",
-		o.conns, mib(o.size), mib(o.rate), o.duration)
+	fmt.Printf("intake: %d connections, each posting %s bodies with a wrong signature at %d KiB/s, for %s\n",
+		o.conns, mib(o.size), o.rate>>10, o.duration)
 	fmt.Printf("server RSS: %s at rest, peak %s (limit for this run %s)\n", mib(base), mib(peak), mib(o.limit))
 	if killedAt > 0 {
 		fmt.Printf("server KILLED after %.1f s: its RSS passed the limit\n", killedAt.Seconds())
 	}
 	var codes []string
 	for code, n := range t.statuses {
-		name := http.StatusText(code)
-		if code == 0 {
+		name := fmt.Sprintf("%d %s", code, http.StatusText(code))
+		switch code {
+		case 0:
 			name = "no answer"
+		case stillSending:
+			name = "still sending at the end"
 		}
-		codes = append(codes, fmt.Sprintf("%d × %d %s", n, code, name))
+		codes = append(codes, fmt.Sprintf("%d × %s", n, name))
 	}
 	slices.Sort(codes)
 	fmt.Printf("answers: %s\n", strings.Join(codes, ", "))
