@@ -24,7 +24,8 @@ func withFailingBwrap(t *testing.T, cmd *exec.Cmd, says string) {
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho '" + says + "' >&2\nexit 1\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bwrap"), []byte(script), 0o755))
-	cmd.Env = append(cmd.Env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// No /metrics listener: its fixed default port may be taken by another test's server.
+	cmd.Env = append(cmd.Env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "DIXIT_METRICS_LISTEN=off")
 }
 
 // TestServeRefusesToStartWithoutItsSandbox: `bot serve` with the default sandbox and a

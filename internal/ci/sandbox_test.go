@@ -59,13 +59,13 @@ func TestNewLocalSandboxChoice(t *testing.T) {
 		bwrap   bool   // the judge must end up with bubblewrap
 	}{
 		{name: "bwrap required but missing", path: func(t *testing.T) string { return fakeBin(t, false) },
-			sandbox: SandboxBwrap, wantErr: "sandbox bwrap cannot start: bubblewrap (bwrap) is not installed. To fix it: install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap"},
+			sandbox: SandboxBwrap, wantErr: "sandbox bwrap cannot start: bwrap is not installed. To fix it: install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap"},
 		{name: "bwrap required but broken", path: func(t *testing.T) string { return fakeBin(t, true) },
 			sandbox: SandboxBwrap, wantErr: "sandbox bwrap cannot start: bwrap cannot create a sandbox here: self-check: sandbox failed to start (exit 1): " + noNamespaces},
 		{name: "bwrap required but refused a uid map", path: func(t *testing.T) string { return fakeBinSaying(t, noUIDMap) },
 			sandbox: SandboxBwrap, wantErr: noUIDMap + ". To fix it: "},
 		{name: "auto without bwrap falls back", path: func(t *testing.T) string { return fakeBin(t, false) },
-			sandbox: SandboxAuto, warn: "bwrap) is not installed"},
+			sandbox: SandboxAuto, warn: "bwrap is not installed"},
 		{name: "auto with broken bwrap falls back", path: func(t *testing.T) string { return fakeBin(t, true) },
 			sandbox: SandboxAuto, warn: "No permissions to create new namespace"},
 		{name: "none is explicit", sandbox: SandboxNone, warn: "none was chosen"},

@@ -101,7 +101,7 @@ func (s *sandbox) makeCache(dir, work string, lane slot) error {
 func (s *sandbox) tryBwrap(ctx context.Context, work string, lane slot) (*UnavailableError, error) {
 	var err error
 	if s.bwrap, err = exec.LookPath("bwrap"); err != nil {
-		return &UnavailableError{Reason: "bubblewrap (bwrap) is not installed", Fix: installFix}, nil
+		return &UnavailableError{Reason: "bwrap is not installed", Fix: installFix}, nil
 	}
 	if err := s.selfCheck(ctx, work, lane); err != nil {
 		if !isStartFailure(err) {
