@@ -13,10 +13,13 @@ type Config struct {
 	Secret []byte
 	// MaxBody bounds a request body in bytes (default 25 MiB, GitHub's cap).
 	MaxBody int64
-	// MaxUnverified bounds the bodies received at once whose signature is not yet
-	// checked (default 16). Each is spooled to a temporary file in QueueDir, so the
-	// disk they can take is MaxUnverified × MaxBody; a request past the bound gets 503.
-	MaxUnverified int
+	// MaxUnverified and MaxUnverifiedBytes bound the bodies being received whose
+	// signature is not yet checked: how many at once (default 1024), and how many bytes
+	// they may declare between them (default 16 × MaxBody); a body without a declared
+	// length counts as MaxBody. Each is spooled to a temporary file in QueueDir. A
+	// request that does not fit is answered 503 with Retry-After before its body is read.
+	MaxUnverified      int
+	MaxUnverifiedBytes int64
 	// BodyTimeout bounds how long one body may take to arrive (default 1m).
 	BodyTimeout time.Duration
 	// MinBodyRate is the slowest a body may arrive, in bytes per second, once
@@ -57,7 +60,10 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.MaxBody = 25 << 20
 	}
 	if cfg.MaxUnverified <= 0 {
-		cfg.MaxUnverified = 16
+		cfg.MaxUnverified = 1024
+	}
+	if cfg.MaxUnverifiedBytes <= 0 {
+		cfg.MaxUnverifiedBytes = 16 * cfg.MaxBody
 	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = time.Minute

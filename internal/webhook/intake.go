@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// busyRetryAfter is what a request refused for want of a slot is told to wait.
+// busyRetryAfter is what a request refused for want of room in the budget is told to wait.
 const busyRetryAfter = 5 * time.Second
 
 // refusal is a request the intake turns away, with the status it answers.
@@ -22,22 +22,26 @@ type refusal struct {
 
 // receive reads r's body and returns it once its HMAC matches want, the signature the
 // request claims. Until then the body is never in memory: it streams to a temporary file
-// through the HMAC, under a bounded number of slots, a size bound and a minimum rate, so
-// requests that cannot be authenticated cost a bounded amount of memory and disk however
-// many arrive.
+// through the HMAC, within the server's budget of unverified bodies, a size bound and a
+// minimum rate, so requests that cannot be authenticated cost a bounded amount of memory
+// and disk however many arrive.
 func (s *Server) receive(w http.ResponseWriter, r *http.Request, want []byte) ([]byte, *refusal) {
 	if r.ContentLength > s.cfg.MaxBody {
 		s.stats.rejectedTooLarge.Add(1)
 		return nil, &refusal{status: http.StatusRequestEntityTooLarge, msg: "body too large"}
 	}
-	select {
-	case s.slots <- struct{}{}:
-	default:
+	// The body is charged what it declares; one without a length may grow to MaxBody.
+	charge := r.ContentLength
+	if charge < 0 {
+		charge = s.cfg.MaxBody
+	}
+	if !s.unverified.take(charge) {
 		s.stats.rejectedBusy.Add(1)
 		w.Header().Set("Retry-After", strconv.Itoa(int(busyRetryAfter.Seconds())))
 		return nil, &refusal{status: http.StatusServiceUnavailable, msg: "too many deliveries being received"}
 	}
 	f, size, ref := s.spool(w, r, want)
+	s.unverified.give(charge)
 	if ref != nil {
 		return nil, ref
 	}
@@ -51,10 +55,8 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, want []byte) ([
 }
 
 // spool copies r's body into an unlinked temporary file in the queue directory, hashing
-// it on the way, and returns the file rewound once the hash matches want. It holds one
-// of the server's slots until it returns.
+// it on the way, and returns the file rewound once the hash matches want.
 func (s *Server) spool(w http.ResponseWriter, r *http.Request, want []byte) (*os.File, int64, *refusal) {
-	defer func() { <-s.slots }()
 	f, err := os.CreateTemp(s.cfg.QueueDir, tmpPrefix+"body-*")
 	if err != nil {
 		return nil, 0, &refusal{http.StatusServiceUnavailable, "cannot receive body", fmt.Errorf("create a file for a delivery body: %w", err)}
@@ -103,7 +105,7 @@ func (s *Server) copyRefusal(readErr, err error) *refusal {
 // pacedBody reads a request body under a deadline set on the connection before every
 // read: BodyTimeout after the start, or sooner, the moment the bytes received so far fall
 // below MinBodyRate counted after BodyGrace. A sender that stalls or trickles is cut off
-// then, and gives its slot back.
+// then, and gives its room in the budget back.
 type pacedBody struct {
 	r     io.Reader
 	rc    *http.ResponseController

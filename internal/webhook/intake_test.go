@@ -26,49 +26,88 @@ import (
 var wrongSignature = signaturePrefix + strings.Repeat("0", 64)
 
 // TestUnsignedBodiesAreBoundedBeforeAuthentication is attack 7 in small: many large
-// bodies with a wrong signature arrive at once. The server holds only MaxUnverified of
-// them, on disk, never in memory; the others are told 503 with Retry-After at once,
-// before they send their bodies; none reaches the store or a handler.
+// bodies with a wrong signature arrive at once. The server takes only as many as its
+// budget of unverified bytes holds, on disk, never in memory; the others are told 503
+// with Retry-After at once, before they send their bodies; none reaches the store or a
+// handler; and a delivery of GitHub's usual size still gets in during the flood.
 func TestUnsignedBodiesAreBoundedBeforeAuthentication(t *testing.T) {
-	const slots, senders, size = 4, 12, 4 << 20
+	const admitted, senders, size = 4, 12, 4 << 20
 	h := &fakeHandler{events: []string{"issues"}}
-	s := newServer(t, "", Config{MaxUnverified: slots, BodyGrace: time.Minute}, h)
+	s := newServer(t, "", Config{MaxUnverifiedBytes: admitted*size + 64<<10, BodyGrace: time.Minute}, h)
 	start(t, s)
 	srv := httptest.NewServer(s)
 	defer srv.Close()
+	addr := srv.Listener.Addr().String()
 	heap := watchHeap(t)
 
-	// The first senders take every slot and stop halfway through their bodies.
-	var admitted []*rawDelivery
-	for i := range slots {
-		d := openDelivery(t, srv.Listener.Addr().String(), fmt.Sprintf("d-%d", i), wrongSignature, size)
+	// The first senders fill the budget and stop halfway through their bodies.
+	var held []*rawDelivery
+	for i := range admitted {
+		d := openDelivery(t, addr, fmt.Sprintf("d-%d", i), wrongSignature, size)
 		d.send(t, size/2)
-		admitted = append(admitted, d)
+		held = append(held, d)
 	}
-	require.Eventually(t, func() bool { return len(s.slots) == slots }, waitFor, tick, "the first bodies are being received")
+	require.Eventually(t, func() bool { n, _ := s.unverified.inUse(); return n == admitted }, waitFor, tick, "the first bodies are being received")
 
-	// The rest are refused before they send a byte of body, without waiting for a slot.
-	for i := slots; i < senders; i++ {
-		d := openDelivery(t, srv.Listener.Addr().String(), fmt.Sprintf("d-%d", i), wrongSignature, size)
+	// The rest are refused before they send a byte of body, without waiting for room.
+	for i := admitted; i < senders; i++ {
+		d := openDelivery(t, addr, fmt.Sprintf("d-%d", i), wrongSignature, size)
 		resp := d.answer(t, time.Second)
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(t, "5", resp.Header.Get("Retry-After"))
 	}
-	for _, d := range admitted {
+	// A signed delivery of GitHub's usual size fits in what is left.
+	labeled := fixture(t, "issues.labeled.json")
+	signed := openDelivery(t, addr, "from-github", Sign(testSecret, labeled), int64(len(labeled)))
+	signed.sendBytes(t, labeled)
+	assert.Equal(t, http.StatusAccepted, signed.answer(t, waitFor).StatusCode)
+
+	for _, d := range held {
 		d.send(t, size/2)
 		assert.Equal(t, http.StatusUnauthorized, d.answer(t, waitFor).StatusCode)
 	}
-
 	grew := heap.stop()
 	t.Logf("heap grew by at most %.1f MiB while %d bodies of %d MiB arrived", float64(grew)/(1<<20), senders, size>>20)
 	assert.Less(t, grew, int64(size), "the heap held less than one body at any time")
 	st := s.Stats()
-	assert.Equal(t, uint64(slots), st.RejectedSignature)
-	assert.Equal(t, uint64(senders-slots), st.RejectedBusy)
+	assert.Equal(t, uint64(admitted), st.RejectedSignature)
+	assert.Equal(t, uint64(senders-admitted), st.RejectedBusy)
 	require.NoError(t, s.Shutdown(t.Context()))
-	assert.Empty(t, h.Calls(), "no unsigned body reaches a handler")
+	require.Len(t, h.Calls(), 1, "only the signed delivery reaches a handler")
+	assert.Equal(t, "from-github", h.Calls()[0].id)
 	assertOnlyQueueDirs(t, s.cfg.QueueDir)
-	assert.Empty(t, s.slots, "every slot was given back")
+	n, b := s.unverified.inUse()
+	assert.Equal(t, 0, n, "every body gave its room back")
+	assert.Zero(t, b)
+}
+
+// TestTheBudgetAlsoCountsBodies: small bodies cannot get round the byte budget by their
+// number; one without a declared length is charged the largest body.
+func TestTheBudgetAlsoCountsBodies(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		length int64 // of each body; -1 chunked
+	}{
+		{"many small bodies", Config{MaxUnverified: 2}, 1 << 10},
+		{"bodies without a length", Config{MaxBody: 1 << 20, MaxUnverifiedBytes: 2 << 20}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, "", tc.cfg, &fakeHandler{events: []string{"issues"}})
+			start(t, s)
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			addr := srv.Listener.Addr().String()
+			for i := range 2 {
+				d := openDelivery(t, addr, fmt.Sprintf("d-%d", i), wrongSignature, tc.length)
+				d.send(t, 100)
+				defer d.conn.Close() // before the server closes: it would wait for their bodies
+			}
+			require.Eventually(t, func() bool { n, _ := s.unverified.inUse(); return n == 2 }, waitFor, tick)
+			third := openDelivery(t, addr, "d-2", wrongSignature, tc.length)
+			assert.Equal(t, http.StatusServiceUnavailable, third.answer(t, time.Second).StatusCode)
+		})
+	}
 }
 
 // TestABodyIsRefusedAsSoonAsItCrossesTheBound: a declared length over MaxBody is refused
@@ -93,9 +132,9 @@ func TestABodyIsRefusedAsSoonAsItCrossesTheBound(t *testing.T) {
 	assertOnlyQueueDirs(t, s.cfg.QueueDir)
 }
 
-// TestASlowBodyIsCutOffAndGivesItsSlotBack: a sender that stalls is cut off once it falls
+// TestASlowBodyIsCutOffAndGivesItsRoomBack: a sender that stalls is cut off once it falls
 // under MinBodyRate after BodyGrace, and one that keeps pace but never ends, at BodyTimeout.
-func TestASlowBodyIsCutOffAndGivesItsSlotBack(t *testing.T) {
+func TestASlowBodyIsCutOffAndGivesItsRoomBack(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cfg    Config
@@ -122,10 +161,10 @@ func TestASlowBodyIsCutOffAndGivesItsSlotBack(t *testing.T) {
 				}
 				resp = d.answerOrNil(max(tc.every, 10*time.Millisecond))
 			}
-			require.NotNil(t, resp, "the slow body still held its slot after %s", tc.cutoff)
+			require.NotNil(t, resp, "the slow body was still being received after %s", tc.cutoff)
 			assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
 			assert.Equal(t, uint64(1), s.Stats().RejectedSlow)
-			require.Eventually(t, func() bool { return len(s.slots) == 0 }, waitFor, tick, "the slot is free again")
+			require.Eventually(t, func() bool { n, _ := s.unverified.inUse(); return n == 0 }, waitFor, tick, "its room is free again")
 		})
 	}
 }

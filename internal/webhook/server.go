@@ -15,7 +15,8 @@ type Server struct {
 	routes map[string][]Handler // event type → handlers claiming it
 	store  *store
 	stats  counters
-	slots  chan struct{} // one per body being received before its signature is checked
+	// unverified bounds the bodies being received before their signature is checked.
+	unverified *budget
 
 	queue  chan string   // ids of pending deliveries, for the workers
 	rescan chan struct{} // asks the feeder to look at the disk again
@@ -62,17 +63,17 @@ func New(cfg Config, handlers ...Handler) (*Server, error) {
 		cfg.Logger.Info("webhook deliveries pending from a previous run", "count", len(pending))
 	}
 	return &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		routes:  routes,
-		store:   st,
-		slots:   make(chan struct{}, cfg.MaxUnverified),
-		queue:   make(chan string, cfg.QueueSize),
-		rescan:  make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		seen:    seen,
-		storing: map[string]chan struct{}{},
-		queued:  map[string]bool{},
+		cfg:        cfg,
+		log:        cfg.Logger,
+		routes:     routes,
+		store:      st,
+		unverified: &budget{maxBodies: cfg.MaxUnverified, maxBytes: cfg.MaxUnverifiedBytes},
+		queue:      make(chan string, cfg.QueueSize),
+		rescan:     make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		seen:       seen,
+		storing:    map[string]chan struct{}{},
+		queued:     map[string]bool{},
 	}, nil
 }
 
