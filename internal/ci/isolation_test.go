@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -165,8 +164,7 @@ func TestJobsCannotReachTheServer(t *testing.T) {
 			if m.noNetns {
 				t.Setenv("PATH", failingUnshare(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 			}
-			umask := syscall.Umask(0o022)
-			t.Cleanup(func() { syscall.Umask(umask) })
+			keepUmask(t)
 			srv := newServerFiles(t)
 			l, err := NewLocal(LocalOptions{Contract: shellContract(), Sandbox: m.sandbox, Logger: quietLogger(),
 				WorkDir: filepath.Join(srv.state, "github", "o_r-1", "tmp"), Private: []string{srv.state}})
@@ -276,8 +274,7 @@ func TestTestsCannotWriteTheBuildCache(t *testing.T) {
 			if sandbox == SandboxNone && os.Geteuid() != 0 {
 				t.Skip("without bubblewrap and without root, tests run as this user, who owns the cache")
 			}
-			umask := syscall.Umask(0o022)
-			t.Cleanup(func() { syscall.Umask(umask) })
+			keepUmask(t)
 			l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) { o.Sandbox = sandbox })
 			poison := filepath.Join(l.sb.cacheDir, fmt.Sprintf("poison-%d", rand.Int64()))
 			t.Cleanup(func() { os.Remove(poison) })

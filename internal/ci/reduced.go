@@ -94,23 +94,20 @@ func (s *sandbox) reduce(ctx context.Context, work string, private []string) err
 	return nil
 }
 
-// seal takes reading and writing from other users on everything under dir, and keeps
-// traversal where a directory had it: judges running now keep reaching their job
-// directories, and nothing else there can be listed or read. Symbolic links are not
-// followed, and the judges' scratch directories (the lanes' own files) are left alone.
+// seal takes reading and writing from other users on everything of this process's
+// under dir, and keeps traversal where a directory had it: judges running now keep
+// reaching their job directories, and nothing else there can be listed or read.
+// Symbolic links are not followed. The lanes' own files are not ours to change, and
+// what lies in a directory others may write (the build cache) is not touched: it could
+// be swapped for a link between a look and a chmod.
 func seal(dir string) error {
+	me := os.Geteuid()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // removed while we walked: a finished job
 		}
-		if err != nil {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
 			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), "dixit-ci-") && p != dir {
-			return fs.SkipDir
 		}
 		fi, err := d.Info()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -119,21 +116,34 @@ func seal(dir string) error {
 		if err != nil {
 			return err
 		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != me {
+			return skipDir(d)
+		}
 		closed := fs.FileMode(0o007)
 		if d.IsDir() {
 			closed = 0o006
 		}
-		if fi.Mode().Perm()&closed == 0 {
-			return nil
+		if perm := fi.Mode().Perm(); perm&closed != 0 {
+			mode := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSetuid | fs.ModeSticky)
+			if err := os.Chmod(p, mode&^closed); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
 		}
-		mode := fi.Mode() & (fs.ModePerm | fs.ModeSetgid | fs.ModeSetuid | fs.ModeSticky)
-		if err := os.Chmod(p, mode&^closed); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		if p != dir && fi.Mode().Perm()&0o022 != 0 {
+			return skipDir(d)
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("close %s to other users: %w", dir, err)
+	}
+	return nil
+}
+
+// skipDir is WalkDir's answer that passes over d, and all below it if it is a directory.
+func skipDir(d fs.DirEntry) error {
+	if d.IsDir() {
+		return fs.SkipDir
 	}
 	return nil
 }

@@ -19,8 +19,9 @@ const (
 	boxHome  = "/home/dixit"
 )
 
-// sandbox turns a shell command into a confined process. With bwrap == "" it runs in
-// the reduced fallback mode: rlimits, a new session, a scrubbed env and timeouts.
+// sandbox turns a shell command into a confined process. With bwrap == "" it runs
+// without bubblewrap's namespaces: rlimits, a new session, a scrubbed env and timeouts,
+// and as root a lane uid and perhaps a network namespace (see reduce).
 type sandbox struct {
 	bwrap, prlimit, setpriv string // tool paths; setpriv only when root
 	unshare                 string // without bwrap, as root: gives jobs a network namespace (see reduce)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,6 +50,7 @@ func fakeBinSaying(t *testing.T, says string) string {
 }
 
 func TestNewLocalSandboxChoice(t *testing.T) {
+	keepUmask(t)
 	_, bwrapErr := exec.LookPath("bwrap")
 	cases := []struct {
 		name    string
@@ -107,6 +109,7 @@ func TestNewLocalSandboxChoice(t *testing.T) {
 
 // TestLocalFallbackMode checks what the reduced mode still guarantees.
 func TestLocalFallbackMode(t *testing.T) {
+	keepUmask(t)
 	t.Setenv("DIXIT_TEST_SECRET", "hunter2")
 	l := newShellJudge(t, func(o *LocalOptions) {
 		o.Sandbox = SandboxNone
@@ -139,6 +142,7 @@ func TestLocalFallbackMode(t *testing.T) {
 // whether bwrap is missing, cannot start (auto fell back) or none was chosen: there it
 // could read the workshop, which holds the tests coders must never see.
 func TestExecRefusedWithoutSandbox(t *testing.T) {
+	keepUmask(t)
 	for _, c := range []struct {
 		name    string
 		says    string // the stand-in bwrap's error; "" for none chosen with the real one
@@ -167,6 +171,7 @@ func TestExecRefusedWithoutSandbox(t *testing.T) {
 // TestCheckHost is what `bot serve` runs before it takes work: the sandbox it was
 // configured with must start, and the App's secret files must be out of the jobs' reach.
 func TestCheckHost(t *testing.T) {
+	keepUmask(t)
 	secrets := func(t *testing.T, mode os.FileMode) map[string]string {
 		dir := openDir(t)
 		key := filepath.Join(dir, "app.pem")
@@ -254,4 +259,49 @@ func openDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	require.NoError(t, os.Chmod(dir, 0o755))
 	return dir
+}
+
+// TestSealClosesTheServersFilesOnly: without bubblewrap, as root, the judge closes the
+// state to other users, but never changes what it does not own alone: the lanes' files,
+// the inside of the shared build cache, or a link's target.
+func TestSealClosesTheServersFilesOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("as root only: without root the judge seals nothing (jobs run as this user)")
+	}
+	keepUmask(t)
+	dir := openDir(t)
+	outside := filepath.Join(openDir(t), "target")
+	modes := map[string]os.FileMode{
+		"workshop.git/HEAD": 0o644, "report.md": 0o666, "cache/go-build/ab/x": 0o664, "job/src/own": 0o644, "run.sh": 0o755,
+	}
+	for p, mode := range modes {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), nil, mode))
+		require.NoError(t, os.Chmod(filepath.Join(dir, p), mode))
+	}
+	require.NoError(t, os.Chmod(filepath.Join(dir, "cache"), 0o775|os.ModeSetgid))
+	require.NoError(t, os.Lchown(filepath.Join(dir, "job", "src", "own"), 61999, 61999))
+	require.NoError(t, os.WriteFile(outside, nil, 0o644))
+	require.NoError(t, os.Chmod(outside, 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link")))
+
+	require.NoError(t, seal(dir))
+	for p, want := range map[string]os.FileMode{
+		".": 0o751, "workshop.git": 0o751, "workshop.git/HEAD": 0o640, "report.md": 0o660, "run.sh": 0o750,
+		"cache": 0o771 | os.ModeSetgid, "cache/go-build/ab/x": 0o664, "job/src/own": 0o644,
+	} {
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		require.NoError(t, err)
+		assert.Equal(t, want, fi.Mode()&(os.ModePerm|os.ModeSetgid), p)
+	}
+	fi, err := os.Stat(outside)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), "a link's target is left alone")
+}
+
+// keepUmask gives a test the usual umask and gives the process its own back afterwards:
+// a judge without bubblewrap, as root, sets 077 for the rest of the process.
+func keepUmask(t *testing.T) {
+	old := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(old) })
 }

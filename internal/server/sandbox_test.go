@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,6 +36,8 @@ func TestNewRefusesWhatTheSandboxCannotHold(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("as root only: as this user nothing keeps jobs from the key, and sandbox: none says so")
 		}
+		umask := syscall.Umask(0o022) // sandbox none as root sets 077 for the process
+		t.Cleanup(func() { syscall.Umask(umask) })
 		failingBwrap(t)
 		cfg := config(t, ghtest.NewServer(t))
 		cfg.Sandbox = "none"

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +17,8 @@ import (
 // server) an agent's command never runs; the agent is told so, in words it can act on,
 // and the run goes on.
 func TestRunCommandRefusedWithoutSandbox(t *testing.T) {
+	umask := syscall.Umask(0o022) // as root, a judge without bubblewrap sets 077 for the process
+	t.Cleanup(func() { syscall.Umask(umask) })
 	judge, err := ci.NewLocal(ci.LocalOptions{Contract: ci.Contract{Path: "t_{id}.sh", Run: "sh t_{id}.sh"}, Parallel: 1,
 		Sandbox: ci.SandboxNone, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
