@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Roles of a message.
@@ -47,6 +48,9 @@ type Request struct {
 	Temperature float32   `json:"temperature"`
 	Seed        *int      `json:"seed,omitempty"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
+	// NativeCallsOnly takes tool calls from the server's tool_calls alone, whatever the
+	// client's RecoverCalls says: for an agent configured with agents.tools: native.
+	NativeCallsOnly bool `json:"native_calls_only,omitempty"`
 }
 
 // Usage counts tokens as the endpoint reported them.
@@ -72,6 +76,19 @@ type Response struct {
 	// model wrote them as JSON or markup instead of calling the tools), or stripped
 	// leaked call markup from it. It names the formats, e.g. "json" or "tool_call tags".
 	Recovered string `json:"recovered,omitempty"`
+}
+
+// leakedMarkup prefixes Recovered when the calls were the server's own and only markup
+// left beside them was stripped.
+const leakedMarkup = "leaked markup: "
+
+// RecoveredCalls counts the calls the client took out of the reply's text; calls the
+// server sent as calls, leaked markup stripped or not, are not counted.
+func (r Response) RecoveredCalls() int {
+	if r.Recovered == "" || strings.HasPrefix(r.Recovered, leakedMarkup) {
+		return 0
+	}
+	return len(r.Message.ToolCalls)
 }
 
 // Truncated reports a reply cut off by the token limit: text may be unfinished and a

@@ -152,7 +152,7 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		resp, hint, err := c.attempt(ctx, oreq)
 		if err == nil {
 			c.limiter.succeeded()
-			return c.recoverText(ctx, resp, req.Tools), nil
+			return c.recoverText(ctx, resp, req), nil
 		}
 		last = err
 		if r, ok := promptFiltered(err); ok && ctx.Err() == nil {

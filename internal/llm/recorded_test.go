@@ -159,6 +159,11 @@ func checkOutcome(t *testing.T, want outcome, got llm.Response, err error) {
 	assert.Equal(t, want.calls, calls)
 	assert.Equal(t, want.content, got.Message.Content)
 	assert.Equal(t, want.recovered, got.Recovered)
+	if recovered := want.recovered != "" && !strings.HasPrefix(want.recovered, "leaked markup"); recovered {
+		assert.Equal(t, len(want.calls), got.RecoveredCalls(), "calls taken from the text are counted")
+	} else {
+		assert.Zero(t, got.RecoveredCalls(), "the server's own calls are not counted as recovered")
+	}
 	if want.finish != "" {
 		assert.Equal(t, want.finish, got.FinishReason)
 	}
@@ -206,18 +211,21 @@ func TestAStrictServerAcceptsTheHistoryAfterMalformedArguments(t *testing.T) {
 }
 
 // TestRecoveryOnlyForOfferedToolsAndWhenConfigured: a JSON blob is only a call when it
-// names a tool the request offered, and recovery can be switched off.
+// names a tool the request offered, and recovery can be switched off, for the client or
+// for one request (an agent configured with agents.tools: native).
 func TestRecoveryOnlyForOfferedToolsAndWhenConfigured(t *testing.T) {
 	tests := []struct {
-		name    string
-		tools   []string
-		recover bool
-		calls   int
+		name       string
+		tools      []string
+		recover    bool
+		nativeOnly bool
+		calls      int
 	}{
 		{name: "offered", tools: dixitTools, recover: true, calls: 1},
 		{name: "not offered", tools: []string{"read_file"}, recover: true},
 		{name: "no tools at all", recover: true},
 		{name: "switched off", tools: dixitTools},
+		{name: "switched off for the request", tools: dixitTools, recover: true, nativeOnly: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,12 +233,14 @@ func TestRecoveryOnlyForOfferedToolsAndWhenConfigured(t *testing.T) {
 			srv.Enqueue(llmtest.Recorded("ollama-qwen2.5-coder-call-as-json"))
 			c, _ := newClient(t, srv, false, func(cfg *llm.OpenAIConfig) { cfg.RecoverCalls = tc.recover })
 			req := hello()
+			req.NativeCallsOnly = tc.nativeOnly
 			for _, name := range tc.tools {
 				req.Tools = append(req.Tools, llm.Tool{Name: name})
 			}
 			got, err := c.Chat(t.Context(), req)
 			require.NoError(t, err)
 			assert.Len(t, got.Message.ToolCalls, tc.calls)
+			assert.Equal(t, tc.calls, got.RecoveredCalls())
 			if tc.calls == 0 {
 				assert.Contains(t, got.Message.Content, `"name": "write_file"`, "the text is left as the model wrote it")
 				assert.Equal(t, "stop", got.FinishReason)

@@ -17,9 +17,11 @@ import (
 // to have a "name" is not a call), and strips the markup so that it never enters the
 // history.
 
-// recoverText applies the recovery to a reply when the client is configured for it.
-func (c *OpenAI) recoverText(ctx context.Context, resp Response, tools []Tool) Response {
-	if !c.recoverCalls || len(tools) == 0 || resp.Refused() || resp.Message.Content == "" {
+// recoverText applies the recovery to a reply when the client is configured for it and
+// the request does not ask for native calls only.
+func (c *OpenAI) recoverText(ctx context.Context, resp Response, req Request) Response {
+	tools := req.Tools
+	if !c.recoverCalls || req.NativeCallsOnly || len(tools) == 0 || resp.Refused() || resp.Message.Content == "" {
 		return resp
 	}
 	native := len(resp.Message.ToolCalls) > 0
@@ -64,7 +66,7 @@ func recoverCalls(text string, tools []Tool, native bool) recovery {
 	offered := offeredTools(tools)
 	markup := markupSpans(text, offered)
 	if native {
-		r := strip(text, markup, "leaked markup: ")
+		r := strip(text, markup, leakedMarkup)
 		r.calls = nil // the server's own calls stand
 		return r
 	}
