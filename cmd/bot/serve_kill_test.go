@@ -194,7 +194,8 @@ func (w *serveWorld) serve(name, state, addr string) *exec.Cmd {
 		"DIXIT_WEBHOOK_SECRET="+webhookSecret, "DIXIT_GITHUB_BASE_URL="+w.gh.URL, "DIXIT_GITHUB_GIT_URL="+w.git.URL+"/",
 		"DIXIT_STATE_DIR="+state, "DIXIT_POPULATION="+demoDir, "DIXIT_LISTEN="+addr, "DIXIT_NAME="+name,
 		"DIXIT_LEASE_TTL=10s", "DIXIT_RESULT_CACHE="+cmp.Or(os.Getenv("DIXIT_TEST_RESULTS"), filepath.Join(demoState(w.bin), "cache")),
-		"DIXIT_BUILD_CACHE="+filepath.Join(os.TempDir(), "dixit-test-gocache"))
+		"DIXIT_BUILD_CACHE="+filepath.Join(os.TempDir(), "dixit-test-gocache"),
+		"DIXIT_METRICS_LISTEN=off") // two servers on one host would fight over the default port
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }

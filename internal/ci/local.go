@@ -211,10 +211,6 @@ func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
 	return nil
 }
 
-// Isolation names the isolation in force, for reports: "bwrap" or "reduced".
-func (l *Local) Isolation() string {
-	if l.sb.bwrap == "" {
-		return "reduced (no bwrap)"
-	}
-	return "bwrap"
-}
+// Isolation names the isolation in force, for reports: "bwrap", or "none: …" with what
+// still holds without it.
+func (l *Local) Isolation() string { return l.sb.isolation() }

@@ -39,7 +39,7 @@ type Results struct {
 	Coder     string    `json:"coder"`               // the coder's name, echoed from the input
 	Tree      string    `json:"tree"`                // git tree hash of the tree that was judged
 	Reruns    int       `json:"reruns"`              // runs per test (early stop at the first failure)
-	Isolation string    `json:"isolation,omitempty"` // "bwrap" or "reduced (no bwrap)"; empty when the judge never started
+	Isolation string    `json:"isolation,omitempty"` // "bwrap", or "none: …" saying what holds without it; empty when the judge never started
 	Bot       string    `json:"bot,omitempty"`       // version of the bot that judged
 	Started   time.Time `json:"started"`
 	Seconds   float64   `json:"seconds"` // wall time, judge setup included
