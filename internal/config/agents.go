@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/strictyaml"
@@ -18,11 +20,28 @@ type Agents struct {
 	Price       Price           `json:"price"`
 	Coders      []AgentSettings `json:"coders"`
 	Testers     []AgentSettings `json:"testers"`
+	// Tools is how the agents' tool calls are read: ToolsAuto, ToolsNative or ToolsText.
+	Tools string `json:"tools"`
 	// CoderCommand, when set, makes every coder an external coding agent: this command
 	// runs in the coder's working copy with the prompt on stdin.
 	CoderCommand   string        `json:"coder_command,omitempty"`
 	CommandTimeout time.Duration `json:"command_timeout,omitempty"`
 }
+
+// How the agents' tool calls are read (agents.tools).
+const (
+	// ToolsAuto takes the server's tool calls and the calls a model wrote as text (JSON,
+	// a ```json fence, <tool_call> tags), as many local models do.
+	ToolsAuto = "auto"
+	// ToolsNative takes the server's tool calls only: text stays text.
+	ToolsNative = "native"
+	// ToolsText is for models without tool calling. For now it reads calls as ToolsAuto
+	// does; a protocol of its own (files as fenced blocks) is a later step.
+	ToolsText = "text"
+)
+
+// ToolModes lists the values of agents.tools.
+var ToolModes = []string{ToolsAuto, ToolsNative, ToolsText}
 
 // AgentSettings are one agent's model and sampling settings. Persona and Direction are
 // folded into its instructions as plain working preferences.
@@ -48,6 +67,7 @@ type agentsFile struct {
 	Price          *Price           `yaml:"price"`
 	Coders         []*AgentSettings `yaml:"coders"`
 	Testers        []*AgentSettings `yaml:"testers"`
+	Tools          *string          `yaml:"tools"`
 	CoderCommand   *string          `yaml:"coder_command"`
 	CommandTimeout *time.Duration   `yaml:"command_timeout"`
 }
@@ -75,7 +95,7 @@ var (
 // defaultAgents gives n coders and m testers distinct names, seeds, temperatures,
 // personas and directions.
 func defaultAgents(n, m int) Agents {
-	a := Agents{Model: "gpt-4o-mini", MaxSteps: 40, TurnTimeout: 20 * time.Minute}
+	a := Agents{Model: "gpt-4o-mini", MaxSteps: 40, TurnTimeout: 20 * time.Minute, Tools: ToolsAuto}
 	for i := 0; i < n; i++ {
 		a.Coders = append(a.Coders, AgentSettings{
 			Name: pick(coderNames, i, "coder"), Temperature: coderTemperatures[i%len(coderTemperatures)],
@@ -112,6 +132,9 @@ func applyAgents(s *Settings, f *agentsFile) error {
 	}
 	if f.Price != nil {
 		s.Agents.Price = *f.Price
+	}
+	if f.Tools != nil {
+		s.Agents.Tools = *f.Tools
 	}
 	if f.CoderCommand != nil {
 		s.Agents.CoderCommand = *f.CoderCommand
@@ -159,6 +182,9 @@ func (a Agents) validate() error {
 	}
 	if a.TurnTimeout < time.Second || a.TurnTimeout > 24*time.Hour {
 		return strictyaml.Errorf("agents.turn_timeout", "must be between 1s and 24h (got %s)", a.TurnTimeout)
+	}
+	if !slices.Contains(ToolModes, a.Tools) {
+		return strictyaml.Errorf("agents.tools", "must be one of %s (got %q)", strings.Join(ToolModes, ", "), a.Tools)
 	}
 	if a.CommandTimeout < 0 || a.CommandTimeout > 24*time.Hour {
 		return strictyaml.Errorf("agents.command_timeout", "must be between 0 (default 30m) and 24h (got %s)", a.CommandTimeout)
