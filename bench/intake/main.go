@@ -28,15 +28,16 @@ type options struct {
 
 func main() {
 	var o options
-	var mib, kibps, limitMiB int64
+	var kibps, limitMiB int64
+	var mib float64
 	serve := flag.Bool("serve", false, "run as the server child (used by the bench itself)")
 	flag.IntVar(&o.conns, "conns", 200, "concurrent connections")
-	flag.Int64Var(&mib, "mib", 24, "body size in MiB")
+	flag.Float64Var(&mib, "mib", 24, "body size in MiB")
 	flag.Int64Var(&kibps, "kibps", 1024, "upload rate of each connection in KiB/s")
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "how long the connections keep posting")
 	flag.Int64Var(&limitMiB, "limit-mib", 2048, "kill the server when its RSS passes this many MiB")
 	flag.Parse()
-	o.size, o.rate, o.limit = mib<<20, kibps<<10, limitMiB<<20
+	o.size, o.rate, o.limit = int64(mib*(1<<20)), kibps<<10, limitMiB<<20
 	var err error
 	if *serve {
 		err = serveChild()

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -74,6 +73,9 @@ func (c *child) stop() {
 	}
 }
 
+// rssBound is what the server's memory must stay under, however many bodies arrive.
+const rssBound = 256 << 20
+
 // stillSending stands for the posts the end of the run cut short.
 const stillSending = -1
 
@@ -83,6 +85,7 @@ type tally struct {
 	statuses map[int]int
 	busyIn   []time.Duration // how fast each 503 came
 	sent     int64
+	pings    map[int]int // answers to the signed deliveries sent during the flood
 }
 
 func (t *tally) add(a attempt) {
@@ -108,7 +111,7 @@ func run(o options) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
-	t := &tally{statuses: map[int]int{}}
+	t := &tally{statuses: map[int]int{}, pings: map[int]int{}}
 	var wg sync.WaitGroup
 	begin := time.Now()
 	for i := range o.conns {
@@ -129,10 +132,31 @@ func run(o options) error {
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() { // GitHub, meanwhile, four deliveries a second
+		defer wg.Done()
+		client := &http.Client{Timeout: 15 * time.Second}
+		for n := 0; ctx.Err() == nil; n++ {
+			code := ping(ctx, client, c.addr, n)
+			if ctx.Err() == nil {
+				t.mu.Lock()
+				t.pings[code]++
+				t.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
 	peak, killedAt := sample(ctx, cancel, pid, o.limit, begin)
 	wg.Wait()
 	_, hwm, _ := memory(pid)
-	report(o, t, base, max(peak, hwm), killedAt)
+	peak = max(peak, hwm)
+	report(o, t, base, peak, killedAt)
+	if peak > rssBound {
+		return fmt.Errorf("the server's peak RSS, %s, is above the %s bound", mib(peak), mib(rssBound))
+	}
 	return nil
 }
 
@@ -166,8 +190,19 @@ func report(o options, t *tally, base, peak int64, killedAt time.Duration) {
 	if killedAt > 0 {
 		fmt.Printf("server KILLED after %.1f s: its RSS passed the limit\n", killedAt.Seconds())
 	}
-	var codes []string
-	for code, n := range t.statuses {
+	fmt.Printf("answers: %s\n", answers(t.statuses))
+	fmt.Printf("signed deliveries sent meanwhile: %s\n", answers(t.pings))
+	fmt.Printf("body bytes sent: %s\n", mib(t.sent))
+	if len(t.busyIn) > 0 {
+		slices.Sort(t.busyIn)
+		fmt.Printf("503 answered in: p50 %s, max %s\n", t.busyIn[len(t.busyIn)/2].Round(time.Millisecond), t.busyIn[len(t.busyIn)-1].Round(time.Millisecond))
+	}
+}
+
+// answers lists how many requests got each status.
+func answers(statuses map[int]int) string {
+	var out []string
+	for code, n := range statuses {
 		name := fmt.Sprintf("%d %s", code, http.StatusText(code))
 		switch code {
 		case 0:
@@ -175,16 +210,8 @@ func report(o options, t *tally, base, peak int64, killedAt time.Duration) {
 		case stillSending:
 			name = "still sending at the end"
 		}
-		codes = append(codes, fmt.Sprintf("%d × %s", n, name))
+		out = append(out, fmt.Sprintf("%d × %s", n, name))
 	}
-	slices.Sort(codes)
-	fmt.Printf("answers: %s\n", strings.Join(codes, ", "))
-	fmt.Printf("body bytes sent: %s\n", mib(t.sent))
-	if len(t.busyIn) > 0 {
-		slices.Sort(t.busyIn)
-		fmt.Printf("503 answered in: p50 %s, max %s\n", t.busyIn[len(t.busyIn)/2].Round(time.Millisecond), t.busyIn[len(t.busyIn)-1].Round(time.Millisecond))
-	}
-	if killedAt == 0 && peak > 256<<20 {
-		fmt.Println(errors.New("peak RSS above the 256 MiB bound"))
-	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }

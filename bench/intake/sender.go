@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
 // attempt is what one connection's post came to.
@@ -79,4 +81,20 @@ func post(ctx context.Context, addr string, id int, size, rate int64) attempt {
 		a.retryAfter = time.Duration(s) * time.Second
 	}
 	return a
+}
+
+// ping posts a delivery signed as GitHub signs it, small as most of GitHub's are, and
+// returns the server's answer (0 when there was none).
+func ping(ctx context.Context, client *http.Client, addr string, id int) int {
+	body := []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`)
+	req, err := webhook.SignedRequest("http://"+addr+"/webhook", []byte(benchSecret), "ping", fmt.Sprintf("ping-%d", id), body)
+	if err != nil {
+		return 0
+	}
+	resp, err := client.Do(req.WithContext(ctx))
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
