@@ -3,6 +3,11 @@
 // answers at once, then runs the Handler registered for the event on a bounded
 // worker pool.
 //
+// Until its signature is checked a body is never held in memory: it streams through the
+// HMAC into an unlinked temporary file in QueueDir, within a budget of bodies and bytes
+// (Config.MaxUnverified, MaxUnverifiedBytes), a size bound and a minimum rate. A request
+// that does not fit the budget is answered 503 at once.
+//
 // It knows nothing of Dixit's protocol. A delivery's life on disk:
 //
 //	QueueDir/<id>.json         accepted, not yet processed (re-run after a crash)

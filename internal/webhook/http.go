@@ -36,11 +36,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	event, id := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
 	if event == "" || id == "" {
-		http.Error(w, "missing X-GitHub-Event or X-GitHub-Delivery", http.StatusBadRequest)
+		s.refuse(w, r, &refusal{status: http.StatusBadRequest, msg: "missing X-GitHub-Event or X-GitHub-Delivery"})
 		return
 	}
 	if !validID.MatchString(id) {
-		http.Error(w, "malformed X-GitHub-Delivery", http.StatusBadRequest)
+		s.refuse(w, r, &refusal{status: http.StatusBadRequest, msg: "malformed X-GitHub-Delivery"})
 		return
 	}
 	body, ref := s.receive(w, r, want)
