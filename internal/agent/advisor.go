@@ -35,14 +35,17 @@ func newAdvisor(opts Options, system string) (*Advisor, error) {
 	return &Advisor{live: l}, nil
 }
 
-// Answer runs one turn and returns the model's final text.
+// Answer runs one turn and returns the model's final text; nothing when it refused.
 func (a *Advisor) Answer(ctx context.Context, turn orchestrate.Turn) (string, error) {
 	a.ask(turn.Message)
-	err := a.converse(ctx, turn.Draw, nil, func(context.Context, llm.ToolCall) (string, bool, error) {
+	refused, err := a.converse(ctx, turn.Draw, role{handle: func(context.Context, llm.ToolCall) (string, bool, error) {
 		return "error: no tools are available; answer in text", false, nil
-	})
+	}})
 	if err != nil {
 		return "", err
+	}
+	if refused {
+		return "", nil // no answer: a refusal is not a review or an analysis
 	}
 	last := a.messages[len(a.messages)-1]
 	if last.Role != llm.RoleAssistant {

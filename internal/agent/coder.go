@@ -48,21 +48,39 @@ func NewCoder(opts Options, dir, base string, runner workspace.Runner) (*Coder, 
 	return c, nil
 }
 
-// Solve runs one turn of the conversation and commits the working copy.
+// Solve runs one turn of the conversation and commits the working copy. A turn that
+// changed nothing is a failed attempt, not a solution: the previous solution (the base,
+// before the first) is returned as it is, and the judge treats it as before.
 func (c *Coder) Solve(ctx context.Context, turn orchestrate.Turn) (string, error) {
 	c.ask(turn.Message)
-	tools := append(c.ws.Tools(), finishTool)
-	err := c.converse(ctx, turn.Draw, tools, func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
-		if call.Name == finishTool.Name {
-			return "Done.", true, nil
-		}
-		result, err := c.ws.Call(ctx, call)
-		return result, false, err
+	failed := c.failed
+	_, err := c.converse(ctx, turn.Draw, role{
+		tools: append(c.ws.Tools(), finishTool),
+		handle: func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
+			if call.Name == finishTool.Name {
+				return "Done.", true, nil
+			}
+			result, err := c.ws.Call(ctx, call)
+			return result, false, err
+		},
+		produced: func(llm.Message) (bool, error) { return c.changed() },
+		nudge:    nudgeCoder,
 	})
 	if err != nil {
 		return "", err
 	}
-	return c.commit(turn.Draw)
+	commit, changed, err := c.commit(turn.Draw)
+	if err != nil {
+		return "", err
+	}
+	if !changed {
+		if c.failed == failed { // one failed attempt per turn, whatever else went wrong
+			c.failed++
+		}
+		c.opts.Logger.Warn("agent: the turn changed no file; no new solution", "agent", c.name, "draw", turn.Draw,
+			"solution", commit)
+	}
+	return commit, nil
 }
 
 func (c *Coder) Workspace(context.Context) (string, error) { return c.current, nil }

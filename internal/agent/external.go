@@ -95,7 +95,12 @@ func (e *External) Solve(ctx context.Context, turn orchestrate.Turn) (string, er
 		// A failing agent still leaves a working copy; the judge decides what it is worth.
 		e.opts.Logger.Warn("external coder: command failed", "agent", e.Name(), "err", err, "output", tail(string(out), 2000))
 	}
-	return e.commit(turn.Draw)
+	commit, changed, err := e.commit(turn.Draw)
+	if err == nil && !changed {
+		e.opts.Logger.Warn("external coder: the turn changed no file; no new solution", "agent", e.Name(),
+			"draw", turn.Draw, "solution", commit)
+	}
+	return commit, err
 }
 
 func (e *External) Workspace(context.Context) (string, error) { return e.current, nil }

@@ -26,6 +26,7 @@ type Options struct {
 	MaxSteps    int
 	TurnTimeout time.Duration // 0: no limit
 	Spec        string        // as people wrote it; agents read it as specMessage shows it
+	Tools       string        // agents.tools: config.ToolsAuto ("" too), ToolsNative or ToolsText
 	Workshop    *gitstate.Workshop
 	Run         string
 	Logger      *slog.Logger
@@ -70,6 +71,9 @@ func (a *live) Spent() (prompt, completion int) {
 	return a.usage.PromptTokens, a.usage.CompletionTokens
 }
 
+// Stats describes the agent's replies so far (see Stats).
+func (a *live) Stats() Stats { return a.replies.stats }
+
 func (a *live) Tell(_ context.Context, message string) error {
 	a.ask(message)
 	return nil
@@ -92,74 +96,173 @@ const oldSpecTag = "\n<specification>\n"
 // handler executes one tool call; stop ends the turn after the current reply's calls.
 type handler func(ctx context.Context, call llm.ToolCall) (result string, stop bool, err error)
 
+// role is what a turn asks of the agent beyond its conversation.
+type role struct {
+	tools  []llm.Tool
+	handle handler
+	// produced reports whether the turn has produced its work (a changed working copy,
+	// a test) by the time the model replied last without calling a tool; nil when
+	// there is nothing to produce but words.
+	produced func(last llm.Message) (bool, error)
+	nudge    string // said once when a reply without calls ends a turn that produced nothing
+}
+
+// What the agents are told when a reply would end the turn too early. Each is said at
+// most once a turn; the replies that follow are journalled like any other.
+const (
+	nudgeCoder  = "Nothing was written; use the tools to change files."
+	nudgeTester = "No test was submitted; use submit_test."
+	cutOff      = "Your reply was cut off at the token limit; continue where you stopped, using the tools."
+)
+
+// turn is what converse remembers within one turn.
+type turn struct {
+	draw               int
+	compacted, nudged  bool
+	continued, refused bool
+	badCalls           int
+}
+
 // converse runs one turn: the model replies, its tool calls are executed and answered,
 // until it stops calling tools, a handler stops the turn, or MaxSteps replies were made.
-// A degenerate reply or an overfull context ends the turn as a failed attempt; errors
-// that retrying cannot fix (credentials, quota) are returned.
-func (a *live) converse(ctx context.Context, draw int, tools []llm.Tool, handle handler) error {
+// A reply without calls is followed up once when it was cut off, and once more when the
+// turn has produced nothing yet (followUp). A refusal, a degenerate reply or an
+// overfull context ends the turn as a failed attempt; errors that retrying cannot fix
+// (credentials, quota) are returned. refused reports a turn the model refused: its text
+// is no answer.
+func (a *live) converse(ctx context.Context, draw int, r role) (refused bool, err error) {
 	parent := ctx
 	if a.opts.TurnTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, a.opts.TurnTimeout)
 		defer cancel()
 	}
-	model := a.opts.Settings.Model
-	if model == "" {
-		model = a.opts.Model
-	}
-	seed := a.opts.Settings.Seed + draw // a re-roll after a rollback samples afresh
-	compacted, badCalls := false, 0
+	t := &turn{draw: draw}
 	for step := 1; step <= a.opts.MaxSteps; step++ {
-		req := llm.Request{Model: model, Messages: a.messages, Tools: tools, Temperature: a.opts.Settings.Temperature, Seed: &seed}
-		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, req)
+		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, a.request(draw, r.tools))
 		switch {
-		case errors.Is(err, llm.ErrContextLength) && !compacted:
-			compacted = true
+		case errors.Is(err, llm.ErrContextLength) && !t.compacted:
+			t.compacted = true
 			a.compact()
 			continue
 		case err != nil && parent.Err() == nil && ctx.Err() != nil:
 			// The turn's own deadline, not the run's: the turn ends with the work so far.
 			a.failed++
 			a.opts.Logger.Warn("agent: turn timed out", "agent", a.name, "draw", draw, "timeout", a.opts.TurnTimeout)
-			return nil
+			return false, nil
 		case errors.Is(err, llm.ErrContextLength), errors.Is(err, llm.ErrRunaway):
 			a.failed++
 			a.opts.Logger.Warn("agent: turn ended early", "agent", a.name, "draw", draw, "err", err)
-			return nil
+			return false, nil
 		case err != nil:
-			return fmt.Errorf("%s: %w", a.name, err)
+			return false, fmt.Errorf("%s: %w", a.name, err)
 		}
-		a.usage.PromptTokens += resp.Usage.PromptTokens
-		a.usage.CompletionTokens += resp.Usage.CompletionTokens
-		a.messages = append(a.messages, resp.Message)
-		if len(resp.Message.ToolCalls) == 0 {
-			return nil
-		}
-		stop := false
-		for _, call := range resp.Message.ToolCalls {
-			result, done, err := handle(ctx, call)
-			if err != nil {
-				return fmt.Errorf("%s: tool %s: %w", a.name, call.Name, err)
-			}
-			stop = stop || done
-			if workspace.IsToolError(result) {
-				badCalls++
-			} else {
-				badCalls = 0
-			}
-			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: result})
-		}
-		if stop {
-			return nil
-		}
-		if badCalls >= maxBadCalls {
-			// The model keeps making calls that cannot work: repair has had its chance.
-			a.failed++
-			a.opts.Logger.Warn("agent: turn ended after repeated bad tool calls", "agent", a.name, "draw", draw)
-			return nil
+		done, err := a.take(ctx, t, step, resp, r)
+		if err != nil || done {
+			return t.refused, err
 		}
 	}
-	return nil
+	return t.refused, nil
+}
+
+// request is the next request of the conversation.
+func (a *live) request(draw int, tools []llm.Tool) llm.Request {
+	model := a.opts.Settings.Model
+	if model == "" {
+		model = a.opts.Model
+	}
+	seed := a.opts.Settings.Seed + draw // a re-roll after a rollback samples afresh
+	return llm.Request{Model: model, Messages: a.messages, Tools: tools, Temperature: a.opts.Settings.Temperature,
+		Seed: &seed, NativeCallsOnly: a.opts.Tools == config.ToolsNative}
+}
+
+// take adds a reply to the conversation and acts on it: its calls are executed and
+// answered, or the turn is followed up or ends. done ends the turn.
+func (a *live) take(ctx context.Context, t *turn, step int, resp llm.Response, r role) (done bool, err error) {
+	a.usage.PromptTokens += resp.Usage.PromptTokens
+	a.usage.CompletionTokens += resp.Usage.CompletionTokens
+	if resp.Recovered != "" {
+		a.opts.Logger.Info("agent: tool calls read from the reply's text", "agent", a.name, "draw", t.draw, "step", step,
+			"recovered", resp.Recovered, "calls", resp.RecoveredCalls())
+	}
+	a.messages = append(a.messages, resp.Message)
+	if resp.Refused() {
+		// The history keeps what the model said; the turn's result never takes it for work.
+		a.failed++
+		t.refused = true
+		a.opts.Logger.Warn("agent: the model refused; the turn ends", "agent", a.name, "draw", t.draw, "step", step,
+			"refusal", clip(resp.Message.Content, 200))
+		return true, nil
+	}
+	if len(resp.Message.ToolCalls) == 0 {
+		next, err := a.followUp(t, resp, r)
+		if err != nil || next == "" {
+			return true, err
+		}
+		a.opts.Logger.Info("agent: the turn goes on", "agent", a.name, "draw", t.draw, "step", step, "told", next)
+		a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: next})
+		return false, nil
+	}
+	return a.call(ctx, t, resp.Message.ToolCalls, r.handle)
+}
+
+// followUp decides what follows a reply without tool calls: what to tell the model so
+// that it goes on, or "" to end the turn. A reply cut off at the token limit is asked
+// to go on once; a reply that would end a turn that produced nothing is nudged once.
+func (a *live) followUp(t *turn, resp llm.Response, r role) (string, error) {
+	if len(r.tools) == 0 {
+		return "", nil // words are the answer
+	}
+	if resp.Truncated() && !t.continued {
+		t.continued = true
+		return cutOff, nil
+	}
+	if r.produced == nil || t.nudged {
+		return "", nil
+	}
+	ok, err := r.produced(resp.Message)
+	if err != nil || ok {
+		return "", err
+	}
+	t.nudged = true
+	return r.nudge, nil
+}
+
+// call executes a reply's tool calls and answers each. done ends the turn: a handler
+// stopped it, or the model keeps making calls that cannot work.
+func (a *live) call(ctx context.Context, t *turn, calls []llm.ToolCall, handle handler) (done bool, err error) {
+	stop := false
+	for _, call := range calls {
+		result, done, err := handle(ctx, call)
+		if err != nil {
+			return true, fmt.Errorf("%s: tool %s: %w", a.name, call.Name, err)
+		}
+		stop = stop || done
+		if workspace.IsToolError(result) {
+			t.badCalls++
+		} else {
+			t.badCalls = 0
+		}
+		a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Content: result})
+	}
+	if stop {
+		return true, nil
+	}
+	if t.badCalls >= maxBadCalls {
+		// The model keeps making calls that cannot work: repair has had its chance.
+		a.failed++
+		a.opts.Logger.Warn("agent: turn ended after repeated bad tool calls", "agent", a.name, "draw", t.draw)
+		return true, nil
+	}
+	return false, nil
+}
+
+// clip shortens text for a log line.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // maxBadCalls is how many tool calls in a row may fail (malformed arguments, unknown

@@ -243,7 +243,7 @@ func TestTesterSubmitsOneTest(t *testing.T) {
 		{"a refusal proposes nothing", []llmtest.Step{llmtest.Refusal("No.")}, "", true},
 		{"writing is not offered to a tester", []llmtest.Step{
 			llmtest.Calls(llmtest.ToolCall{ID: "w", Name: "write_file", Arguments: `{"path":"go.mod","content":"x"}`}),
-			llmtest.Text("I could not write."),
+			llmtest.Text("I could not write."), llmtest.Text("I still could not write."),
 		}, "", true},
 	}
 	for _, tc := range tests {

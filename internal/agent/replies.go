@@ -17,7 +17,28 @@ import (
 type replyLog struct {
 	journal  *gitstate.Journal
 	recorded map[string]reply
-	live     int // replies paid for in this process
+	live     int   // replies paid for in this process
+	stats    Stats // of every reply journalled
+}
+
+// Stats describes an agent's replies as its journal holds them: every reply paid for,
+// in this process or in an earlier one of the same run, rolled-back turns included.
+type Stats struct {
+	Replies        int `json:"replies"`
+	RecoveredCalls int `json:"recovered_calls"` // tool calls read from the replies' text
+	Truncated      int `json:"truncated"`       // replies cut off at the token limit
+	Refused        int `json:"refused"`
+}
+
+func (s *Stats) add(r llm.Response) {
+	s.Replies++
+	s.RecoveredCalls += r.RecoveredCalls()
+	if r.Truncated() {
+		s.Truncated++
+	}
+	if r.Refused() {
+		s.Refused++
+	}
 }
 
 type reply struct {
@@ -43,6 +64,7 @@ func openReplies(w *gitstate.Workshop, run, agent string) (*replyLog, error) {
 			return nil, fmt.Errorf("replies of %s: entry %d is corrupt: %w", agent, i+1, err)
 		}
 		l.recorded[key(r.Draw, r.Step)] = r
+		l.stats.add(r.Response)
 	}
 	return l, nil
 }
@@ -75,5 +97,6 @@ func (l *replyLog) chat(ctx context.Context, client llm.Client, draw, step int, 
 	}
 	l.recorded[key(draw, step)] = r
 	l.live++
+	l.stats.add(resp)
 	return resp, nil
 }

@@ -113,7 +113,7 @@ func TestTheSpecReachesEveryAgentAsData(t *testing.T) {
 			r.opts.Spec = hostileSpec
 			turn, err := start(r)
 			require.NoError(t, err)
-			r.srv.Enqueue(llmtest.Text("Done."))
+			r.srv.Reply(func(llmtest.RecordedRequest) llmtest.Step { return llmtest.Text("Done.") }) // nudged, a coder or a tester asks twice
 			require.NoError(t, turn())
 			req := r.srv.Requests()[0]
 			require.Len(t, req.Messages, 2)
@@ -170,7 +170,7 @@ func TestACheckpointFromBeforeTheSpecMovedKeepsItsConversation(t *testing.T) {
 	r := newRig(t, "amber")
 	c := r.coder(t)
 	c.messages[0].Content += "\n<specification>\nWrite x.go.\n</specification>\n"
-	r.srv.Enqueue(llmtest.Text("Done."))
+	r.srv.Enqueue(llmtest.Text("Done."), llmtest.Text("Done.")) // the second after the nudge
 	_, err := c.Solve(ctx, orchestrate.Turn{Message: "Please implement the specification.", Draw: 1})
 	require.NoError(t, err)
 	req := r.srv.Requests()[0]

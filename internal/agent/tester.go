@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/agent/workspace"
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -28,8 +31,11 @@ var submitTool = llm.Tool{
 // Tester is a live tester: a conversation and read-only access to the base revision.
 type Tester struct {
 	*live
-	ws  *workspace.Workspace
-	ref string
+	ws        *workspace.Workspace
+	ref       string
+	tools     []llm.Tool
+	langs     []string // fence labels of the test file's language
+	jsonTests bool     // tests are JSON files (data for a runner)
 }
 
 type testerState struct {
@@ -46,7 +52,9 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 	if err != nil {
 		return nil, fmt.Errorf("tester %s: %w", opts.Settings.Name, err)
 	}
-	return &Tester{live: l, ws: ws, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name}, nil
+	return &Tester{live: l, ws: ws, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name,
+		tools: append(ws.Tools(), submitTool), langs: fenceLabels(contract.Path),
+		jsonTests: strings.EqualFold(path.Ext(contract.Path), ".json")}, nil
 }
 
 // Propose runs one turn and returns the test the tester submitted. A turn that ends
@@ -54,24 +62,28 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
 	t.ask(turn.Message)
 	var test []byte
-	tools := append(t.ws.Tools(), submitTool)
-	err := t.converse(ctx, turn.Draw, tools, func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
-		if call.Name != submitTool.Name {
-			result, err := t.ws.Call(ctx, call)
-			return result, false, err
-		}
-		content, problem := submission(call.Arguments)
-		if problem != "" {
-			return "error: " + problem, false, nil
-		}
-		test = content
-		return "Received.", true, nil
+	refused, err := t.converse(ctx, turn.Draw, role{
+		tools: t.tools,
+		handle: func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
+			if call.Name != submitTool.Name {
+				result, err := t.ws.Call(ctx, call)
+				return result, false, err
+			}
+			content, problem := submission(call.Arguments)
+			if problem != "" {
+				return "error: " + problem, false, nil
+			}
+			test = content
+			return "Received.", true, nil
+		},
+		produced: func(last llm.Message) (bool, error) { return t.codeBlock(last) != nil, nil },
+		nudge:    nudgeTester,
 	})
 	if err != nil {
 		return orchestrate.Proposal{}, err
 	}
-	if test == nil {
-		test = lastCodeBlock(t.messages)
+	if test == nil && !refused {
+		test = t.codeBlock(t.messages[len(t.messages)-1])
 	}
 	if test == nil {
 		return orchestrate.Proposal{None: true}, nil
@@ -105,20 +117,77 @@ func submission(arguments string) ([]byte, string) {
 	return []byte(args.Content), ""
 }
 
-var fenced = regexp.MustCompile("(?s)```[a-zA-Z0-9_+-]*\\n(.*?)```")
+var fenced = regexp.MustCompile("(?s)```([A-Za-z0-9_+.-]*)[ \t]*\r?\n(.*?)```")
 
-// lastCodeBlock accepts a test the model wrote as a fenced block in its final answer
-// instead of calling submit_test, as some models do.
-func lastCodeBlock(messages []llm.Message) []byte {
-	last := messages[len(messages)-1]
+// codeBlock accepts a test the model wrote as a fenced block in its final answer instead
+// of calling submit_test, as some models do: the last block labelled with the test
+// file's language, or unlabelled. A block in another language is never taken for a
+// test, nor JSON unless tests are JSON files, nor ever a block that reads as a call of
+// one of the tester's tools: a ```json tool call the client could not read as one stays
+// what it is.
+func (t *Tester) codeBlock(last llm.Message) []byte {
 	if last.Role != llm.RoleAssistant {
 		return nil
 	}
 	blocks := fenced.FindAllStringSubmatch(last.Content, -1)
-	if len(blocks) == 0 || len(blocks[len(blocks)-1][1]) > maxTest {
-		return nil
+	for i := len(blocks) - 1; i >= 0; i-- {
+		label, body := strings.ToLower(blocks[i][1]), blocks[i][2]
+		switch {
+		case label != "" && !slices.Contains(t.langs, label),
+			len(body) > maxTest || strings.TrimSpace(body) == "",
+			!t.jsonTests && looksLikeJSON(body),
+			namesATool(body, t.tools):
+			continue
+		}
+		return []byte(body)
 	}
-	return []byte(blocks[len(blocks)-1][1])
+	return nil
+}
+
+func looksLikeJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
+}
+
+// namesATool reports a JSON object whose "name" (or "tool") is one of tools: a call.
+func namesATool(body string, tools []llm.Tool) bool {
+	var obj map[string]any
+	if json.Unmarshal([]byte(body), &obj) != nil {
+		return false
+	}
+	for _, k := range []string{"name", "tool"} {
+		if name, ok := obj[k].(string); ok && slices.ContainsFunc(tools, func(t llm.Tool) bool { return t.Name == name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// fenceLabels are the labels a fenced block of the test file's language may carry,
+// from the extension of the contract's test path.
+func fenceLabels(testPath string) []string {
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(testPath), "."))
+	switch ext {
+	case "go":
+		return []string{"go", "golang"}
+	case "py":
+		return []string{"python", "py", "python3"}
+	case "js", "mjs", "cjs", "jsx":
+		return []string{"javascript", "js", "jsx", "node", "mjs", "cjs"}
+	case "ts", "mts", "cts", "tsx":
+		return []string{"typescript", "ts", "tsx", "mts", "cts"}
+	case "sh", "bash":
+		return []string{"sh", "bash", "shell"}
+	case "rb":
+		return []string{"ruby", "rb"}
+	case "rs":
+		return []string{"rust", "rs"}
+	case "json":
+		return []string{"json", "jsonc", "json5"}
+	case "":
+		return nil // unlabelled blocks only
+	}
+	return []string{ext}
 }
 
 func (t *Tester) Save(context.Context) (orchestrate.Checkpoint, error) {

@@ -47,11 +47,50 @@ func newWorkingCopy(w *gitstate.Workshop, run, name, dir, base string) (*working
 // it. Nothing the coder's commands did can make it fail: what a tree must not hold (a
 // .git, links, unreadable or huge files) and changes to protected paths (CI workflows)
 // are left out, named in the commit message, and removed from the directory.
-func (wc *workingCopy) commit(draw int) (string, error) {
+//
+// A turn that leaves the tree as the previous solution had it (the base, before the
+// first) makes no new solution: nothing is committed, the previous commit is returned
+// and changed is false. A commit equal to the base would otherwise pass for work done.
+func (wc *workingCopy) commit(draw int) (commit string, changed bool, err error) {
 	// An external agent may have removed the directory itself: that is an empty solution.
 	if err := os.MkdirAll(wc.dir, 0o755); err != nil {
-		return "", fmt.Errorf("coder %s: %w", wc.owner, err)
+		return "", false, fmt.Errorf("coder %s: %w", wc.owner, err)
 	}
+	tree, dropped, err := wc.snapshot()
+	if err != nil {
+		return "", false, err
+	}
+	if changed, err = wc.differs(tree); err != nil || !changed {
+		if err == nil && len(dropped) > 0 { // the next turn starts from what was kept, and only that
+			err = wc.checkout(wc.current)
+		}
+		return wc.current, false, err
+	}
+	commit, err = wc.w.CommitAfter(wc.ref, wc.current, tree, commitMessage(wc.owner, draw, dropped))
+	if err != nil {
+		return "", false, err
+	}
+	if len(dropped) > 0 { // the next turn starts from what was kept, and only that
+		if err := wc.checkout(commit); err != nil {
+			return "", false, err
+		}
+	}
+	wc.current = commit
+	return commit, true, nil
+}
+
+// changed reports whether the directory holds something other than the previous
+// solution, as commit would record it.
+func (wc *workingCopy) changed() (bool, error) {
+	tree, _, err := wc.snapshot()
+	if err != nil {
+		return false, err
+	}
+	return wc.differs(tree)
+}
+
+// snapshot imports the directory as a tree, within the bounds of a solution.
+func (wc *workingCopy) snapshot() (string, []gitstate.Dropped, error) {
 	// A command may have taken its own permissions away (chmod 000, chmod 555): give them
 	// back so that nothing it wrote is lost. What stays unreadable, Import names.
 	treeperm.Restore(wc.dir)
@@ -60,19 +99,18 @@ func (wc *workingCopy) commit(draw int) (string, error) {
 		MaxFile: maxWorkspaceFile, MaxFiles: maxWorkspaceFiles, MaxBytes: maxWorkspaceBytes,
 	})
 	if err != nil {
-		return "", fmt.Errorf("coder %s: %w", wc.owner, err)
+		return "", nil, fmt.Errorf("coder %s: %w", wc.owner, err)
 	}
-	commit, err := wc.w.CommitAfter(wc.ref, wc.current, tree, commitMessage(wc.owner, draw, dropped))
+	return tree, dropped, nil
+}
+
+// differs reports whether tree is not the previous solution's.
+func (wc *workingCopy) differs(tree string) (bool, error) {
+	prev, err := wc.w.TreeOf(wc.current)
 	if err != nil {
-		return "", err
+		return false, fmt.Errorf("coder %s: %w", wc.owner, err)
 	}
-	if len(dropped) > 0 { // the next turn starts from what was kept, and only that
-		if err := wc.checkout(commit); err != nil {
-			return "", err
-		}
-	}
-	wc.current = commit
-	return commit, nil
+	return tree != prev, nil
 }
 
 // commitMessage names the turn and what of the working copy the commit left out; the

@@ -137,7 +137,7 @@ func (s *session) agents(in Input, base string) ([]orchestrate.Coder, []orchestr
 	}
 	common := agent.Options{
 		Client: s.opts.Client, Model: cfg.Agents.Model, MaxSteps: cfg.Agents.MaxSteps, TurnTimeout: cfg.Agents.TurnTimeout,
-		Spec: in.Spec, Workshop: s.ws, Run: s.opts.RunID, Logger: s.opts.Logger,
+		Spec: in.Spec, Tools: cfg.Agents.Tools, Workshop: s.ws, Run: s.opts.RunID, Logger: s.opts.Logger,
 	}
 	newCoder := func(settings config.AgentSettings) (orchestrate.Coder, error) {
 		o := common
