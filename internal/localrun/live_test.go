@@ -291,3 +291,124 @@ func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 	assert.Equal(t, cleanRequests+faults, faultyRequests, "each fault is retried once, nothing more")
 	t.Logf("%d requests clean, %d with %d faults (%.0f%%)", cleanRequests, faultyRequests, faults, 100*float64(faults)/float64(faultyRequests))
 }
+
+// greetRepo is a repository with Hello to implement, for the recorded Ollama replies
+// (they write greet.go and submit a test of Hello). silent is a coder that never writes.
+func greetRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":   "module example.com/greet\n\ngo 1.22\n",
+		"greet.go": "package greet\n\n// Hello greets name.\nfunc Hello(name string) string { panic(\"todo\") }\n",
+		".github/dixit.yml": `coders: 3
+testers: 1
+reruns: 1
+max_rounds: 3
+max_coder_retries: 1
+test: {preset: go, timeout: 20s}
+agents:
+  model: qwen2.5-coder:7b
+  max_steps: 6
+  coders:
+    - {name: tea, persona: "You like tea."}
+    - {name: coffee, persona: "You like coffee."}
+    - {name: silent, persona: "You say little."}
+  testers:
+    - {name: greeter}
+`,
+	}
+	repo, err := git.PlainInit(dir, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		_, err := wt.Add(name)
+		require.NoError(t, err)
+	}
+	_, err = wt.Commit("stub", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1, 0)}})
+	require.NoError(t, err)
+	return dir
+}
+
+// TestLiveRunAgainstAModelThatWritesItsCallsAsText: every agent's model answers as
+// Ollama serves qwen2.5-coder, the tool call written as JSON text in content (the
+// recorded replies of internal/llm/llmtest). The coders that call write_file that way
+// have solutions that differ from the base; the tester's call in a ```json fence
+// submits the Go test it holds, which enters the suite; the coder that never writes
+// is nudged, commits nothing, fails that test and is stuck, and its unchanged base is
+// never picked. The same command resumes the finished run without a request.
+func TestLiveRunAgainstAModelThatWritesItsCallsAsText(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	const nudge = "Nothing was written; use the tools to change files."
+	var nudged atomic.Int32
+	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+		system, last := req.Messages[0].Content, req.Messages[len(req.Messages)-1]
+		switch {
+		case strings.Contains(system, "You write tests"):
+			return llmtest.Recorded("ollama-qwen2.5-coder-call-in-json-fence-stream")
+		case strings.Contains(system, "You say little."):
+			if last.Content == nudge {
+				nudged.Add(1)
+			}
+			return llmtest.Text("The code already does what the specification asks.")
+		case last.Role == "user":
+			return llmtest.Recorded("ollama-qwen2.5-coder-call-as-json-stream")
+		}
+		return llmtest.Text("I wrote greet.go.")
+	})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	opts := localrun.Options{Spec: writeSpec(t), Repo: greetRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache}
+	out, err := localrun.RunLive(context.Background(), opts)
+	require.NoError(t, err)
+	res := out.Result
+
+	require.Len(t, res.Vetted, 1, "the tester's test separated the coders: %s", res.Reason)
+	test := string(res.Vetted[0].Content)
+	assert.True(t, strings.HasPrefix(test, "package greet\n"), "the Go test the call held, not the JSON: %q", test)
+	assert.Contains(t, test, "func TestHelloGreetsByName")
+	assert.Equal(t, []string{"silent"}, res.Vetted[0].FailedBy)
+	assert.Equal(t, orchestrate.CodersStuck, res.Outcome)
+	assert.Contains(t, res.Reason, "coder silent")
+
+	ws, err := gitstate.Open(filepath.Join(out.RunDir, "workshop.git"))
+	require.NoError(t, err)
+	base, _, err := ws.Ref("refs/dixit/" + filepath.Base(out.RunDir) + "/base")
+	require.NoError(t, err)
+	touched := map[string][]string{}
+	for _, d := range out.Summary.Comparison.Touched {
+		for _, f := range d.Files {
+			touched[d.Coder] = append(touched[d.Coder], f.Path)
+		}
+	}
+	for _, c := range res.Coders {
+		head, _, err := ws.Ref("refs/dixit/" + filepath.Base(out.RunDir) + "/coders/" + c.Name)
+		require.NoError(t, err)
+		if c.Name == "silent" {
+			assert.Equal(t, base, c.Commit, "the silent coder's work is still the base")
+			assert.Empty(t, head, "and no solution of it was ever committed")
+			assert.Empty(t, touched[c.Name])
+			continue
+		}
+		assert.NotEqual(t, base, c.Commit, "%s's solution differs from the base", c.Name)
+		assert.Equal(t, []string{"greet.go"}, touched[c.Name], c.Name)
+		files, err := ws.Files(c.Commit)
+		require.NoError(t, err)
+		for _, f := range files {
+			if f.Path == "greet.go" {
+				assert.Contains(t, string(f.Content), `return "Hello, " + name`)
+			}
+		}
+	}
+	assert.Positive(t, int(nudged.Load()), "the silent coder was told that nothing was written")
+	assert.NotEqual(t, "silent", out.Summary.Comparison.Pick.Coder)
+
+	requests := len(srv.Requests())
+	again, err := localrun.RunLive(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, res.Outcome, again.Result.Outcome)
+	assert.Len(t, srv.Requests(), requests, "no reply is paid for twice")
+}
