@@ -40,7 +40,7 @@ type live struct {
 	cps      checkpoint.Store
 	messages []llm.Message
 	usage    llm.Usage
-	failed   int // turns that ended on a degenerate reply or an overfull context
+	failed   int // failed turns: a degenerate reply, an overfull context, a refusal, no change
 }
 
 // newLive starts a conversation with the role's instructions as the system message; the
@@ -115,8 +115,8 @@ const (
 	cutOff      = "Your reply was cut off at the token limit; continue where you stopped, using the tools."
 )
 
-// turn is what converse remembers within one turn.
-type turn struct {
+// turnState is what converse remembers within one turn.
+type turnState struct {
 	draw               int
 	compacted, nudged  bool
 	continued, refused bool
@@ -137,7 +137,7 @@ func (a *live) converse(ctx context.Context, draw int, r role) (refused bool, er
 		ctx, cancel = context.WithTimeout(ctx, a.opts.TurnTimeout)
 		defer cancel()
 	}
-	t := &turn{draw: draw}
+	t := &turnState{draw: draw}
 	for step := 1; step <= a.opts.MaxSteps; step++ {
 		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, a.request(draw, r.tools))
 		switch {
@@ -178,7 +178,7 @@ func (a *live) request(draw int, tools []llm.Tool) llm.Request {
 
 // take adds a reply to the conversation and acts on it: its calls are executed and
 // answered, or the turn is followed up or ends. done ends the turn.
-func (a *live) take(ctx context.Context, t *turn, step int, resp llm.Response, r role) (done bool, err error) {
+func (a *live) take(ctx context.Context, t *turnState, step int, resp llm.Response, r role) (done bool, err error) {
 	a.usage.PromptTokens += resp.Usage.PromptTokens
 	a.usage.CompletionTokens += resp.Usage.CompletionTokens
 	if resp.Recovered != "" {
@@ -209,7 +209,7 @@ func (a *live) take(ctx context.Context, t *turn, step int, resp llm.Response, r
 // followUp decides what follows a reply without tool calls: what to tell the model so
 // that it goes on, or "" to end the turn. A reply cut off at the token limit is asked
 // to go on once; a reply that would end a turn that produced nothing is nudged once.
-func (a *live) followUp(t *turn, resp llm.Response, r role) (string, error) {
+func (a *live) followUp(t *turnState, resp llm.Response, r role) (string, error) {
 	if len(r.tools) == 0 {
 		return "", nil // words are the answer
 	}
@@ -230,7 +230,7 @@ func (a *live) followUp(t *turn, resp llm.Response, r role) (string, error) {
 
 // call executes a reply's tool calls and answers each. done ends the turn: a handler
 // stopped it, or the model keeps making calls that cannot work.
-func (a *live) call(ctx context.Context, t *turn, calls []llm.ToolCall, handle handler) (done bool, err error) {
+func (a *live) call(ctx context.Context, t *turnState, calls []llm.ToolCall, handle handler) (done bool, err error) {
 	stop := false
 	for _, call := range calls {
 		result, done, err := handle(ctx, call)
