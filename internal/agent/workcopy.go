@@ -60,11 +60,16 @@ func (wc *workingCopy) commit(draw int) (commit string, changed bool, err error)
 	if err != nil {
 		return "", false, err
 	}
-	if changed, err = wc.differs(tree); err != nil || !changed {
-		if err == nil && len(dropped) > 0 { // the next turn starts from what was kept, and only that
-			err = wc.checkout(wc.current)
+	if changed, err = wc.differs(tree); err != nil {
+		return "", false, err
+	}
+	if !changed {
+		if len(dropped) > 0 { // what was left out goes: the next turn starts from the solution
+			if err := wc.checkout(wc.current); err != nil {
+				return "", false, err
+			}
 		}
-		return wc.current, false, err
+		return wc.current, false, nil
 	}
 	commit, err = wc.w.CommitAfter(wc.ref, wc.current, tree, commitMessage(wc.owner, draw, dropped))
 	if err != nil {
