@@ -177,6 +177,9 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 	if c.Probe != "" {
 		section["probe"] = c.Probe
 	}
+	if c.Report != "" {
+		section["report"] = c.Report
+	}
 	if len(c.Exclude) > 0 {
 		section["exclude"] = c.Exclude
 	}

@@ -36,6 +36,12 @@ const killGrace = 2 * time.Second
 // execute runs one invocation to its end. The error is the judge's own failure (the
 // sandbox did not start, the context ended); everything the command does is a result.
 func (s *sandbox) execute(ctx context.Context, inv invocation) (result, error) {
+	return s.judged(ctx, inv, nil)
+}
+
+// judged is execute that also hands each run's report, from the output or from the
+// wrapper's report pipe, to ev (when not nil) as it arrives.
+func (s *sandbox) judged(ctx context.Context, inv invocation, ev *evidence) (result, error) {
 	marker, err := newMarker()
 	if err != nil {
 		return result{}, err
@@ -62,12 +68,17 @@ func (s *sandbox) execute(ctx context.Context, inv invocation) (result, error) {
 	flood := make(chan struct{})
 	out := newRunOutput(marker, s.limits.Output, cmp.Or(s.keep, MaxOutput), func() { close(flood) })
 	out.budget = s.limits.Output * int64(max(inv.runs, 1))
+	prog := newProgress()
+	if ev != nil && ev.fromOutput {
+		out.report = ev
+	} else {
+		prog.report = ev
+	}
 	pumped := make(chan struct{})
 	go func() {
 		defer close(pumped)
 		out.pump(pipes[0][0])
 	}()
-	prog := newProgress()
 	reported := make(chan struct{})
 	go func() {
 		defer close(reported)

@@ -3,13 +3,21 @@ package ci
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
 // execute builds a prepared job once, then runs it up to reruns times in one sandbox,
-// stopping at the first run that does not pass.
+// stopping at the first run that exits non-zero. A run that exits 0 passes only when
+// its runner's report proves it (unless the contract names no report).
 func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id string) (Verdict, error) {
 	c := l.contract
+	// Read before the build, which may run code of the coder's.
+	ev, err := l.evidence(dir, id)
+	if err != nil {
+		return Verdict{}, err
+	}
 	if c.Build != "" {
 		inv := invocation{dir: dir, slot: sl, build: true, script: expand(c.Build, id), runs: 1, timeout: c.BuildTimeout}
 		res, err := l.sb.execute(ctx, inv)
@@ -22,18 +30,50 @@ func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id
 		}
 	}
 	inv := invocation{dir: dir, slot: sl, script: expand(c.Run, id), runs: reruns, timeout: c.Timeout}
-	res, err := l.sb.execute(ctx, inv)
+	res, err := l.sb.judged(ctx, inv, ev)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("runs: %w", err)
 	}
 	runs := min(res.starts, reruns) // a test can forge extra start reports
 	v := Verdict{Outcome: Pass, Runs: runs}
-	if !res.passed(reruns) {
+	switch {
+	case !res.passed(reruns):
 		o, note := l.outcome(res, c.Timeout, false)
 		v.Outcome = o
 		v.Output = clip(res.output, fmt.Sprintf("run %d of %d: %s", runs, reruns, note), MaxOutput)
+	case ev == nil:
+		v.Output = clip(nil, exitOnlyNote, MaxOutput)
+	default:
+		if run, problem := ev.firstProblem(reruns); problem != "" {
+			v.Outcome = Fail
+			v.Output = clip(res.output, fmt.Sprintf("run %d of %d: exit status 0 but %s", run, reruns, problem), MaxOutput)
+		}
 	}
 	return v, nil
+}
+
+// evidence is what the runs of a prepared job must report, or nil when the contract
+// names no report. The tests' names come from the placed test file, as the judge wrote
+// it, before anything has run in the job's directory.
+func (l *Local) evidence(dir, id string) (*evidence, error) {
+	c := l.contract
+	if !c.proven() {
+		return nil, nil
+	}
+	rel, err := testPath(c, id)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(filepath.Join(dir, "src"))
+	if err != nil {
+		return nil, fmt.Errorf("read the placed test: %w", err)
+	}
+	defer root.Close()
+	content, err := root.ReadFile(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read the placed test: %w", err)
+	}
+	return newEvidence(c, expect(c, rel, content)), nil
 }
 
 // outcome classifies a build or runs that did not pass, and explains why.

@@ -18,8 +18,15 @@ type Contract struct {
 	// Build, when set, runs once per (tree, test) before the runs; a non-zero exit is a
 	// build failure and the test counts as failing for that coder.
 	Build string `yaml:"build,omitempty" json:"build,omitempty"`
-	// Run runs the test once; exit status 0 means pass.
+	// Run runs the test once. A run passes when it exits 0 and, unless Report is "none",
+	// its runner's report proves that the test ran and passed.
 	Run string `yaml:"run" json:"run"`
+	// Report names the runner's structured report that a pass needs: "test2json" (a Go
+	// test binary's -test.v=test2json output, or go test -json events written to
+	// {report}), "junit" or "tap" (written to {report}), or "none" (or empty): the exit
+	// status alone decides, and passing verdicts say so. "{report}" in Run becomes a
+	// file outside the tree, fresh for every run.
+	Report string `yaml:"report,omitempty" json:"report,omitempty"`
 	// Probe runs a differential probe file (placed like a test) once and lets its stdout
 	// through; "" means Run. It never decides a verdict, so the verdict cache ignores it.
 	Probe string `yaml:"probe,omitempty" json:"probe,omitempty"`
@@ -59,7 +66,7 @@ type Outcome string
 
 const (
 	Pass        Outcome = "pass"
-	Fail        Outcome = "fail"         // a run exited non-zero
+	Fail        Outcome = "fail"         // a run exited non-zero, or its report did not prove a pass
 	Timeout     Outcome = "timeout"      // a run exceeded the contract's timeout
 	BuildFailed Outcome = "build_failed" // the tree plus the test did not build
 	OverLimit   Outcome = "over_limit"   // a run exceeded an output or resource limit

@@ -132,7 +132,8 @@ func TestLocalStats(t *testing.T) {
 	l := newGoJudge(t, 5*time.Second, nil)
 	runBatch(t, l, 4, []judgeCase{
 		{name: "pass", test: goTest("", passTest), want: []Outcome{Pass}, runs: 4},
-		{name: "no tests at all", test: []byte("package x\n"), want: []Outcome{Pass}, runs: 4},
+		// Exit status 0 with nothing run proves nothing; all four runs still count.
+		{name: "no tests at all", test: []byte("package x\n"), want: []Outcome{Fail}, runs: 4, output: "exit status 0 but no test ran"},
 	})
 	s := l.Stats()
 	assert.Equal(t, 2, s.Executions)

@@ -88,6 +88,9 @@ func (o LocalOptions) withDefaults() (LocalOptions, error) {
 			return o, fmt.Errorf("contract: exclude pattern %q: %w", pat, err)
 		}
 	}
+	if err := o.Contract.CheckReport(); err != nil {
+		return o, fmt.Errorf("contract: %w", err)
+	}
 	if o.Contract.Timeout <= 0 {
 		o.Contract.Timeout = defaultTimeout
 	}

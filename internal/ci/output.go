@@ -51,6 +51,7 @@ type runOutput struct {
 	count  int64
 	carry  []byte // bytes that may be the start of a marker
 	fired  bool
+	report *evidence // takes each run's output for its report; nil: not read
 }
 
 func newRunOutput(marker string, limit int64, keep int, over func()) *runOutput {
@@ -65,6 +66,9 @@ func (o *runOutput) write(p []byte) {
 			break
 		}
 		o.add(data[:i])
+		if o.report != nil {
+			o.report.endRun()
+		}
 		o.last = append([]byte(nil), o.cur.Bytes()...)
 		o.cur, o.count = newTail(o.keep), 0
 		data = data[i+len(o.marker):]
@@ -77,6 +81,9 @@ func (o *runOutput) write(p []byte) {
 }
 
 func (o *runOutput) add(b []byte) {
+	if o.report != nil {
+		o.report.output(b)
+	}
 	o.cur.Write(b)
 	o.count += int64(len(b))
 	o.total += int64(len(b))
@@ -110,8 +117,10 @@ func clip(out []byte, note string, max int) string {
 	if room < 0 {
 		room = 0
 	}
-	// Replacing invalid bytes may lengthen the text, so cut after fixing it.
+	// Replacing invalid bytes may lengthen the text, so cut after fixing it. The framing
+	// byte a Go test binary writes under -test.v=test2json means nothing to a reader.
 	text := strings.ToValidUTF8(string(lastBytes(out, 2*room)), "\uFFFD")
+	text = strings.ReplaceAll(text, "\x16", "")
 	text = string(lastBytes([]byte(text), room))
 	return text + note
 }

@@ -39,8 +39,10 @@ func testPath(c Contract, id string) (string, error) {
 	return p, nil
 }
 
-// expand substitutes the test id into a contract command.
-func expand(cmd, id string) string { return strings.ReplaceAll(cmd, "{id}", id) }
+// expand substitutes the test id and the report's path into a contract command.
+func expand(cmd, id string) string {
+	return strings.NewReplacer("{id}", id, reportPlaceholder, reportVar).Replace(cmd)
+}
 
 // excluded reports whether a slash path relative to the tree matches a pattern; a
 // pattern without "/" matches the base name at any depth.

@@ -19,20 +19,28 @@ import (
 // $7 a umask or "".
 //
 // On fd 3 it reports "x" when it starts (proving the sandbox works), "S i" when run i
-// starts, and "E i status" followed by the shell's "times" after it ends. It prints the
-// marker on stdout after each run so the judge can tell the runs' output apart. Between
-// runs it kills what the run left behind and empties /tmp and HOME, so every run starts
-// as fresh as in a sandbox of its own. It stops at the first failing run.
+// starts, and "E i status" followed by the shell's "times" after it ends. Before that,
+// if the run wrote a report to $dixit_report (what {report} stands for: a file in the
+// private tmp, outside the tree), it sends it as "R i", its base64 lines, "R end". It
+// prints the marker on stdout after each run so the judge can tell the runs' output
+// apart. Between runs it kills what the run left behind and empties /tmp and HOME, so
+// every run starts as fresh as in a sandbox of its own. It stops at the first failing
+// run.
 const wrapperScript = `printf 'x\n' >&3 || exit 125
 exec 4>&-
 [ -n "$7" ] && umask "$7"
-i=0 s=0
+i=0 s=0 dixit_report="$5/.dixit-report"
 while [ "$i" -lt "$2" ]; do
 	i=$((i+1))
 	printf 'S %d\n' "$i" >&3
 	(eval "$1") 3>&- </dev/null
 	s=$?
 	[ "$4" = 1 ] && kill -9 -1 2>/dev/null
+	if [ -f "$dixit_report" ] && ! [ -L "$dixit_report" ]; then
+		printf 'R %d\n' "$i" >&3
+		base64 "$dixit_report" >&3 2>/dev/null
+		printf 'R end\n' >&3
+	fi
 	printf '%s' "$3"
 	printf 'E %d %d\n' "$i" "$s" >&3
 	times >&3
@@ -70,6 +78,7 @@ type progress struct {
 	cpu     time.Duration // CPU time of the last finished run's processes
 	total   time.Duration // children CPU time so far
 	notify  chan struct{} // signalled (without blocking) on every report
+	report  *evidence     // takes the runs' reports; nil: they are skipped
 }
 
 func newProgress() *progress { return &progress{notify: make(chan struct{}, 1)} }
@@ -84,8 +93,13 @@ func (p *progress) snapshot() progress {
 func (p *progress) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	timesLines := 0 // "times" lines still expected after an "E" report
+	block := false  // inside a run's report: base64 lines until "R end"
 	for sc.Scan() {
 		line := sc.Text()
+		if block || strings.HasPrefix(line, "R ") {
+			block = p.reportLine(line, block)
+			continue
+		}
 		p.mu.Lock()
 		switch {
 		case timesLines > 0:
@@ -114,6 +128,30 @@ func (p *progress) read(r io.Reader) {
 		default:
 		}
 	}
+}
+
+// reportLine passes one line of a run's report on, and says whether the report goes on.
+func (p *progress) reportLine(line string, block bool) bool {
+	switch {
+	case line == "R end":
+		if p.report != nil {
+			p.report.endBlock()
+		}
+		return false
+	case block:
+		if p.report != nil {
+			p.report.blockLine(line)
+		}
+		return true
+	}
+	run, err := strconv.Atoi(strings.TrimPrefix(line, "R "))
+	if err != nil || run < 1 {
+		return false
+	}
+	if p.report != nil {
+		p.report.startBlock(run)
+	}
+	return true
 }
 
 // childTimes adds up a "times" line of user and system time ("0m1.25s 0m0.01s").

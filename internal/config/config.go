@@ -106,6 +106,7 @@ type file struct {
 		Exclude      []string          `yaml:"exclude"`
 		Build        *string           `yaml:"build"`
 		Run          *string           `yaml:"run"`
+		Report       *string           `yaml:"report"`
 		Probe        *string           `yaml:"probe"`
 		Timeout      *time.Duration    `yaml:"timeout"`
 		BuildTimeout *time.Duration    `yaml:"build_timeout"`
@@ -199,6 +200,7 @@ func (f file) settings() (Settings, error) {
 		setStr(&s.Test.Path, t.Path)
 		setStr(&s.Test.Build, t.Build)
 		setStr(&s.Test.Run, t.Run)
+		setStr(&s.Test.Report, t.Report)
 		setStr(&s.Test.Probe, t.Probe)
 		setStr(&s.Test.Toolchain, t.Toolchain)
 		if t.Exclude != nil {
@@ -249,6 +251,13 @@ func (s Settings) Validate() error {
 		if !c.ok {
 			return strictyaml.Errorf(c.key, "%s", c.why)
 		}
+	}
+	if err := s.Test.CheckReport(); err != nil {
+		key := "test.run" // a known format: what must change is how run writes it
+		if !slices.Contains([]string{"", ci.ReportNone, ci.ReportTest2JSON, ci.ReportJUnit, ci.ReportTAP}, s.Test.Report) {
+			key = "test.report"
+		}
+		return strictyaml.Errorf(key, "%v", err)
 	}
 	for _, p := range s.Test.Exclude {
 		if _, err := path.Match(p, ""); err != nil {

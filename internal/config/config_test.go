@@ -32,7 +32,8 @@ func TestParseCustomContract(t *testing.T) {
 	s, err := config.Parse([]byte(`
 test:
   path: tests/test_dixit_{id}.py
-  run: python3 -m pytest -q tests/test_dixit_{id}.py
+  run: python3 -m pytest -q --junitxml={report} tests/test_dixit_{id}.py
+  report: junit
   probe: python3 -m pytest -q -s tests/test_dixit_{id}.py
   timeout: 10s
   env:
@@ -41,6 +42,7 @@ test:
 	require.NoError(t, err)
 	assert.Equal(t, "tests/test_dixit_{id}.py", s.Test.Path)
 	assert.Empty(t, s.Test.Build, "a custom contract does not inherit the Go build")
+	assert.Equal(t, "junit", s.Test.Report)
 	assert.Equal(t, "python3 -m pytest -q -s tests/test_dixit_{id}.py", s.Test.Probe)
 	assert.Equal(t, "0", s.Test.Env["PYTHONHASHSEED"])
 }
@@ -71,6 +73,9 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"missing run", "test:\n  path: x_test.go\n", "test.run: must be set"},
 		{"bad env name", "test:\n  preset: go\n  env:\n    \"A=B\": x\n", `test.env: bad variable name "A=B"`},
 		{"bad exclude", "test:\n  preset: go\n  exclude: [\"[\"]\n", "test.exclude: bad pattern"},
+		{"unknown report", "test:\n  preset: go\n  report: xunit\n", `line 3: test.report: unknown report "xunit": want test2json, junit, tap or none`},
+		{"report file not named", "test:\n  path: t_{id}.py\n  run: pytest t_{id}.py\n  report: junit\n", "line 3: test.run: report junit is read from a file: put {report} in run"},
+		{"go run without the report", "test:\n  preset: go\n  run: ./dixit.test -test.count=1\n", "line 3: test.run: report test2json reads what a Go test binary prints with -test.v=test2json: add that flag to run"},
 		{"not a mapping", "- 1\n- 2\n", "the file must hold keys and values"},
 		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
 		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},

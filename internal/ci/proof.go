@@ -1,0 +1,118 @@
+package ci
+
+import (
+	"fmt"
+	"strings"
+)
+
+// runnerReport is what one run's report says, whatever its format.
+type runnerReport struct {
+	tests    []testResult
+	suites   []string // names of groups of tests (node's describe, JUnit test suites)
+	summary  string   // the runner's own closing result: "pass", "fail" or "" (not seen)
+	complete bool     // the report reached its end: a closing result, root element or plan
+	damaged  string   // why the report could not be read, or ""
+	// Go's framing also tells when each test started, so a test that never finished and
+	// lines after the closing result show.
+	started    []string
+	unfinished []string
+	trailing   bool
+}
+
+// testResult is one test as the report names it.
+type testResult struct {
+	name    string // as the runner names it; Go subtests as Parent/sub
+	outcome string // "pass", "fail" or "skip"
+}
+
+// expectation is what a run's report must show to prove a pass.
+type expectation struct {
+	// names are the top-level tests the test file defines, as its runner names them;
+	// nil when the judge cannot list them, and then any passing test will do.
+	names []string
+	// unique: each test runs once per run (a Go binary with -test.count=1), so a name
+	// reported twice was written by something else.
+	unique bool
+	// path is the test file's place in the tree: node reports the file itself as a test
+	// when it declared none, which is what an early process.exit(0) looks like.
+	path string
+}
+
+// problem says why a report does not prove that the expected tests ran and passed,
+// none was skipped, and the report is complete; "" when it does.
+func (e expectation) problem(r runnerReport) string {
+	if r.damaged != "" {
+		return "the test report is damaged: " + r.damaged
+	}
+	if len(r.tests) == 0 && len(r.started) == 0 && !r.complete {
+		return missingReport
+	}
+	for _, t := range r.tests {
+		if e.isFile(t.name) {
+			return "the test file reported no test of its own, only that its process ended: " +
+				"the code under test may have ended the process early"
+		}
+		switch t.outcome {
+		case "fail":
+			return fmt.Sprintf("the report says %s failed", t.name)
+		case "skip":
+			return fmt.Sprintf("%s was skipped", t.name)
+		}
+	}
+	if r.summary == "fail" {
+		return "the report says the run failed"
+	}
+	if len(r.unfinished) > 0 {
+		return fmt.Sprintf("%s started but never finished: the code under test may have ended the process early", r.unfinished[0])
+	}
+	if !r.complete {
+		return "the test report is incomplete: the code under test may have ended the process early"
+	}
+	if r.trailing {
+		return "the test report goes on after its closing result: something other than the test runner wrote to it"
+	}
+	passed := map[string]int{}
+	for _, t := range r.tests {
+		passed[t.name]++
+	}
+	if e.unique {
+		for _, t := range r.tests {
+			if n := passed[t.name]; n > 1 {
+				return fmt.Sprintf("the report names %s %d times: something other than the test runner wrote to it", t.name, n)
+			}
+		}
+	}
+	for _, want := range e.names {
+		if !ran(want, passed, r.suites) {
+			return fmt.Sprintf("the expected test %s did not run", want)
+		}
+	}
+	if len(passed) == 0 {
+		return "no test ran"
+	}
+	return ""
+}
+
+// ran reports whether a test the file defines is among the passing ones; pytest names
+// each case of a parametrized test want[...].
+func ran(want string, passed map[string]int, suites []string) bool {
+	if passed[want] > 0 {
+		return true
+	}
+	for name := range passed {
+		if strings.HasPrefix(name, want+"[") {
+			return true
+		}
+	}
+	for _, s := range suites {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// isFile reports whether a reported test is the test file itself.
+func (e expectation) isFile(name string) bool {
+	return e.path != "" && (name == e.path || strings.HasSuffix(name, "/"+e.path))
+}
