@@ -131,7 +131,7 @@ func Choose(s Summary, c Comparison) Pick {
 			agree[name] = c.Differential.Agreement(name)
 		}
 	}
-	ranked := append([]string(nil), candidates...)
+	ranked, unchanged := changedFirst(candidates, size, len(c.Touched) > 0)
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		switch {
@@ -150,6 +150,9 @@ func Choose(s Summary, c Comparison) Pick {
 		return p
 	}
 	p.Why = fmt.Sprintf("%s passes every vetted test, as do %d others. ", p.Coder, len(candidates)-1)
+	if len(unchanged) > 0 {
+		p.Why += fmt.Sprintf("%s changed nothing from the base revision, so the suite does not tell it from the base: left out. ", strings.Join(unchanged, ", "))
+	}
 	// Each step keeps the coders the previous ones could not separate from the pick.
 	tied := ranked
 	narrow := func(score map[string]int) {
@@ -180,6 +183,24 @@ func Choose(s Summary, c Comparison) Pick {
 		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines).", p.Coder, size[p.Coder])
 	}
 	return withWhy(p, "Nothing else tells them apart, so the first in the configured order is shown.")
+}
+
+// changedFirst leaves out of the running the candidates that changed nothing from the base
+// revision, when others did: passing the suite unchanged says the suite cannot tell the
+// base from a solution, not that doing nothing solves the spec. known says whether sizes
+// were measured at all.
+func changedFirst(candidates []string, size map[string]int, known bool) (ranked, unchanged []string) {
+	for _, name := range candidates {
+		if known && size[name] == 0 {
+			unchanged = append(unchanged, name)
+		} else {
+			ranked = append(ranked, name)
+		}
+	}
+	if len(ranked) == 0 {
+		return append([]string(nil), candidates...), nil
+	}
+	return ranked, unchanged
 }
 
 // protocolPick is the other protocols' own choice: the coder they accepted, else the

@@ -57,6 +57,8 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 		{"a unique top score", map[string]int{"c1": 4, "c2": 12, "c3": 9, "c4": 2}, nil, "c2", "dual-agreement score is the highest (12"},
 		{"all tied: the smallest change", map[string]int{}, map[string]int{"c1": 30, "c2": 30, "c3": 5, "c4": 30}, "c3", "smallest (5 lines)"},
 		{"nothing tells them apart", map[string]int{}, map[string]int{"c1": 1, "c2": 1, "c3": 1, "c4": 1}, "c1", "configured order"},
+		{"a coder that changed nothing is left out", map[string]int{"c1": 9, "c2": 9}, map[string]int{"c2": 40, "c3": 5, "c4": 5}, "c2",
+			"c1 changed nothing from the base revision"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
