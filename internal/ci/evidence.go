@@ -31,6 +31,7 @@ type evidence struct {
 	cur      []byte // the report being received
 	over     bool   // cur outgrew maxReport
 	broken   bool   // a line of a file report did not decode
+	unread   bool   // the wrapper could not read the report file
 	framing  bool   // output: inside a framing line
 	ended    int    // output: runs whose separator was seen
 	block    int    // pipe: the run whose report is arriving, 0 when none
@@ -84,7 +85,7 @@ func (e *evidence) endRun() {
 func (e *evidence) startBlock(run int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.block, e.cur, e.over, e.broken = run, e.cur[:0], false, false
+	e.block, e.cur, e.over, e.broken, e.unread = run, e.cur[:0], false, false, false
 }
 
 // blockLine takes one base64 line of the report that is arriving.
@@ -100,6 +101,13 @@ func (e *evidence) blockLine(line string) {
 		return
 	}
 	e.keep(b)
+}
+
+// blockUnread notes that the wrapper found the report but could not send it.
+func (e *evidence) blockUnread() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.unread = e.block != 0
 }
 
 // endBlock judges the report that arrived. A second report for the same run can only
@@ -128,8 +136,10 @@ func (e *evidence) keep(b []byte) {
 // judge says why the report received so far does not prove a pass ("" when it does),
 // and starts afresh.
 func (e *evidence) judge() string {
-	defer func() { e.cur, e.over, e.broken = e.cur[:0], false, false }()
+	defer func() { e.cur, e.over, e.broken, e.unread = e.cur[:0], false, false, false }()
 	switch {
+	case e.unread:
+		return "the test report could not be read in the sandbox (it is unreadable, or base64 from coreutils is missing there)"
 	case e.over:
 		return fmt.Sprintf("the test report is larger than %d bytes", maxReport)
 	case e.broken:

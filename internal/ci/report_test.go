@@ -215,3 +215,29 @@ func TestExitStatusOnlyIsSaid(t *testing.T) {
 	assert.NotContains(t, vs[1].Output, "exit status 0 alone")
 	assert.True(t, strings.HasSuffix(strings.TrimSpace(vs[1].Output), "exit status 3"), vs[1].Output)
 }
+
+// TestReportsTravelFromTheSandbox: a report written to {report} reaches the judge after
+// each run, from a fresh file each time; a run that writes none, a report the sandbox
+// cannot read, and a symbolic link to a file of the tree prove nothing.
+func TestReportsTravelFromTheSandbox(t *testing.T) {
+	c := Contract{Path: "t_{id}.sh", Run: "sh t_{id}.sh {report}", Report: ReportTAP, Timeout: 10e9}
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), Logger: quietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	tap := `printf 'TAP version 13\nok 1 - adds\n1..1\n' > "$1"` + "\n"
+	tree := mapTree{"forged.tap": "ok 1 - adds\n1..1\n"}
+	runBatch(t, l, 3, []judgeCase{
+		{name: "every run reports", tree: tree, test: []byte(tap), want: []Outcome{Pass}, runs: 3},
+		{name: "no report", tree: tree, test: []byte("exit 0\n"), want: []Outcome{Fail},
+			output: "run 1 of 3: exit status 0 but the test report is missing"},
+		{name: "only the first run reports", tree: tree, want: []Outcome{Fail},
+			test:   []byte("[ -e once ] && exit 0\ntouch once\n" + tap),
+			output: "run 2 of 3: exit status 0 but the test report is missing"},
+		{name: "a failing test in a report", tree: tree, want: []Outcome{Fail}, output: "the report says adds failed",
+			test: []byte(`printf 'not ok 1 - adds\n1..1\n' > "$1"` + "\n")},
+		{name: "unreadable", tree: tree, want: []Outcome{Fail}, output: "the test report could not be read in the sandbox",
+			test: []byte(tap + `chmod 000 "$1"` + "\n")},
+		{name: "a link to the tree's own", tree: tree, want: []Outcome{Fail}, output: "the test report is missing",
+			test: []byte(`ln -s "$PWD/forged.tap" "$1"` + "\n")},
+	})
+}

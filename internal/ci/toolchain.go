@@ -84,7 +84,7 @@ func pythonToolchain(ctx context.Context) (toolchain, error) {
 		mounts: []string{out[0], out[1]},
 		path:   []string{out[2]},
 		env:    map[string]string{"PYTHONDONTWRITEBYTECODE": "1"},
-		check:  "python3 -c pass",
+		check:  "python3 -c pass && " + reportCheck,
 	}, nil
 }
 
@@ -104,9 +104,13 @@ func nodeToolchain(ctx context.Context) (toolchain, error) {
 	return toolchain{
 		mounts: []string{prefix},
 		path:   []string{filepath.Dir(out[0]), filepath.Dir(bin)},
-		check:  "node -e 0",
+		check:  "node -e 0 && " + reportCheck,
 	}, nil
 }
+
+// reportCheck proves the sandbox can send a report file to the judge (the wrapper
+// encodes it with base64); the presets of these toolchains write one.
+const reportCheck = "base64 </dev/null"
 
 // hostLines runs a host command and returns its trimmed output lines.
 func hostLines(ctx context.Context, name string, args ...string) ([]string, error) {

@@ -21,7 +21,8 @@ import (
 // On fd 3 it reports "x" when it starts (proving the sandbox works), "S i" when run i
 // starts, and "E i status" followed by the shell's "times" after it ends. Before that,
 // if the run wrote a report to $dixit_report (what {report} stands for: a file in the
-// private tmp, outside the tree), it sends it as "R i", its base64 lines, "R end". It
+// private tmp, outside the tree), it sends it as "R i", its base64 lines ("R error" if
+// it could not read it), "R end". It
 // prints the marker on stdout after each run so the judge can tell the runs' output
 // apart. Between runs it kills what the run left behind and empties /tmp and HOME, so
 // every run starts as fresh as in a sandbox of its own. It stops at the first failing
@@ -38,7 +39,7 @@ while [ "$i" -lt "$2" ]; do
 	[ "$4" = 1 ] && kill -9 -1 2>/dev/null
 	if [ -f "$dixit_report" ] && ! [ -L "$dixit_report" ]; then
 		printf 'R %d\n' "$i" >&3
-		base64 "$dixit_report" >&3 2>/dev/null
+		base64 "$dixit_report" >&3 2>/dev/null || printf 'R error\n' >&3
 		printf 'R end\n' >&3
 	fi
 	printf '%s' "$3"
@@ -138,6 +139,11 @@ func (p *progress) reportLine(line string, block bool) bool {
 			p.report.endBlock()
 		}
 		return false
+	case line == "R error":
+		if p.report != nil {
+			p.report.blockUnread()
+		}
+		return true
 	case block:
 		if p.report != nil {
 			p.report.blockLine(line)
