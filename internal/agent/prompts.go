@@ -49,8 +49,9 @@ is made (%s stands for a unique name)`, "`"+contract.Path+"`", "`{id}`")
 	if contract.Build != "" {
 		fmt.Fprintf(&b, ", built with `%s`", contract.Build)
 	}
-	fmt.Fprintf(&b, ` and run with `+"`%s`"+`. The test passes when that command
-exits with status 0. Test what the specification asks for, through the interface it describes.
+	fmt.Fprintf(&b, ` and run with `+"`%s`"+`. The test passes when the test
+runner reports every test in the file as run and passed; a skipped test fails, and so does a
+run that ends early. Test what the specification asks for, through the interface it describes.
 Submit each test with submit_test, giving the whole file.
 `, contract.Run)
 	if s.Direction != "" {
