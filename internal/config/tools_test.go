@@ -24,9 +24,9 @@ func TestAgentsTools(t *testing.T) {
 
 	for yaml, want := range map[string]string{
 		"agents:\n  model: m\n  tools: natve\n": `.github/dixit.yml line 3: agents.tools: must be one of auto, native, text (got "natve")`,
-		"agents:\n  tools: \"\"\n":               `.github/dixit.yml line 2: agents.tools: must be one of auto, native, text (got "")`,
-		"agents:\n  tools: [native]\n":           `.github/dixit.yml line 2: agents.tools:`,
-		"agents:\n  tool: native\n":              `.github/dixit.yml line 2: unknown key "tool" in agents; did you mean "tools"?`,
+		"agents:\n  tools: \"\"\n":              `.github/dixit.yml line 2: agents.tools: must be one of auto, native, text (got "")`,
+		"agents:\n  tools: [native]\n":          `.github/dixit.yml line 2: agents.tools:`,
+		"agents:\n  tool: native\n":             `.github/dixit.yml line 2: unknown key "tool" in agents; did you mean "tools"?`,
 	} {
 		_, err := config.ParseNamed(".github/dixit.yml", []byte(yaml))
 		require.Error(t, err, yaml)
