@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -25,8 +26,16 @@ func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id
 			return Verdict{}, fmt.Errorf("build: %w", err)
 		}
 		if !res.passed(1) {
-			_, note := l.outcome(res, c.BuildTimeout, true)
-			return Verdict{Outcome: BuildFailed, Output: clip(res.output, "build: "+note, MaxOutput)}, nil
+			o, note := l.outcome(res, c.BuildTimeout, true)
+			if o != OverLimit && fileTooLarge(res.output) {
+				// A compiler or linker hit RLIMIT_FSIZE (Go's runtime ignores SIGXFSZ, so it
+				// sees EFBIG): the toolchain reports it, the build's exit status does not.
+				o, note = OverLimit, fmt.Sprintf("a build step wrote a file larger than %d bytes", l.sb.limits.BuildFile)
+			}
+			if o != OverLimit {
+				o = BuildFailed
+			}
+			return Verdict{Outcome: o, Output: clip(res.output, "build: "+note, MaxOutput)}, nil
 		}
 	}
 	inv := invocation{dir: dir, slot: sl, script: expand(c.Run, id), runs: reruns, timeout: c.Timeout}
@@ -91,4 +100,9 @@ func (l *Local) outcome(res result, timeout time.Duration, build bool) (Outcome,
 		return Fail, fmt.Sprintf("the sandbox stopped after %d runs (exit %d)", res.ends, res.sandboxExit)
 	}
 	return Fail, fmt.Sprintf("exit status %d", res.exit)
+}
+
+// fileTooLarge reports whether build output says a step hit the file size limit.
+func fileTooLarge(output []byte) bool {
+	return bytes.Contains(output, []byte("file too large")) || bytes.Contains(output, []byte("file size limit exceeded"))
 }

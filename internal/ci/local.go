@@ -22,6 +22,10 @@ type Local struct {
 
 	mu    sync.Mutex
 	stats Stats
+
+	cacheLimit int64      // bytes the toolchain cache may hold (LocalOptions.CacheLimit)
+	trimMu     sync.Mutex // one cache walk at a time
+	trimmed    time.Time  // when the cache was last walked
 }
 
 var _ Judge = (*Local)(nil)
@@ -52,7 +56,7 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 		os.RemoveAll(work)
 		return nil, fmt.Errorf("work dir: %w", err)
 	}
-	l := &Local{contract: opts.Contract, work: work, log: opts.Logger, slots: make(chan slot, opts.Parallel)}
+	l := &Local{contract: opts.Contract, work: work, log: opts.Logger, slots: make(chan slot, opts.Parallel), cacheLimit: opts.CacheLimit}
 	lanes := make([]slot, opts.Parallel)
 	for i := range lanes {
 		lanes[i] = slot{index: i, uid: os.Getuid(), gid: os.Getgid()}
@@ -172,6 +176,7 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel st
 		return Verdict{}, err
 	}
 	v, err := l.execute(ctx, dir, sl, reruns, job.Test.ID)
+	l.trimCache()
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -23,7 +23,10 @@ type Limits struct {
 	Memory   int64         // address space per process in bytes (RLIMIT_AS)
 	Procs    int           // processes and threads of the sandbox user (RLIMIT_NPROC)
 	FileSize int64         // largest file a process may write (RLIMIT_FSIZE)
-	Output   int64         // combined stdout+stderr of one run above which it is killed
+	// BuildFile is the largest file a build may write: an object in the build cache or the
+	// test binary. A tree that compiles a huge constant into an object fails over_limit.
+	BuildFile int64
+	Output    int64 // combined stdout+stderr of one run above which it is killed
 	// The verdict keeps only the last MaxOutput bytes of the failing run.
 }
 
@@ -31,11 +34,12 @@ type Limits struct {
 // Go's runtime and compiler both work under a 2 GiB address space.
 func DefaultLimits() Limits {
 	return Limits{
-		CPU:      60 * time.Second,
-		Memory:   2 << 30,
-		Procs:    256,
-		FileSize: 64 << 20,
-		Output:   8 << 20,
+		CPU:       60 * time.Second,
+		Memory:    2 << 30,
+		Procs:     256,
+		FileSize:  64 << 20,
+		BuildFile: 256 << 20,
+		Output:    8 << 20,
 	}
 }
 
@@ -50,6 +54,10 @@ type LocalOptions struct {
 	// only by builds. Keep it between judges: a cold Go cache costs ~30 s of compiling the
 	// standard library. Empty means a directory that dies with the judge.
 	CacheDir string
+	// CacheLimit is how many bytes CacheDir may hold: past it, the files used least
+	// recently go (DefaultCacheLimit when zero). One job adds at most Limits.BuildFile
+	// per file it builds, so the cap is soft by about that much.
+	CacheLimit int64
 	// Parallel is how many jobs run at once; runtime.NumCPU() when zero.
 	Parallel int
 	Limits   Limits
@@ -64,6 +72,10 @@ type LocalOptions struct {
 	Private []string
 	Logger  *slog.Logger
 }
+
+// DefaultCacheLimit bounds the toolchain cache: a busy server's Go cache for a few
+// repositories fits with room to spare.
+const DefaultCacheLimit = 4 << 30
 
 // MaxOutput caps Verdict.Output.
 const MaxOutput = 8 << 10
@@ -132,6 +144,12 @@ func (o LocalOptions) withDefaults() (LocalOptions, error) {
 	}
 	if o.Limits.Output <= 0 {
 		o.Limits.Output = d.Output
+	}
+	if o.Limits.BuildFile <= 0 {
+		o.Limits.BuildFile = d.BuildFile
+	}
+	if o.CacheLimit <= 0 {
+		o.CacheLimit = DefaultCacheLimit
 	}
 	return o, nil
 }

@@ -126,7 +126,7 @@ func (s *sandbox) phaseLimits(build bool) Limits {
 	if build {
 		l.Procs *= 4
 		l.CPU = max(l.CPU, s.buildTimeout)
-		l.FileSize = max(l.FileSize, 1<<30)
+		l.FileSize = max(l.FileSize, l.BuildFile)
 	}
 	return l
 }
