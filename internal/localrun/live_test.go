@@ -51,20 +51,7 @@ agents:
     - {name: zero, direction: "Focus on zero."}
 `,
 	}
-	repo, err := git.PlainInit(dir, false)
-	require.NoError(t, err)
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		_, err := wt.Add(name)
-		require.NoError(t, err)
-	}
-	_, err = wt.Commit("stub", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1, 0)}})
-	require.NoError(t, err)
-	return dir
+	return commitFiles(t, dir, files)
 }
 
 func call(id, name string, args any) llmtest.ToolCall {
@@ -317,20 +304,7 @@ agents:
     - {name: greeter}
 `,
 	}
-	repo, err := git.PlainInit(dir, false)
-	require.NoError(t, err)
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		_, err := wt.Add(name)
-		require.NoError(t, err)
-	}
-	_, err = wt.Commit("stub", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1, 0)}})
-	require.NoError(t, err)
-	return dir
+	return commitFiles(t, dir, files)
 }
 
 // TestLiveRunAgainstAModelThatWritesItsCallsAsText: every agent's model answers as
@@ -411,4 +385,23 @@ func TestLiveRunAgainstAModelThatWritesItsCallsAsText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, res.Outcome, again.Result.Outcome)
 	assert.Len(t, srv.Requests(), requests, "no reply is paid for twice")
+}
+
+// commitFiles makes dir a git repository whose one commit holds files, and returns dir.
+func commitFiles(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	repo, err := git.PlainInit(dir, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		_, err := wt.Add(name)
+		require.NoError(t, err)
+	}
+	_, err = wt.Commit("stub", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1, 0)}})
+	require.NoError(t, err)
+	return dir
 }
