@@ -45,6 +45,11 @@ func NewCoder(opts Options, dir, base string, runner workspace.Runner) (*Coder, 
 	if c.ws, err = workspace.Open(dir, workspace.Options{Runner: runner}); err != nil {
 		return nil, fmt.Errorf("coder %s: %w", c.name, err)
 	}
+	files, err := listing(c.ws)
+	if err != nil {
+		return nil, fmt.Errorf("coder %s: %w", c.name, err)
+	}
+	c.textSystem = coderTextPrompt(opts.Settings, files)
 	return c, nil
 }
 
@@ -63,8 +68,10 @@ func (c *Coder) Solve(ctx context.Context, turn orchestrate.Turn) (string, error
 			result, err := c.ws.Call(ctx, call)
 			return result, false, err
 		},
-		produced: func(llm.Message) (bool, error) { return c.changed() },
-		nudge:    nudgeCoder,
+		produced:  func(llm.Message) (bool, error) { return c.changed() },
+		nudge:     nudgeCoder,
+		text:      c.applyText,
+		textNudge: nudgeCoderText,
 	})
 	if err != nil {
 		return "", err

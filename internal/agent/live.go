@@ -41,6 +41,10 @@ type live struct {
 	messages []llm.Message
 	usage    llm.Usage
 	failed   int // failed turns: a degenerate reply, an overfull context, a refusal, no change
+	// text: the agent speaks the text protocol (agents.tools: text, or auto once the
+	// endpoint refused tools); textSystem then stands in for the system message.
+	text       bool
+	textSystem string
 }
 
 // newLive starts a conversation with the role's instructions as the system message; the
@@ -57,7 +61,7 @@ func newLive(opts Options, system string) (*live, error) {
 		return nil, err
 	}
 	return &live{
-		opts: opts, name: opts.Settings.Name, replies: replies,
+		opts: opts, name: opts.Settings.Name, replies: replies, text: opts.Tools == config.ToolsText || replies.text,
 		cps:      checkpoint.New(opts.Workshop, opts.Run, opts.Settings.Name),
 		messages: []llm.Message{{Role: llm.RoleSystem, Content: system}},
 	}, nil
@@ -105,6 +109,9 @@ type role struct {
 	// there is nothing to produce but words.
 	produced func(last llm.Message) (bool, error)
 	nudge    string // said once when a reply without calls ends a turn that produced nothing
+	// text acts on a reply in the text protocol; nil for a role that has none.
+	text      func(ctx context.Context, last llm.Message) (textReply, error)
+	textNudge string // nudge, in the text protocol
 }
 
 // What the agents are told when a reply would end the turn too early. Each is said at
@@ -139,7 +146,7 @@ func (a *live) converse(ctx context.Context, draw int, r role) (refused bool, er
 	}
 	t := &turnState{draw: draw}
 	for step := 1; step <= a.opts.MaxSteps; step++ {
-		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, a.request(draw, r.tools))
+		resp, err := a.replies.chat(ctx, a.opts.Client, draw, step, a.request(draw, r))
 		switch {
 		case errors.Is(err, llm.ErrContextLength) && !t.compacted:
 			t.compacted = true
@@ -154,6 +161,12 @@ func (a *live) converse(ctx context.Context, draw int, r role) (refused bool, er
 			a.failed++
 			a.opts.Logger.Warn("agent: turn ended early", "agent", a.name, "draw", draw, "err", err)
 			return false, nil
+		case err != nil && a.mayTurnToText(r) && toolsUnsupported(err):
+			if err := a.turnToText(draw, step, err); err != nil {
+				return false, err
+			}
+			step-- // the refused request was no reply: this step is asked again, without tools
+			continue
 		case err != nil:
 			return false, fmt.Errorf("%s: %w", a.name, err)
 		}
@@ -166,13 +179,17 @@ func (a *live) converse(ctx context.Context, draw int, r role) (refused bool, er
 }
 
 // request is the next request of the conversation.
-func (a *live) request(draw int, tools []llm.Tool) llm.Request {
+func (a *live) request(draw int, r role) llm.Request {
+	tools, messages := r.tools, a.messages
+	if a.text {
+		tools, messages = nil, a.textMessages()
+	}
 	model := a.opts.Settings.Model
 	if model == "" {
 		model = a.opts.Model
 	}
 	seed := a.opts.Settings.Seed + draw // a re-roll after a rollback samples afresh
-	return llm.Request{Model: model, Messages: a.messages, Tools: tools, Temperature: a.opts.Settings.Temperature,
+	return llm.Request{Model: model, Messages: messages, Tools: tools, Temperature: a.opts.Settings.Temperature,
 		Seed: &seed, NativeCallsOnly: a.opts.Tools == config.ToolsNative}
 }
 
@@ -194,16 +211,24 @@ func (a *live) take(ctx context.Context, t *turnState, step int, resp llm.Respon
 			"refusal", clip(resp.Message.Content, 200))
 		return true, nil
 	}
+	if a.text && r.text != nil {
+		return a.takeText(ctx, t, step, resp, r)
+	}
 	if len(resp.Message.ToolCalls) == 0 {
-		next, err := a.followUp(t, resp, r)
-		if err != nil || next == "" {
-			return true, err
-		}
-		a.opts.Logger.Info("agent: the turn goes on", "agent", a.name, "draw", t.draw, "step", step, "told", next)
-		a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: next})
-		return false, nil
+		return a.goOn(t, step, resp, r)
 	}
 	return a.call(ctx, t, resp.Message.ToolCalls, r.handle)
+}
+
+// goOn follows up a reply that did nothing, or ends the turn (followUp).
+func (a *live) goOn(t *turnState, step int, resp llm.Response, r role) (done bool, err error) {
+	next, err := a.followUp(t, resp, r)
+	if err != nil || next == "" {
+		return true, err
+	}
+	a.opts.Logger.Info("agent: the turn goes on", "agent", a.name, "draw", t.draw, "step", step, "told", next)
+	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: next})
+	return false, nil
 }
 
 // followUp decides what follows a reply without tool calls: what to tell the model so
@@ -215,6 +240,9 @@ func (a *live) followUp(t *turnState, resp llm.Response, r role) (string, error)
 	}
 	if resp.Truncated() && !t.continued {
 		t.continued = true
+		if a.text {
+			return cutOffText, nil
+		}
 		return cutOff, nil
 	}
 	if r.produced == nil || t.nudged {
@@ -225,6 +253,9 @@ func (a *live) followUp(t *turnState, resp llm.Response, r role) (string, error)
 		return "", err
 	}
 	t.nudged = true
+	if a.text && r.textNudge != "" {
+		return r.textNudge, nil
+	}
 	return r.nudge, nil
 }
 

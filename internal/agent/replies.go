@@ -19,6 +19,7 @@ type replyLog struct {
 	recorded map[string]reply
 	live     int   // replies paid for in this process
 	stats    Stats // of every reply journalled
+	text     bool  // the journal holds the switch to the text protocol
 }
 
 // Stats describes an agent's replies as its journal holds them: every reply paid for,
@@ -46,6 +47,10 @@ type reply struct {
 	Step     int          `json:"step"`
 	Digest   string       `json:"digest"` // of the request: a different request is not replayed
 	Response llm.Response `json:"response"`
+	// Mode, when set, makes the entry a switch to another protocol rather than a reply:
+	// "text" once the endpoint showed it cannot take tools (Why says how).
+	Mode string `json:"mode,omitempty"`
+	Why  string `json:"why,omitempty"`
 }
 
 func openReplies(w *gitstate.Workshop, run, agent string) (*replyLog, error) {
@@ -62,6 +67,10 @@ func openReplies(w *gitstate.Workshop, run, agent string) (*replyLog, error) {
 		var r reply
 		if err := json.Unmarshal(data, &r); err != nil {
 			return nil, fmt.Errorf("replies of %s: entry %d is corrupt: %w", agent, i+1, err)
+		}
+		if r.Mode == modeText {
+			l.text = true
+			continue
 		}
 		l.recorded[key(r.Draw, r.Step)] = r
 		l.stats.add(r.Response)
@@ -99,4 +108,21 @@ func (l *replyLog) chat(ctx context.Context, client llm.Client, draw, step int, 
 	l.live++
 	l.stats.add(resp)
 	return resp, nil
+}
+
+// modeText marks the journal entry of a switch to the text protocol.
+const modeText = "text"
+
+// switchToText journals the switch to the text protocol, so that a resumed run makes
+// the same requests and has its replies replayed.
+func (l *replyLog) switchToText(draw, step int, why string) error {
+	rec, err := json.Marshal(reply{Draw: draw, Step: step, Mode: modeText, Why: why})
+	if err != nil {
+		return fmt.Errorf("encode the switch to text: %w", err)
+	}
+	if err := l.journal.Append(rec); err != nil {
+		return fmt.Errorf("journal the switch to text: %w", err)
+	}
+	l.text = true
+	return nil
 }

@@ -52,6 +52,11 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 	if err != nil {
 		return nil, fmt.Errorf("tester %s: %w", opts.Settings.Name, err)
 	}
+	files, err := listing(ws)
+	if err != nil {
+		return nil, fmt.Errorf("tester %s: %w", opts.Settings.Name, err)
+	}
+	l.textSystem = testerTextPrompt(opts.Settings, contract, files)
 	return &Tester{live: l, ws: ws, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name,
 		tools: append(ws.Tools(), submitTool), langs: fenceLabels(contract.Path),
 		jsonTests: strings.EqualFold(path.Ext(contract.Path), ".json")}, nil
@@ -76,8 +81,10 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 			test = content
 			return "Received.", true, nil
 		},
-		produced: func(last llm.Message) (bool, error) { return t.codeBlock(last) != nil, nil },
-		nudge:    nudgeTester,
+		produced:  func(last llm.Message) (bool, error) { return t.codeBlock(last) != nil, nil },
+		nudge:     nudgeTester,
+		text:      t.readText,
+		textNudge: nudgeTesterText,
 	})
 	if err != nil {
 		return orchestrate.Proposal{}, err
@@ -96,6 +103,20 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 		return orchestrate.Proposal{}, err
 	}
 	return orchestrate.Proposal{Content: test}, nil
+}
+
+// readText answers a reply in the text protocol that asks for files with READ lines;
+// a reply holding a test block ends the turn with it (Propose takes the block).
+func (t *Tester) readText(ctx context.Context, msg llm.Message) (textReply, error) {
+	reads := readRequests(msg.Content)
+	if t.codeBlock(msg) != nil || len(reads) == 0 {
+		return textReply{}, nil
+	}
+	files, err := readFiles(ctx, t.ws, reads)
+	if err != nil {
+		return textReply{}, fmt.Errorf("%s: %w", t.name, err)
+	}
+	return textReply{answer: files + "Write the test as one fenced block when you are ready."}, nil
 }
 
 // submission checks submit_test's arguments and returns the test or what is wrong.

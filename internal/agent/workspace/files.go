@@ -26,27 +26,10 @@ func (w *Workspace) read(raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// O_NONBLOCK: opening a FIFO a command left behind must not hang the call.
-	f, err := w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, size, err := w.readFile(rel)
 	if err != nil {
-		return "", fsError(rel, err)
+		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	if fi.IsDir() {
-		return "", toolErrorf("%s is a directory; use list_files to see what it holds", rel)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", toolErrorf("%s is not a regular file", rel)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxRead))
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	size := max(fi.Size(), int64(len(data)))
 	if size == 0 {
 		return fmt.Sprintf("(%s is empty)", rel), nil
 	}
@@ -61,6 +44,31 @@ func (w *Workspace) read(raw string) (string, error) {
 		data = data[:len(data)-1]
 	}
 	return fmt.Sprintf("%s\n[cut: showing the first %d of %d bytes of %s]", data, len(data), size, rel), nil
+}
+
+// readFile reads a regular file's first MaxRead bytes; size is its whole size.
+func (w *Workspace) readFile(rel string) (data []byte, size int64, err error) {
+	// O_NONBLOCK: opening a FIFO a command left behind must not hang the call.
+	f, err := w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, fsError(rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, fsError(rel, err)
+	}
+	if fi.IsDir() {
+		return nil, 0, toolErrorf("%s is a directory; use list_files to see what it holds", rel)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, toolErrorf("%s is not a regular file", rel)
+	}
+	data, err = io.ReadAll(io.LimitReader(f, w.opts.MaxRead))
+	if err != nil {
+		return nil, 0, fsError(rel, err)
+	}
+	return data, max(fi.Size(), int64(len(data))), nil
 }
 
 // binary reports whether data looks like anything but text: a NUL byte, or invalid
