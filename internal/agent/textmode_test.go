@@ -203,3 +203,47 @@ func TestParseTextFindsPathsWhereModelsPutThem(t *testing.T) {
 	_, done = parseText("All set.\n**DONE**")
 	assert.True(t, done)
 }
+
+// Diffs as models write them: git's, one creating a file, one deleting it, and one
+// that does not apply, which is refused with the reason and changes nothing.
+func TestATextCoderAppliesDiffsAndRefusesOneThatDoesNotApply(t *testing.T) {
+	r := newRig(t, "amber")
+	r.opts.Tools = config.ToolsText
+	c := r.coder(t)
+	r.srv.Enqueue(
+		llmtest.Text("```diff\ndiff --git a/go.mod b/go.mod\nindex 1..2 100644\n--- a/go.mod\n+++ b/go.mod\n"+
+			"@@ -1 +1 @@\n-module x\n+module example.com/x\n```\n"+
+			"```diff\n--- /dev/null\n+++ b/new.go\n@@ -0,0 +1,2 @@\n+package x\n+// new\n```\n"+
+			"```patch\n--- a/missing.go\n+++ b/missing.go\n@@ -1 +1 @@\n-a\n+b\n```\n"+
+			"```diff\n--- a/go.mod\n+++ b/go.mod\n@@ -1 +1 @@\n-module y\n+module z\n```\n"),
+		llmtest.Text("```diff\n--- a/new.go\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-package x\n-// new\n```\n"+
+			"```go path=x.go\npackage x\n```\nDONE"),
+	)
+	commit, err := c.Solve(context.Background(), solve1)
+	require.NoError(t, err)
+
+	told := lastUser(t, r, 1)
+	assert.Contains(t, told, "replaced go.mod")
+	assert.Contains(t, told, "created new.go")
+	assert.Contains(t, told, "error: the diff of missing.go was not applied: missing.go does not exist")
+	assert.Contains(t, told, "error: the diff of go.mod does not apply to the file as it is")
+	got := files(t, r.opts.Workshop, commit)
+	assert.Equal(t, "module example.com/x\n", got["go.mod"], "the diff that did not apply changed nothing")
+	assert.NotContains(t, got, "new.go", "deleted by the second reply's diff")
+	assert.Equal(t, "package x\n", got["x.go"])
+}
+
+// A tester's READ is confined to the base revision like read_file.
+func TestATextTesterCannotReadOutsideTheRepository(t *testing.T) {
+	contract, _ := ci.Preset("go")
+	r := newRig(t, "ivy")
+	r.opts.Tools = config.ToolsText
+	tester := r.tester(t, contract)
+	r.srv.Enqueue(llmtest.Text("READ ../../../etc/passwd"), llmtest.Text("```go\npackage x\n```"))
+	p, err := tester.Propose(context.Background(), orchestrate.Turn{Message: "Please propose one more test.", Draw: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "package x\n", string(p.Content))
+	told := lastUser(t, r, 1)
+	assert.Contains(t, told, "error: ")
+	assert.NotContains(t, told, "root:")
+}
