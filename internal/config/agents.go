@@ -31,12 +31,13 @@ type Agents struct {
 // How the agents' tool calls are read (agents.tools).
 const (
 	// ToolsAuto takes the server's tool calls and the calls a model wrote as text (JSON,
-	// a ```json fence, <tool_call> tags), as many local models do.
+	// a ```json fence, <tool_call> tags), as many local models do, and turns an agent to
+	// ToolsText when the endpoint refuses a request because it offers tools.
 	ToolsAuto = "auto"
 	// ToolsNative takes the server's tool calls only: text stays text.
 	ToolsNative = "native"
-	// ToolsText is for models without tool calling. For now it reads calls as ToolsAuto
-	// does; a protocol of its own (files as fenced blocks) is a later step.
+	// ToolsText is for models without tool calling: no tools are offered, and files and
+	// tests are written as fenced blocks (docs/agents.md, "Models without tool calling").
 	ToolsText = "text"
 )
 
