@@ -58,6 +58,17 @@ func (a *live) takeText(ctx context.Context, t *turnState, step int, resp llm.Re
 	if out.done {
 		return true, nil
 	}
+	if out.refused {
+		t.badCalls++
+	} else {
+		t.badCalls = 0
+	}
+	if t.badCalls >= maxBadCalls {
+		// The model keeps writing what cannot be applied: as with bad tool calls.
+		a.failed++
+		a.opts.Logger.Warn("agent: turn ended after repeated refused blocks", "agent", a.name, "draw", t.draw)
+		return true, nil
+	}
 	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: out.answer})
 	return false, nil
 }

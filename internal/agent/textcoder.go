@@ -17,6 +17,9 @@ import (
 type textReply struct {
 	answer string // what was written and refused, told to the model; "" when it wrote no block
 	done   bool   // the model said DONE and everything it wrote was applied
+	// refused: the reply wrote blocks and every one was refused, as a reply whose tool
+	// calls all fail; maxBadCalls such replies in a row end the turn.
+	refused bool
 }
 
 // applyText applies a coder's reply in the text protocol to the working copy, through
@@ -29,7 +32,7 @@ func (c *Coder) applyText(ctx context.Context, msg llm.Message) (textReply, erro
 		return textReply{done: done}, nil
 	}
 	var results []string
-	refused := false
+	refused, applied := false, false
 	for i, b := range blocks {
 		var lines []string
 		var err error
@@ -51,6 +54,7 @@ func (c *Coder) applyText(ctx context.Context, msg llm.Message) (textReply, erro
 		}
 		for _, l := range lines {
 			refused = refused || workspace.IsToolError(l)
+			applied = applied || !workspace.IsToolError(l)
 			results = append(results, "- "+l)
 		}
 	}
@@ -64,7 +68,8 @@ func (c *Coder) applyText(ctx context.Context, msg llm.Message) (textReply, erro
 	}
 	answer.WriteString(files)
 	answer.WriteString("Write more blocks to change files, or a line DONE when the implementation is complete.")
-	return textReply{answer: answer.String(), done: done && !refused && len(reads) == 0}, nil
+	return textReply{answer: answer.String(), done: done && !refused && len(reads) == 0,
+		refused: len(results) > 0 && !applied && len(reads) == 0}, nil
 }
 
 // applyDiff applies a unified diff file by file: each file's patch is applied to its

@@ -247,3 +247,50 @@ func TestATextTesterCannotReadOutsideTheRepository(t *testing.T) {
 	assert.Contains(t, told, "error: ")
 	assert.NotContains(t, told, "root:")
 }
+
+// A coder that keeps writing only what is refused ends its turn as a failed attempt
+// after maxBadCalls such replies, as one whose tool calls keep failing does.
+func TestATextCoderWhoseBlocksAreAllRefusedStops(t *testing.T) {
+	r := newRig(t, "amber")
+	r.opts.Tools = config.ToolsText
+	c := r.coder(t)
+	for range maxBadCalls {
+		r.srv.Enqueue(llmtest.Text("```yaml path=.github/workflows/ci.yml\non: push\n```\nDONE"))
+	}
+	commit, err := c.Solve(context.Background(), solve1)
+	require.NoError(t, err)
+	assert.Equal(t, r.base, commit)
+	assert.Len(t, r.srv.Requests(), maxBadCalls)
+	assert.Equal(t, 1, c.failed)
+}
+
+// Each server's words for "no tools here" turn an auto agent to the text protocol.
+func TestAutoTurnsToTextOnEachServersRefusal(t *testing.T) {
+	for name, refusal := range map[string]llmtest.Step{
+		"ollama": ollamaNoTools,
+		"vllm without a tool-call parser": {Status: http.StatusBadRequest, Error: &llmtest.APIError{
+			Message: `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`,
+			Type:    "BadRequestError"}},
+		"llama.cpp without --jinja": {Status: http.StatusInternalServerError, Error: &llmtest.APIError{
+			Message: "tools param requires --jinja flag", Type: "server_error"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRig(t, "amber")
+			c := r.coder(t)
+			r.srv.Enqueue(refusal, llmtest.Text("```go path=x.go\npackage x\n```\nDONE"))
+			commit, err := c.Solve(context.Background(), solve1)
+			require.NoError(t, err)
+			assert.Equal(t, "package x\n", files(t, r.opts.Workshop, commit)["x.go"])
+			assert.True(t, c.text)
+		})
+	}
+	t.Run("any other 400 stays an error", func(t *testing.T) {
+		r := newRig(t, "amber")
+		c := r.coder(t)
+		r.srv.Enqueue(llmtest.Step{Status: http.StatusBadRequest, Error: &llmtest.APIError{
+			Message: "Invalid value for 'temperature'", Type: "invalid_request_error"}})
+		_, err := c.Solve(context.Background(), solve1)
+		require.Error(t, err)
+		assert.False(t, c.text)
+	})
+}
