@@ -187,6 +187,9 @@ func TestParseTextFindsPathsWhereModelsPutThem(t *testing.T) {
 		"first line comment":    {"```go\n// path: calc.go\nx\n```", "calc.go"},
 		"a label is no path":    {"```go\nx\n```", ""},
 		"prose is no path":      {"Here is the code for the calculator:\n```go\nx\n```", ""},
+		"a word is no path":     {"Done.\n```go\nx\n```", ""},
+		"File: names any file":  {"File: Makefile\n```\nx\n```", "Makefile"},
+		"a dot file":            {"```gitignore path=.gitignore\nx\n```", ".gitignore"},
 		"longer fence inside":   {"````md path=README.md\n```\nx\n```\n````", "README.md"},
 		"tilde fence with path": {"~~~go path=calc.go\nx\n~~~", "calc.go"},
 	} {

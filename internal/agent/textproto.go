@@ -34,7 +34,9 @@ func (b textBlock) diff() bool {
 var (
 	fenceLine = regexp.MustCompile("^[ \t]{0,3}(`{3,}|~{3,})[ \t]*(.*?)[ \t]*$")
 	// A line before the fence naming the file: "File: calc.go", "**calc.go**", "### `calc.go`".
-	pathLine = regexp.MustCompile("(?i)^[ \t]*(?:#+[ \t]*)?(?:[*_]{1,2})?(?:(?:file|path|filename)[ \t]*:[ \t]*)?(?:[*_]{1,2})?`?([^`*\\s:]+[./][^`*\\s:]*)`?(?:[*_]{1,2})?:?[ \t]*$")
+	pathLine  = regexp.MustCompile("(?i)^[ \t]*(?:#+[ \t]*)?(?:[*_]{1,2})?((?:file|path|filename)[ \t]*:[ \t]*)?(?:[*_]{1,2})?`?([^`*\\s:]+)`?(?:[*_]{1,2})?:?[ \t]*$")
+	pathChars = regexp.MustCompile(`^[\w.@+-]+(?:/[\w.@+-]+)*$`)
+	fileExt   = regexp.MustCompile(`[^/.]\.[A-Za-z0-9]+$`)
 	// The block's first line naming the file: "// path: calc.go", "# File: calc.py".
 	headerLine = regexp.MustCompile(`(?i)^[ \t]*(?://|#|--|;|/\*)[ \t]*(?:file|path|filename)[ \t]*:[ \t]*(\S+?)[ \t]*(?:\*/)?[ \t]*$`)
 	pathAttr   = regexp.MustCompile(`(?i)(?:^|\s)(?:path|file|filename)=["']?([^"'\s]+)`)
@@ -98,16 +100,16 @@ func blockPath(info, prev string) string {
 	case len(words) >= 2 && looksLikePath(words[1]): // ```go calc.go
 		return words[1]
 	}
-	if m := pathLine.FindStringSubmatch(prev); m != nil {
-		return m[1]
+	if m := pathLine.FindStringSubmatch(prev); m != nil && (m[1] != "" && pathChars.MatchString(m[2]) || looksLikePath(m[2])) {
+		return m[2] // "File: Makefile" is a path; "Makefile" alone may be a word
 	}
 	return ""
 }
 
-// looksLikePath tells a file name from a language label: it has an extension or a
-// directory.
+// looksLikePath tells a file name from a language label or a word: it has an
+// extension or a directory.
 func looksLikePath(s string) bool {
-	return strings.ContainsAny(s, "./") && !strings.HasPrefix(s, ".") || strings.Contains(s, "/")
+	return pathChars.MatchString(s) && (strings.Contains(s, "/") || fileExt.MatchString(s))
 }
 
 // readRequests are the paths a tester's reply asks for with READ lines.
