@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +36,15 @@ func newEval(getenv func(string) string) *cobra.Command {
 		Short: "Run the protocols on a benchmark and measure them on hidden tests; --replay: on recorded HumanEval output",
 		Long: `Runs each task of the benchmark under each protocol and measures the result on hidden tests
 and a reference solution (docs/eval.md). The bundled benchmark's agents are scripted: its
-figures prove the plumbing, not the protocols' merit; --live runs them with a real model.
+figures prove the plumbing, not the protocols' merit; --live runs them with a real model,
+after one short completion checks it (bot doctor); --model or DIXIT_MODEL replaces every
+model the tasks' dixit.yml name.
 
 With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded HumanEval
 runs, with no model and no execution (docs/replay.md).`,
 		Example: `  bot eval --protocols dixit,single
   OPENAI_API_KEY=sk-... bot eval --live
+  OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
   bot eval --replay --panels 20`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,6 +61,7 @@ runs, with no model and no execution (docs/replay.md).`,
 	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+replayData+" from the repository root)")
 	fl.Int64Var(&f.seed, "seed", replay.DefaultSeed, "--replay: the `SEED` of the panel draws")
 	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
+	f.models.add(cmd, true)
 	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, or .dixit/eval/replay with --replay)")
 	return cmd
 }
@@ -68,6 +73,7 @@ type evalFlags struct {
 	fresh, live, replay         bool
 	seed                        int64
 	panels                      int
+	models                      modelFlags // --live only
 }
 
 func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error {
@@ -104,9 +110,9 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
 	}
 	if f.live {
-		client, err := clientFromEnv(getenv, f.logger(stderr))
+		client, err := liveClient(ctx, &f.models, getenv, f.logger(stderr), func() ([]string, error) { return benchModels(dir) })
 		if err != nil {
-			return err
+			return fmt.Errorf("eval: %w", err)
 		}
 		opts.Client = client
 	}
@@ -182,4 +188,26 @@ func findReplayData() (string, error) {
 		dir = filepath.Join(dir, "..")
 	}
 	return "", fmt.Errorf("no %s beside this checkout: pass --data PATH", replayData)
+}
+
+// benchModels lists the models the benchmark's tasks name in their dixit.yml, for the
+// start check of bot eval --live.
+func benchModels(bench string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(bench, "*", "dixit.yml"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		s, err := config.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range settingsModels(s) {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
 }

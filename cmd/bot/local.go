@@ -74,6 +74,7 @@ type localFlags struct {
 	population, spec, repo, config string
 	fresh                          bool
 	resume, patch                  string
+	models                         modelFlags
 }
 
 func (f *localFlags) addInputs(cmd *cobra.Command) {
@@ -82,6 +83,7 @@ func (f *localFlags) addInputs(cmd *cobra.Command) {
 	fl.StringVar(&f.spec, "spec", "", "live run: the spec, a Markdown `FILE` as an issue body would state it")
 	fl.StringVar(&f.repo, "repo", ".", "live run: the git repository, a `DIR`; its HEAD commit is the base revision")
 	fl.StringVar(&f.config, "config", "", "live run: the settings, a dixit.yml `FILE` (default: .github/dixit.yml at HEAD, else defaults)")
+	f.models.add(cmd, true)
 }
 
 func newDemo(getenv func(string) string) *cobra.Command {
@@ -114,9 +116,16 @@ func newRun(getenv func(string) string) *cobra.Command {
 OPENAI_BASE_URL) work on the HEAD commit of --repo. With --population, scripted agents do.
 Running the same command again resumes the run; no model reply is paid for twice.
 
+Before it starts, one short completion checks the model (bot doctor checks more): an
+unreachable endpoint, a refused key or an unknown model stops the run at once. --model
+(or DIXIT_MODEL) replaces every model dixit.yml names for this run; the run's id does not
+depend on it, so a run resumed with another model keeps the replies already paid for
+(--fresh starts over).
+
 Exits 3 when the run stopped for a human: the decisions that fit are printed, and
 "bot decide" records one.`,
 		Example: `  OPENAI_API_KEY=sk-... bot run --spec spec.md --repo ../my-repo
+  OPENAI_BASE_URL=http://localhost:11434/v1 bot run --spec spec.md --repo . --model qwen2.5-coder:7b
   bot run --population examples/percent
   bot run --resume percent-1a2b3c4d`,
 		Args: noArgs,
@@ -197,10 +206,18 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 		fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
 		out, err = localrun.Run(ctx, opts)
 	case opts.Spec != "":
-		if opts.Client, err = clientFromEnv(getenv, opts.Logger); err != nil {
+		models := func() ([]string, error) {
+			s, _, err := runSettings(opts.Config, opts.Repo)
+			return settingsModels(s), err
+		}
+		if opts.Client, err = liveClient(ctx, &f.models, getenv, opts.Logger, models); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpointName(getenv), opts.Spec)
+		endpoint := endpointName(getenv)
+		if m, source := f.models.override(getenv); m != "" {
+			endpoint += ", model " + m + " from " + source
+		}
+		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpoint, opts.Spec)
 		out, err = localrun.RunLive(ctx, opts)
 	default:
 		return usagef(cmd, "%s: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try bot demo", name)
@@ -340,16 +357,26 @@ func diffTree(path, population, repo string) (ci.Tree, error) {
 
 // clientFromEnv builds the model client from the OpenAI client conventions.
 func clientFromEnv(getenv func(string) string, logger *slog.Logger) (llm.Client, error) {
+	cfg, err := openAIConfigFromEnv(getenv, logger)
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewOpenAI(cfg)
+}
+
+// openAIConfigFromEnv reads the endpoint from OPENAI_API_KEY, OPENAI_BASE_URL,
+// OPENAI_API_TYPE and OPENAI_API_VERSION.
+func openAIConfigFromEnv(getenv func(string) string, logger *slog.Logger) (llm.OpenAIConfig, error) {
 	key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	if key == "" && base == "" {
-		return nil, errors.New(noEndpoint)
+		return llm.OpenAIConfig{}, errors.New(noEndpoint)
 	}
 	if base == "" {
 		base = "https://api.openai.com/v1"
 	}
 	cfg := llm.DefaultOpenAIConfig(base, key)
 	cfg.APIType, cfg.APIVersion, cfg.Logger = getenv("OPENAI_API_TYPE"), getenv("OPENAI_API_VERSION"), logger
-	return llm.NewOpenAI(cfg)
+	return cfg, nil
 }
 
 func endpointName(getenv func(string) string) string {

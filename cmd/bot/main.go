@@ -114,7 +114,7 @@ Start with "bot demo": the whole protocol, offline, on the bundled example.`,
 		return &usageError{cmd: cmd.CommandPath(), err: err}
 	})
 	root.AddGroup(&cobra.Group{ID: "run", Title: "Runs:"}, &cobra.Group{ID: "app", Title: "On GitHub:"})
-	for _, c := range []*cobra.Command{newDemo(getenv), newRun(getenv), newVet(getenv), newDecide(getenv), newEval(getenv)} {
+	for _, c := range []*cobra.Command{newDemo(getenv), newRun(getenv), newVet(getenv), newDecide(getenv), newEval(getenv), newDoctor(getenv)} {
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}

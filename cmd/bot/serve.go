@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/server"
@@ -15,12 +18,16 @@ import (
 // newServe is `bot serve`: the GitHub App.
 func newServe(getenv func(string) string) *cobra.Command {
 	var configPath string
+	var models modelFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--config FILE]",
 		Short: "Run the GitHub App: webhooks in, runs on labelled issues, vetting of labelled pull requests",
 		Long: `Serves GitHub's webhooks and runs the protocol for issues and pull requests labelled dixit.
 Settings come from --config (see deploy/dixit-serve.example.yml) and DIXIT_* variables, which
-override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. See docs/install.md.`,
+override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. DIXIT_MODEL makes
+every run use that model, whatever the repositories' dixit.yml say. At start, one short
+completion checks the endpoint (bot doctor checks more): an unreachable endpoint, a refused
+key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md.`,
 		Example: `  DIXIT_GITHUB_APP_ID=12345 DIXIT_GITHUB_PRIVATE_KEY_FILE=app.pem DIXIT_WEBHOOK_SECRET=... bot serve
   bot serve --config /etc/dixit/serve.yml`,
 		Args: noArgs,
@@ -37,8 +44,8 @@ override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. See docs/
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			var client llm.Client
 			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
-				if client, err = clientFromEnv(getenv, logger); err != nil {
-					return err
+				if client, err = serveClient(cmd.Context(), &models, getenv, logger); err != nil {
+					return fmt.Errorf("serve: %w", err)
 				}
 			}
 			s, err := server.New(cfg, client, logger)
@@ -52,6 +59,24 @@ override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. See docs/
 			return s.Run(cmd.Context(), ln)
 		},
 	}
+	cmd.Flags().BoolVar(&models.skipDoctor, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it")
 	return cmd
+}
+
+// serveClient is the App's model client. Without DIXIT_MODEL each repository's dixit.yml
+// names its model, so the start check uses the default model and only an unreachable
+// endpoint or a refused key stops the server; an unknown default model is logged.
+func serveClient(ctx context.Context, f *modelFlags, getenv func(string) string, logger *slog.Logger) (llm.Client, error) {
+	if m, _ := f.override(getenv); m != "" {
+		return liveClient(ctx, f, getenv, logger, nil)
+	}
+	client, err := liveClient(ctx, f, getenv, logger, func() ([]string, error) {
+		return []string{config.Defaults().Agents.Model}, nil
+	})
+	if errors.Is(err, llm.ErrModelNotFound) {
+		logger.Warn("the endpoint does not serve the default model; repositories must name theirs in dixit.yml", "err", err)
+		return clientFromEnv(getenv, logger)
+	}
+	return client, err
 }

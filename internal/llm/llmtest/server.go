@@ -16,6 +16,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,6 +56,7 @@ type Server struct {
 	queue    []Step
 	reply    func(RecordedRequest) Step
 	requests []RecordedRequest
+	routes   map[string]http.HandlerFunc // beside chat completions: /models, /props, /api/show
 }
 
 // Option configures a Server.
@@ -133,6 +135,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	decodeErr := json.Unmarshal(body, &rec.ChatRequest)
 	s.record(&rec)
+	if h := s.route(r.URL.Path); h != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h(w, r)
+		return
+	}
 
 	switch {
 	case !under || (rest != "/chat/completions" && azure == nil) || (azure != nil && rec.Query.Get("api-version") == ""):
