@@ -78,7 +78,7 @@ the specification could answer differently: boundaries, unusual but valid inputs
 Catch failures input by input (a panic, an exception, an error value) and print them as the
 output, for example "error: <message>", so that one bad input does not hide the others. The file
 is placed at %s with %s replaced by "probe" and run with `+"`%s`"+`; it must not depend on
-anything the specification does not promise. Submit it with submit_test.
+anything the specification does not promise. Submit it as you submit a test.
 `, "`"+contract.Path+"`", "`{id}`", probeCommand(contract))
 	if strings.HasSuffix(contract.Path, ".go") {
 		b.WriteString(`
