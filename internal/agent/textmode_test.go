@@ -297,3 +297,8 @@ func TestAutoTurnsToTextOnEachServersRefusal(t *testing.T) {
 		assert.False(t, c.text)
 	})
 }
+
+func TestReadRequestsAreLinesOutsideBlocks(t *testing.T) {
+	reply := "READ calc.go\n```go path=notes.go\nREAD not/this.go\n```\nREAD `util/neg.go`\n"
+	assert.Equal(t, []string{"calc.go", "util/neg.go"}, readRequests(reply))
+}

@@ -112,22 +112,25 @@ func looksLikePath(s string) bool {
 	return pathChars.MatchString(s) && (strings.Contains(s, "/") || fileExt.MatchString(s))
 }
 
-// readRequests are the paths a tester's reply asks for with READ lines.
+// readRequests are the paths a reply asks for with READ lines outside its blocks: a
+// file that holds such a line is not a request.
 func readRequests(content string) []string {
 	var out []string
-	for _, line := range strings.Split(content, "\n") {
-		if m := readLine.FindStringSubmatch(line); m != nil {
-			out = append(out, m[1])
+	fence := ""
+	for _, line := range strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n") {
+		m := fenceLine.FindStringSubmatch(line)
+		switch {
+		case fence == "" && m != nil:
+			fence = m[1]
+		case fence != "" && m != nil && m[2] == "" && m[1][0] == fence[0] && len(m[1]) >= len(fence):
+			fence = ""
+		case fence == "":
+			if r := readLine.FindStringSubmatch(line); r != nil {
+				out = append(out, r[1])
+			}
 		}
 	}
 	return out
-}
-
-func firstWord(s string) string {
-	if f := strings.Fields(s); len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 // maxReads bounds the files one reply may ask for with READ lines.
