@@ -154,3 +154,10 @@ func readFiles(ctx context.Context, ws *workspace.Workspace, paths []string) (st
 	}
 	return b.String(), nil
 }
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
