@@ -58,7 +58,7 @@ func printDiagnosis(out io.Writer, d llm.Diagnosis, source string, s config.Sett
 		p("--", "context window: not reported by this server (vLLM, llama.cpp and Ollama report it)")
 	case c.Trained:
 		p("warn", "context window: the model was trained for %d tokens (%s); Ollama gives it 4096 below 24 GiB of VRAM unless OLLAMA_CONTEXT_LENGTH says more", c.Tokens, c.Source)
-		todo = append(todo, fmt.Sprintf("start Ollama with a larger window: OLLAMA_CONTEXT_LENGTH=%d ollama serve (agents read files; 4096 tokens fill fast)", min(c.Tokens, 32768)))
+		todo = append(todo, fmt.Sprintf("unless Ollama runs so already, give it a larger window: OLLAMA_CONTEXT_LENGTH=%d ollama serve (agents read files; 4096 tokens fill fast)", min(c.Tokens, 32768)))
 	case c.Tokens < 16384:
 		p("warn", "context window: %d tokens (%s): small for agents that read files", c.Tokens, c.Source)
 		todo = append(todo, "give the server a larger context window (16k tokens or more)")

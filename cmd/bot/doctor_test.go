@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 )
 
@@ -159,4 +160,37 @@ func TestStartCheckRefusesARunThatCannotWork(t *testing.T) {
 	assert.Contains(t, err.Error(), "--skip-doctor or DIXIT_SKIP_DOCTOR=1 starts anyway")
 	assert.Len(t, srv.Requests(), 1, "one request, then nothing")
 	assert.NotContains(t, stdout.String(), "live agents on")
+}
+
+// TestModelOverrideReachesEveryRequest: DIXIT_MODEL (as --model) replaces the model an
+// agent asks for, and the start check asks for it too, once.
+func TestModelOverrideReachesEveryRequest(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Calls(writeGreet), llmtest.Text("ok"), llmtest.Text("ok"))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": srv.APIKey(), "DIXIT_MODEL": "qwen2.5-coder:7b"}
+	getenv := func(k string) string { return env[k] }
+	configModels := func() ([]string, error) {
+		t.Error("with an override, dixit.yml's models are not checked")
+		return nil, nil
+	}
+	client, err := liveClient(context.Background(), &modelFlags{}, getenv, nil, configModels)
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	require.NoError(t, err)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "the start check, then the agent's request")
+	assert.Len(t, reqs[0].Tools, 1, "the start check offers one tool")
+	for _, r := range reqs {
+		assert.Equal(t, "qwen2.5-coder:7b", r.Model)
+	}
+
+	// --model wins over DIXIT_MODEL; --skip-doctor sends nothing before the run.
+	client, err = liveClient(context.Background(), &modelFlags{model: "llama3.1", skipDoctor: true}, getenv, nil, configModels)
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	require.NoError(t, err)
+	reqs = srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "llama3.1", reqs[2].Model)
 }
