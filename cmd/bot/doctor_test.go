@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"net"
 	"net/http"
 	"os"
@@ -193,4 +197,36 @@ func TestModelOverrideReachesEveryRequest(t *testing.T) {
 	reqs = srv.Requests()
 	require.Len(t, reqs, 3)
 	assert.Equal(t, "llama3.1", reqs[2].Model)
+}
+
+// TestServeRefusesAModelItCannotReach: bot serve checks the endpoint before it listens.
+func TestServeRefusesAModelItCannotReach(t *testing.T) {
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	deadURL := "http://" + dead.Addr().String() + "/v1"
+	require.NoError(t, dead.Close())
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	pemFile := filepath.Join(t.TempDir(), "app.pem")
+	require.NoError(t, os.WriteFile(pemFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600))
+	for k, v := range map[string]string{
+		"DIXIT_GITHUB_APP_ID": "1", "DIXIT_GITHUB_PRIVATE_KEY_FILE": pemFile,
+		"DIXIT_WEBHOOK_SECRET": "a-secret-of-sixteen+", "DIXIT_STATE_DIR": t.TempDir(), "DIXIT_METRICS_LISTEN": "off",
+		"DIXIT_LISTEN": "127.0.0.1:0", "OPENAI_BASE_URL": deadURL, "OPENAI_API_KEY": "", "DIXIT_MODEL": "qwen2.5-coder:7b",
+	} {
+		t.Setenv(k, v)
+	}
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"serve"}, &stdout, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "serve: cannot reach "+deadURL+": connection refused")
+
+	// Skipped, the server starts (and stops at once with its context).
+	t.Setenv("DIXIT_SKIP_DOCTOR", "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = run(ctx, []string{"serve"}, &stdout, &stderr)
+	if err != nil {
+		assert.NotContains(t, err.Error(), "cannot reach")
+	}
 }

@@ -218,7 +218,7 @@ func fatal(err error, base, model string) error {
 	var se *StatusError
 	switch {
 	case errors.Is(err, ErrAuth):
-		return fmt.Errorf("%s refused the API key (%v): check OPENAI_API_KEY", endpointOr(base), err)
+		return fmt.Errorf("%s refused the API key (%w): check OPENAI_API_KEY", endpointOr(base), err)
 	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound:
 		return fmt.Errorf("%s has no model %q (%s): pull it, or pick one with --model / DIXIT_MODEL; "+
 			"a wrong OPENAI_BASE_URL (it ends in /v1 for Ollama, vLLM and llama.cpp) answers the same%w", endpointOr(base), model, se.Message, errModelNotFound)
