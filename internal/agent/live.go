@@ -76,7 +76,11 @@ func (a *live) Spent() (prompt, completion int) {
 }
 
 // Stats describes the agent's replies so far (see Stats).
-func (a *live) Stats() Stats { return a.replies.stats }
+func (a *live) Stats() Stats {
+	s := a.replies.stats
+	s.Text = a.text
+	return s
+}
 
 func (a *live) Tell(_ context.Context, message string) error {
 	a.ask(message)

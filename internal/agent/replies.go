@@ -29,6 +29,9 @@ type Stats struct {
 	RecoveredCalls int `json:"recovered_calls"` // tool calls read from the replies' text
 	Truncated      int `json:"truncated"`       // replies cut off at the token limit
 	Refused        int `json:"refused"`
+	// Text: the agent speaks the text protocol (agents.tools: text, or auto after the
+	// endpoint refused tools).
+	Text bool `json:"text,omitempty"`
 }
 
 func (s *Stats) add(r llm.Response) {

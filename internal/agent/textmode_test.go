@@ -143,6 +143,8 @@ func TestAutoTurnsToTextWhenTheEndpointRefusesToolsAndAResumeReplays(t *testing.
 	require.NoError(t, err)
 	assert.Contains(t, files(t, r.opts.Workshop, commit)["calc.go"], "func Add")
 	assert.Contains(t, logs.String(), "the agent uses the text protocol from now on")
+	assert.True(t, c.Stats().Text)
+	assert.Equal(t, 2, c.Stats().Replies, "the refused request is no reply")
 
 	reqs := r.srv.Requests()
 	require.Len(t, reqs, 3)
@@ -153,7 +155,7 @@ func TestAutoTurnsToTextWhenTheEndpointRefusesToolsAndAResumeReplays(t *testing.
 	// The same run resumed in a new process: a new coder over the same journal.
 	r.dir = filepath.Join(t.TempDir(), "amber")
 	again := r.coder(t)
-	assert.True(t, again.text, "the journalled switch holds")
+	assert.True(t, again.Stats().Text, "the journalled switch holds")
 	replayed, err := again.Solve(context.Background(), solve1)
 	require.NoError(t, err)
 	assert.Len(t, r.srv.Requests(), 3, "every request of the resumed turn was answered from the journal")
