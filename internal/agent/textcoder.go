@@ -34,21 +34,7 @@ func (c *Coder) applyText(ctx context.Context, msg llm.Message) (textReply, erro
 	var results []string
 	refused, applied := false, false
 	for i, b := range blocks {
-		var lines []string
-		var err error
-		switch {
-		case !b.closed:
-			lines = []string{fmt.Sprintf("%sblock %d has no closing fence, so it was not written", workspace.ErrorPrefix, i+1)}
-		case b.diff():
-			lines, err = c.applyDiff(ctx, b.body)
-		case b.path == "":
-			lines = []string{fmt.Sprintf("%sblock %d names no file, so it was not written: put the path in the "+
-				"fence (```go path=calc.go) or on a line File: calc.go just before it", workspace.ErrorPrefix, i+1)}
-		default:
-			var out string
-			out, err = c.ws.Call(ctx, toolCall("write_file", map[string]any{"path": b.path, "content": b.body}))
-			lines = []string{out}
-		}
+		lines, err := c.applyBlock(ctx, i+1, b)
 		if err != nil {
 			return textReply{}, fmt.Errorf("%s: apply block %d: %w", c.name, i+1, err)
 		}
@@ -70,6 +56,21 @@ func (c *Coder) applyText(ctx context.Context, msg llm.Message) (textReply, erro
 	answer.WriteString("Write more blocks to change files, or a line DONE when the implementation is complete.")
 	return textReply{answer: answer.String(), done: done && !refused && len(reads) == 0,
 		refused: len(results) > 0 && !applied && len(reads) == 0}, nil
+}
+
+// applyBlock applies block n and says what came of it, a line per file.
+func (c *Coder) applyBlock(ctx context.Context, n int, b textBlock) ([]string, error) {
+	switch {
+	case !b.closed:
+		return []string{fmt.Sprintf("%sblock %d has no closing fence, so it was not written", workspace.ErrorPrefix, n)}, nil
+	case b.diff():
+		return c.applyDiff(ctx, b.body)
+	case b.path == "":
+		return []string{fmt.Sprintf("%sblock %d names no file, so it was not written: put the path in the "+
+			"fence (```go path=calc.go) or on a line File: calc.go just before it", workspace.ErrorPrefix, n)}, nil
+	}
+	out, err := c.ws.Call(ctx, toolCall("write_file", map[string]any{"path": b.path, "content": b.body}))
+	return []string{out}, err
 }
 
 // applyDiff applies a unified diff file by file: each file's patch is applied to its
