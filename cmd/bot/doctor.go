@@ -21,18 +21,21 @@ import (
 const modelHelp = "the `MODEL` every agent uses for this run, overriding agents.model and the per-agent models of dixit.yml " +
 	"(default: $DIXIT_MODEL, else what dixit.yml says)"
 
-// modelFlags are --model and --skip-doctor, of the commands that call a model.
+// modelFlags are --model and --skip-doctor, of the commands that call a model; check is
+// false for bot doctor, which is the check.
 type modelFlags struct {
 	model      string
 	skipDoctor bool
 }
 
 func (f *modelFlags) add(cmd *cobra.Command, check bool) {
-	cmd.Flags().StringVar(&f.model, "model", "", modelHelp)
-	if check {
-		cmd.Flags().BoolVar(&f.skipDoctor, "skip-doctor", false,
-			"start without checking the model first (one short completion; also DIXIT_SKIP_DOCTOR=1)")
+	if !check { // bot doctor: the flag names the model to check
+		cmd.Flags().StringVar(&f.model, "model", "", "the `MODEL` to check (default: $DIXIT_MODEL, else agents.model of dixit.yml), as run --model would use it")
+		return
 	}
+	cmd.Flags().StringVar(&f.model, "model", "", modelHelp)
+	cmd.Flags().BoolVar(&f.skipDoctor, "skip-doctor", false,
+		"start without checking the model first (one short completion; also DIXIT_SKIP_DOCTOR=1)")
 }
 
 // override is the model named by --model, else DIXIT_MODEL, and where it came from.
