@@ -226,7 +226,11 @@ func (p *Publisher) publish(ctx context.Context) error {
 // escalation asks for a human, so the conclusion is neutral, never success.
 func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
 	p.status.Stopped(res.Standing)
-	return p.Complete(ctx, "neutral", fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds), res.Reason+".", "")
+	title := fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds)
+	if res.Outcome == orchestrate.Environment {
+		title = "ENVIRONMENT: the judge cannot build or run the repository's tests"
+	}
+	return p.Complete(ctx, "neutral", title, res.Reason+".", "")
 }
 
 // Complete publishes the final status and completes the check run with a conclusion

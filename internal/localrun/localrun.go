@@ -212,7 +212,8 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 			return nil, fmt.Errorf("start the judge: %w", err)
 		}
 	}
-	if s.judge, err = ci.NewCached(s.inner, contract, filepath.Join(s.opts.ResultCache, "verdicts"), s.opts.Logger); err != nil {
+	// The guard sits under the cache: a batch it refuses is never cached.
+	if s.judge, err = ci.NewCached(&envGuard{s: s, inner: s.inner}, contract, filepath.Join(s.opts.ResultCache, "verdicts"), s.opts.Logger); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -239,6 +240,13 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 			return nil, err
 		}
 	}
+	pre, err := s.preflight(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
+	}
+	if pre != nil && !pre.Passed {
+		return s.stopForEnvironment(ctx, cfg, pre, fanOut(reporters), describe)
+	}
 	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.watched(s.judge), Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters),
 		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: s.newCoder}
@@ -247,10 +255,14 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
 	}
 	res, err := run.Execute(ctx)
+	if env := (*environmentError)(nil); errors.As(err, &env) {
+		return s.stopForEnvironment(ctx, cfg, env.check, fanOut(reporters), describe)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w (the journal keeps everything finished so far; the same command resumes)", s.opts.RunID, err)
 	}
 	sum := report.NewSummary(s.opts.RunID, res)
+	sum.Preflight = pre
 	describe(&sum)
 	// The report's commands name this state dir; its code blocks take the tests' language.
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path

@@ -86,6 +86,23 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 	assert.Equal(t, "refs/dixit/"+sum.Run+"/coders/basil", sum.Coders[1].Ref)
 	assert.Equal(t, 5, sum.Coders[1].Solves)
 	assert.Equal(t, []string{"active", "hibernated", "active"}, []string{sum.Testers[0].State, sum.Testers[1].State, sum.Testers[2].State})
+	require.NotNil(t, sum.Preflight, "the base was checked before any agent worked")
+	assert.True(t, sum.Preflight.Passed)
+	assert.Equal(t, "none", sum.Preflight.OwnTests, "the demo's base has no tests of its own")
+	// A failing verdict keeps the judge's words: a reader sees why it failed.
+	var failing []orchestrate.Cell
+	for _, ev := range sum.Events {
+		for _, c := range ev.Cells {
+			if c.Outcome != "pass" {
+				failing = append(failing, c)
+			}
+		}
+	}
+	require.NotEmpty(t, failing)
+	for _, c := range failing {
+		assert.NotEmpty(t, c.Output, "%s on %s: %s", c.Test, c.Coder, c.Outcome)
+		assert.LessOrEqual(t, len(c.Output), 2048+len("…\n"))
+	}
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "**Outcome: TESTERS_EXHAUSTED**")

@@ -75,7 +75,7 @@ func (r *Run) hiddenCheck(ctx context.Context, coder *coderSlot) (int, string, e
 	passed, kinds := 0, map[ci.Outcome]bool{}
 	cells := make([]Cell, len(verdicts))
 	for i, v := range verdicts {
-		cells[i] = Cell{Coder: coder.Name(), Test: r.hidden[i].ID, Outcome: string(v.Outcome), Runs: v.Runs}
+		cells[i] = newCell(coder.Name(), r.hidden[i].ID, v)
 		if v.Passed() {
 			passed++
 		} else {

@@ -110,7 +110,7 @@ func (r *Run) classifyAs(ctx context.Context, test Candidate, detail string) (Cl
 	v := Vetted{Candidate: test, Round: r.round}
 	cells := make([]Cell, len(jobs))
 	for i, verdict := range verdicts {
-		cells[i] = Cell{Coder: jobs[i].Coder, Test: test.ID, Outcome: string(verdict.Outcome), Runs: verdict.Runs}
+		cells[i] = newCell(jobs[i].Coder, test.ID, verdict)
 		if verdict.Passed() {
 			v.PassedBy = append(v.PassedBy, jobs[i].Coder)
 		} else {
@@ -153,7 +153,7 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	passed := 0
 	for i, v := range verdicts {
 		vector[i] = v.Passed()
-		cells[i] = Cell{Coder: coder.Name(), Test: r.suite[i].ID, Outcome: string(v.Outcome), Runs: v.Runs}
+		cells[i] = newCell(coder.Name(), r.suite[i].ID, v)
 		if v.Passed() {
 			passed++
 		}

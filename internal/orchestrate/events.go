@@ -1,6 +1,11 @@
 package orchestrate
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+)
 
 // Event kinds, in the words of the protocol.
 const (
@@ -28,6 +33,33 @@ type Cell struct {
 	Test    string `json:"test"`
 	Outcome string `json:"outcome"`
 	Runs    int    `json:"runs"`
+	// Output is the tail of a failing cell's build or run output, so a reader of the
+	// journal, the report or summary.json sees why it failed.
+	Output string `json:"output,omitempty"`
+}
+
+// cellOutputLimit bounds a cell's output: enough for a compiler error or a traceback.
+const cellOutputLimit = 2048
+
+// newCell records one verdict; a failing one keeps the tail of its output.
+func newCell(coder, test string, v ci.Verdict) Cell {
+	c := Cell{Coder: coder, Test: test, Outcome: string(v.Outcome), Runs: v.Runs}
+	if !v.Passed() {
+		c.Output = tail(v.Output, cellOutputLimit)
+	}
+	return c
+}
+
+// tail keeps the last limit bytes of s, cut at a line start when one is near.
+func tail(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	s = s[len(s)-limit:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < limit/4 {
+		s = s[i+1:]
+	}
+	return "…\n" + s
 }
 
 // Event is one step of the protocol. Replayed events are identical to the ones the first

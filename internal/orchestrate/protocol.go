@@ -91,7 +91,7 @@ func (r *Run) runOwnTests(ctx context.Context, coder *coderSlot) (int, []ownFail
 	var failed []ownFailure
 	cells := make([]Cell, len(verdicts))
 	for i, v := range verdicts {
-		cells[i] = Cell{Coder: coder.Name(), Test: own[i].Path, Outcome: string(v.Outcome), Runs: v.Runs}
+		cells[i] = newCell(coder.Name(), own[i].Path, v)
 		if !v.Passed() {
 			failed = append(failed, ownFailure{Path: own[i].Path, Outcome: v.Outcome, Output: v.Output})
 		}

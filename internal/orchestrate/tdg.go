@@ -106,7 +106,7 @@ func (r *Run) scoreCandidates(ctx context.Context, tests []Candidate) ([]bool, [
 		cells := make([]Cell, len(tests))
 		for j, t := range tests {
 			v := verdicts[i*len(tests)+j]
-			cells[j] = Cell{Coder: coder.Name(), Test: t.ID, Outcome: string(v.Outcome), Runs: v.Runs}
+			cells[j] = newCell(coder.Name(), t.ID, v)
 			if v.Passed() {
 				f.Passed++
 			} else {

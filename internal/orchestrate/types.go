@@ -19,6 +19,9 @@ const (
 	AllTestersHibernated Outcome = "ALL_TESTERS_HIBERNATED"
 	CodersStuck          Outcome = "CODERS_STUCK"
 	BudgetExhausted      Outcome = "BUDGET_EXHAUSTED"
+	// Environment: the judge cannot build or run the base revision with a trivial test,
+	// so no verdict could say anything about the coders (docs/protocol.md, Preflight).
+	Environment Outcome = "ENVIRONMENT"
 
 	// The other protocols end when their own acceptance is reached, or at their cap.
 	Accepted     Outcome = "ACCEPTED"      // single, critics: the coder's own tests pass (and the critics approve)

@@ -96,6 +96,18 @@ type Pick struct {
 // With no candidate it is CodeT's pick over all coders, and the body says that none
 // passes every vetted test.
 func Choose(s Summary, c Comparison) Pick {
+	p := choose(s, c)
+	if len(s.Vetted) == 0 && s.Accepted == "" && p.Coder != "" && (s.Protocol == "" || s.Protocol == "dixit") {
+		// Every coder "passes every vetted test" of an empty suite: say so rather than
+		// claim an agreement that no test backs.
+		p.Agreed = false
+		agree := fmt.Sprintf("%s passes every vetted test, as do %d others. ", p.Coder, len(p.Candidates)-1)
+		p.Why = fmt.Sprintf("No test was vetted, so no test backs this pick among the %d coders. %s", len(p.Candidates), strings.TrimPrefix(p.Why, agree))
+	}
+	return p
+}
+
+func choose(s Summary, c Comparison) Pick {
 	if s.Protocol != "" && s.Protocol != "dixit" {
 		return protocolPick(s)
 	}

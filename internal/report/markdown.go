@@ -43,7 +43,7 @@ type section struct {
 }
 
 // shortenFirst orders the sections by how little a reviewer loses when they shrink.
-var shortenFirst = []string{"log", "spec", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet"}
+var shortenFirst = []string{"failures", "log", "spec", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet", "preflight"}
 
 // Render renders the report with the given options.
 func Render(s Summary, res *orchestrate.Result, opt Options) string {
@@ -54,6 +54,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 	lang := Language(s.TestPath)
 	sections := []section{
 		{name: "head", full: head(s, opt)},
+		{name: "preflight", full: preflightSection(s, true), short: preflightSection(s, false), cut: "the judge's output on the base revision"},
 		{name: "next", full: nextSection(s, opt.Decide)},
 		{name: "decisions", full: decisionsSection(s)},
 		{name: "spec", full: specSection(s, true, more), short: specSection(s, false, more), cut: "the text of the comments hidden in the spec"},
@@ -64,6 +65,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 			cut: fmt.Sprintf("all but %d of the inputs the implementations disagree on", differentialRows)},
 		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),
 			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more), cut: "the pass matrix"},
+		{name: "failures", full: failuresSection(s, true, more), short: failuresSection(s, false, more), cut: "the failing verdicts' output"},
 		{name: "diffs", full: diffSection(s, true, more), short: diffSection(s, false, more), cut: "the files each coder touched"},
 		{name: "timeline", full: timelineSection(s, true, opt.figures, more), short: timelineSection(s, false, opt.figures, more), cut: "the table by round"},
 		{name: "spend", full: spendSection(s, true, more), short: spendSection(s, false, more), cut: "the tokens per agent"},
@@ -134,7 +136,7 @@ func head(s Summary, opt Options) string {
 	if s.Protocol != "" && s.Protocol != "dixit" {
 		p("Protocol: **%s** (docs/protocols.md).\n\n", s.Protocol)
 	}
-	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, plain(s.Reason), whatNext(s.Outcome))
+	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, plain(s.Reason), whatNext(s))
 	b.WriteString(specCommentsLine(s))
 	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
 		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
@@ -144,9 +146,17 @@ func head(s Summary, opt Options) string {
 	return b.String()
 }
 
-func whatNext(o orchestrate.Outcome) string {
-	switch o {
+func whatNext(s Summary) string {
+	switch s.Outcome {
+	case orchestrate.Environment:
+		if s.Preflight != nil && s.Preflight.MidRun {
+			return "The judge's environment broke during the run: what it said about that test says nothing about the coders, so nothing was recorded for it. Fix what the reason names and run the same command again: the run resumes where it stopped."
+		}
+		return "No agent was called: the judge could not build the base revision or start its test runner, so every verdict would have failed for that reason alone. Fix what the reason names and run the same command again."
 	case orchestrate.TestersExhausted:
+		if len(s.Vetted) == 0 {
+			return "The testers found nothing more to propose, and no test was vetted: nothing backs or separates the implementations. A human should read the failing verdicts and decide."
+		}
 		return "The testers found nothing more that separates the coders: the implementations agree on every vetted test. A human should compare them and decide."
 	case orchestrate.AllTestersHibernated:
 		return "Every tester's last tests were too hard for the coders: the spec may be ambiguous or the coders may share a blind spot."

@@ -13,13 +13,15 @@ import (
 
 // Summary is summary.json: the machine-readable account of a run.
 type Summary struct {
-	Run         string                    `json:"run"`
-	Population  string                    `json:"population,omitempty"`
-	Agents      string                    `json:"agents"` // scripted | llm
-	Protocol    string                    `json:"protocol"`
-	Final       string                    `json:"final,omitempty"` // the coder a protocol other than dixit accepted
-	Outcome     orchestrate.Outcome       `json:"outcome"`
-	Reason      string                    `json:"reason"`
+	Run        string              `json:"run"`
+	Population string              `json:"population,omitempty"`
+	Agents     string              `json:"agents"` // scripted | llm
+	Protocol   string              `json:"protocol"`
+	Final      string              `json:"final,omitempty"` // the coder a protocol other than dixit accepted
+	Outcome    orchestrate.Outcome `json:"outcome"`
+	Reason     string              `json:"reason"`
+	// Preflight is the check of the base revision before any agent worked.
+	Preflight   *Preflight                `json:"preflight,omitempty"`
 	Evidence    Evidence                  `json:"evidence"`
 	Rounds      int                       `json:"rounds"`
 	Vetted      []VettedTest              `json:"vetted"`

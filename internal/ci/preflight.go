@@ -1,0 +1,64 @@
+package ci
+
+import (
+	"regexp"
+	"strings"
+)
+
+// OwnTests is the contract that runs a tree's own tests: the files Exclude drops for a
+// coder are kept, and the run collects every test rather than the one placed at Path.
+// It is false when the contract's commands do not say how (a custom run command).
+func (c Contract) OwnTests() (Contract, bool) {
+	own := c
+	own.Exclude = nil
+	if c.Build != "" && strings.Contains(c.Build, "go test -c") {
+		return own, true // the test binary holds every _test.go of the package
+	}
+	// The presets name the placed file last on the run line; without it the runner
+	// collects the tree's tests by its own rules, the placed file among them.
+	file := " " + c.Path
+	if !strings.HasSuffix(c.Run, file) {
+		return Contract{}, false
+	}
+	own.Run = strings.TrimSuffix(c.Run, file)
+	return own, true
+}
+
+var (
+	// The sandbox's module cache is read-only and GOPROXY=off: go names the module it
+	// would have fetched in one of these.
+	goMissingModule = regexp.MustCompile(`go: downloading (\S+) |(\S+?)@\S+: module lookup disabled|no required module provides package ([^;\s]+)`)
+	pyMissingModule = regexp.MustCompile(`No module named '?([\w.]+)'?`)
+	nodeMissing     = regexp.MustCompile(`Cannot find (?:module|package) '([^']+)'`)
+)
+
+// EnvironmentHint says what to install or configure when the base revision with an
+// empty test does not pass: the output says what failed, the hint what to do about it.
+func EnvironmentHint(c Contract, v Verdict) string {
+	out := v.Output
+	if m := goMissingModule.FindStringSubmatch(out); m != nil {
+		module := m[1] + m[2] + m[3] // one group matched
+		return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and the judge downloads nothing (GOPROXY=off): " +
+			"run `go mod download` in the repository on this machine so the module cache holds it, or vendor the dependencies"
+	}
+	if m := pyMissingModule.FindStringSubmatch(out); m != nil {
+		if m[1] == "pytest" {
+			return "pytest is not installed for the python3 the judge uses (the first python3 on the server's PATH): " +
+				"install it there (python3 -m pip install pytest) or put a python3 that has it first on the PATH"
+		}
+		return "the base imports " + m[1] + ", which is not installed for the python3 the judge uses (the first python3 on the server's PATH): " +
+			"install it there; the judge installs no dependencies"
+	}
+	if m := nodeMissing.FindStringSubmatch(out); m != nil {
+		return "node cannot find " + m[1] + ": the judge installs no node_modules, so the base may only require node's own modules and files in the repository"
+	}
+	switch v.Outcome {
+	case BuildFailed:
+		return "the base revision does not build in the judge's sandbox with `" + c.Build + "`: fix the base, or the test contract's build command in dixit.yml"
+	case Timeout:
+		return "an empty test timed out: the sandbox has no network, so a build or runner that waits for one never finishes; raise test.timeout in dixit.yml if the toolchain is merely slow"
+	case OverLimit:
+		return "an empty test went over the judge's output or resource limits: the runner itself needs more than the sandbox allows"
+	}
+	return "the test runner could not run an empty test on the base revision with `" + c.Run + "`: check that the runner is installed for the judge, and the test contract in dixit.yml"
+}

@@ -1,0 +1,40 @@
+package ci
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestOwnTestsKeepTheTreesTestsAndRunThemAll(t *testing.T) {
+	for _, name := range []string{"go", "python", "node"} {
+		c, _ := Preset(name)
+		own, ok := c.OwnTests()
+		assert.True(t, ok, name)
+		assert.Empty(t, own.Exclude, name)
+		assert.NotContains(t, own.Run, "{id}", "%s: the runner collects every test", name)
+	}
+	custom := Contract{Path: "t_{id}.py", Run: "python3 t_{id}.py --verbose"}
+	_, ok := custom.OwnTests()
+	assert.False(t, ok, "a run line that does not end with the test cannot be made to run them all")
+}
+
+func TestEnvironmentHintNamesWhatToInstall(t *testing.T) {
+	goC, _ := Preset("go")
+	pyC, _ := Preset("python")
+	nodeC, _ := Preset("node")
+	for _, tc := range []struct {
+		c    Contract
+		v    Verdict
+		want string
+	}{
+		{goC, Verdict{Outcome: BuildFailed, Output: "go: downloading github.com/google/go-cmp v0.6.0\ndep.go:3:8: module lookup disabled by GOPROXY=off"}, "github.com/google/go-cmp"},
+		{goC, Verdict{Outcome: BuildFailed, Output: "x.go:3:8: no required module provides package golang.org/x/mod/semver; to add it:"}, "golang.org/x/mod/semver"},
+		{pyC, Verdict{Outcome: Fail, Output: "/usr/bin/python3: No module named pytest"}, "pytest is not installed"},
+		{pyC, Verdict{Outcome: Fail, Output: "E   ModuleNotFoundError: No module named 'requests'"}, "requests"},
+		{nodeC, Verdict{Outcome: Fail, Output: "Error: Cannot find module 'lodash'"}, "lodash"},
+		{goC, Verdict{Outcome: Timeout}, "no network"},
+	} {
+		assert.Contains(t, EnvironmentHint(tc.c, tc.v), tc.want, tc.v.Output)
+	}
+}

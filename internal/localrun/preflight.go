@@ -1,0 +1,248 @@
+package localrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
+)
+
+// preflightFile remembers, in the run directory, that the base passed its preflight: a
+// resumed run does not build it again. A failed preflight is never remembered, so the
+// same command checks again once the environment is fixed.
+const preflightFile = "preflight.json"
+
+// preflight builds the base revision with an empty test in the judge's sandbox, then runs
+// the base's own tests, before any agent is paid. It never uses the verdict cache: an
+// environment's failure must not outlive its fix. nil means there was nothing to check.
+func (s *session) preflight(ctx context.Context) (*report.Preflight, error) {
+	if s.base == "" {
+		return nil, nil
+	}
+	saved := filepath.Join(s.runDir, preflightFile)
+	if data, err := os.ReadFile(saved); err == nil {
+		var p report.Preflight
+		if json.Unmarshal(data, &p) == nil && p.Passed {
+			return &p, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", saved, err)
+	}
+	start := time.Now()
+	files, job, ok, err := s.canaryJob()
+	if err != nil || !ok {
+		return nil, err // !ok: an empty base, or a test language the canary does not speak
+	}
+	verdicts, err := s.inner.Run(ctx, 1, []ci.Job{job})
+	if err != nil {
+		return nil, fmt.Errorf("preflight: judge the base revision: %w", err)
+	}
+	v := verdicts[0]
+	p := &report.Preflight{Passed: v.Passed(), Outcome: string(v.Outcome)}
+	if !v.Passed() {
+		p.Output, p.Hint = v.Output, ci.EnvironmentHint(s.contract, v)
+		p.Seconds = time.Since(start).Seconds()
+		return p, nil
+	}
+	if err := s.ownTests(ctx, p, files, job); err != nil {
+		return nil, err
+	}
+	p.Seconds = time.Since(start).Seconds()
+	if data, err := json.Marshal(p); err == nil {
+		if err := os.WriteFile(saved, data, 0o644); err != nil {
+			return nil, fmt.Errorf("preflight: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// canaryJob is the base revision with an empty test; ok is false when the base is empty
+// or its tests' language is not one the canary speaks.
+func (s *session) canaryJob() ([]gitstate.File, ci.Job, bool, error) {
+	if s.base == "" {
+		return nil, ci.Job{}, false, nil
+	}
+	files, err := s.ws.Files(s.base)
+	if err != nil {
+		return nil, ci.Job{}, false, fmt.Errorf("preflight: read the base revision: %w", err)
+	}
+	canary, ok := canaryTest(s.contract.Path, files)
+	if len(files) == 0 || !ok {
+		return nil, ci.Job{}, false, nil
+	}
+	return files, ci.Job{Coder: "base", Tree: baseTree{s.ws, s.base}, Test: ci.Test{ID: "preflight", Content: canary}}, true, nil
+}
+
+// ownTests runs the tests the base already has (the files the contract keeps from a
+// coder), with the canary beside them. Their failing is noted, not fatal: the base may
+// be broken in the very way the spec asks to fix.
+func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []gitstate.File, job ci.Job) error {
+	var own int
+	for _, f := range files {
+		if s.contract.Private(f.Path) {
+			own++
+		}
+	}
+	if own == 0 {
+		p.OwnTests = "none"
+		return nil
+	}
+	contract, ok := s.contract.OwnTests()
+	if !ok {
+		p.OwnTests = "not run"
+		p.OwnOutput = "the test contract's run command does not say how to run every test"
+		return nil
+	}
+	judge, done, err := s.judgeFor(contract)
+	if err != nil {
+		return fmt.Errorf("preflight: start a judge for the base's own tests: %w", err)
+	}
+	defer done()
+	verdicts, err := judge.Run(ctx, 1, []ci.Job{job})
+	if err != nil {
+		return fmt.Errorf("preflight: run the base's own tests: %w", err)
+	}
+	p.OwnTests = string(verdicts[0].Outcome)
+	if !verdicts[0].Passed() {
+		p.OwnOutput = verdicts[0].Output
+	}
+	return nil
+}
+
+// judgeFor makes a judge, like the run's, for another contract.
+func (s *session) judgeFor(contract ci.Contract) (ci.Judge, func(), error) {
+	if s.opts.Judge != nil {
+		j, err := s.opts.Judge(contract)
+		return j, func() {}, err
+	}
+	local, err := ci.NewLocal(ci.LocalOptions{
+		Contract: contract,
+		WorkDir:  filepath.Join(s.runDir, "tmp"),
+		CacheDir: s.opts.BuildCache,
+		Parallel: 1,
+		Sandbox:  s.opts.Sandbox,
+		Private:  []string{s.opts.StateDir, s.opts.ResultCache},
+		Logger:   s.opts.Logger,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return local, func() { local.Close() }, nil
+}
+
+// canaryTest is a test that passes on any tree that builds and whose runner starts: the
+// language is the contract's test path's.
+func canaryTest(testPath string, files []gitstate.File) ([]byte, bool) {
+	switch path.Ext(testPath) {
+	case ".go":
+		return []byte("package " + goPackage(testPath, files) + "\n\nimport \"testing\"\n\nfunc TestDixitPreflight(t *testing.T) {}\n"), true
+	case ".py":
+		return []byte("def test_dixit_preflight():\n    pass\n"), true
+	case ".js", ".mjs", ".cjs":
+		// A dynamic import loads node:test from a CommonJS file and an ES module alike.
+		return []byte("import('node:test').then(({ test }) => test('dixit preflight', () => {}));\n"), true
+	}
+	return nil, false
+}
+
+// goPackage is the package the test's directory declares, from its non-test files when
+// it has any; a directory without Go files takes any name.
+func goPackage(testPath string, files []gitstate.File) string {
+	dir, name := path.Dir(testPath), ""
+	for _, f := range files {
+		if path.Dir(f.Path) != dir || path.Ext(f.Path) != ".go" {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Content, parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		pkg := parsed.Name.Name
+		if !strings.HasSuffix(f.Path, "_test.go") {
+			return pkg
+		}
+		if name == "" {
+			name = strings.TrimSuffix(pkg, "_test")
+		}
+	}
+	if name == "" {
+		name = "dixit"
+	}
+	return name
+}
+
+// environmentResult is the run's result when the preflight failed: no agent worked.
+func environmentResult(protocol string, p *report.Preflight) *orchestrate.Result {
+	return &orchestrate.Result{
+		Protocol: protocol,
+		Outcome:  orchestrate.Environment,
+		Reason:   environmentReason(p),
+		SpentBy:  map[string]orchestrate.Spend{},
+	}
+}
+
+func environmentReason(p *report.Preflight) string {
+	said := lastLines(p.Output, 4)
+	if p.MidRun {
+		return fmt.Sprintf("every coder failed a test the same way, and an empty test on the base revision failed too (%s): %s. "+
+			"Nothing was recorded for that test: the same command resumes the run once this is fixed. It said: %s", p.Outcome, p.Hint, said)
+	}
+	return fmt.Sprintf("the judge could not build the base revision and run an empty test on it (%s): %s. It said: %s", p.Outcome, p.Hint, said)
+}
+
+// lastLines is the end of a command's output, on one line.
+func lastLines(out string, n int) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return "(no output)"
+	}
+	return strings.Join(lines, " | ")
+}
+
+// stopForEnvironment ends a run whose base failed its preflight: the summary and the
+// report say why, and no agent, comparison or patch verdict is attempted.
+func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p *report.Preflight, reporter orchestrate.Reporter,
+	describe func(*report.Summary)) (*Outcome, error) {
+	res := environmentResult(cfg.Protocol, p)
+	// The status comment and the progress lines learn of the stop as of any other.
+	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: res.Reason}
+	res.Events = append(res.Events, stop)
+	reporter.Event(ctx, stop)
+	sum := report.NewSummary(s.opts.RunID, res)
+	sum.Preflight = p
+	describe(&sum)
+	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
+	sum.Judge = report.Judge{Sandbox: s.local.Isolation()}
+	sum.WallSeconds = time.Since(s.start).Seconds()
+	paths, err := report.Write(s.runDir, sum, res)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Result: res, Summary: sum, RunDir: s.runDir, JSON: paths.Summary, Report: paths.Markdown, HTML: paths.HTML}, nil
+}
+
+// baseTree is the base revision, a tree or a commit, as the judge sees it.
+type baseTree struct {
+	ws   *gitstate.Workshop
+	hash string
+}
+
+func (b baseTree) Hash() string             { return b.hash }
+func (b baseTree) WriteTo(dir string) error { return b.ws.Checkout(b.hash, dir) }
