@@ -204,16 +204,24 @@ func environmentReason(p *report.Preflight) string {
 	return fmt.Sprintf("the judge could not build the base revision and run an empty test on it (%s): %s. It said: %s", p.Outcome, p.Hint, said)
 }
 
-// lastLines is the end of a command's output, on one line.
+// lastLines is the end of a command's output on one line, without the lines that say
+// only that it failed.
 func lastLines(out string, n int) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line == "FAIL" || strings.HasPrefix(line, "FAIL\t") || strings.HasPrefix(line, "[dixit]") || strings.HasPrefix(line, "# ") {
+			continue
+		}
+		keep = append(keep, line)
 	}
-	if len(lines) == 1 && lines[0] == "" {
+	if len(keep) == 0 {
 		return "(no output)"
 	}
-	return strings.Join(lines, " | ")
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	return strings.Join(keep, " | ")
 }
 
 // stopForEnvironment ends a run whose base failed its preflight: the summary and the

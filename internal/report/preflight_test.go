@@ -39,4 +39,5 @@ func TestTheReportOfAnEnvironmentStopSaysWhatToDo(t *testing.T) {
 	assert.Contains(t, md, "No agent was called")
 	assert.Contains(t, md, "What to do: pytest is not installed")
 	assert.Contains(t, md, "No module named pytest")
+	assert.NotContains(t, md, "What ran out", "no budget ran out")
 }

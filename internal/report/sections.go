@@ -11,6 +11,9 @@ import (
 // The report's sections, in the order Render puts them.
 
 func evidenceSection(s Summary, res *orchestrate.Result) string {
+	if s.Outcome == orchestrate.Environment {
+		return "" // the preflight section is the evidence
+	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	b.WriteString("## Why it stopped\n\n")
