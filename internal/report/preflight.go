@@ -56,12 +56,19 @@ func failuresSection(s Summary, full bool, more string) string {
 	type failure struct{ where, output string }
 	var failures []failure
 	last := map[string]orchestrate.Event{}
+	classified := map[string]int{} // test → its place in failures
 	for _, ev := range s.Events {
 		switch {
 		case ev.Kind == orchestrate.EvSuite:
 			last[ev.Agent] = ev
 		case ev.Kind == orchestrate.EvClassify && ev.Passed == 0 && len(ev.Cells) > 0 && ev.Cells[0].Output != "":
-			failures = append(failures, failure{fmt.Sprintf("%s on %s (no coder passed it; %s)", ev.Test, ev.Cells[0].Coder, ev.Cells[0].Outcome), ev.Cells[0].Output})
+			f := failure{fmt.Sprintf("%s on %s (no coder passed it; %s)", ev.Test, ev.Cells[0].Coder, ev.Cells[0].Outcome), ev.Cells[0].Output}
+			if i, ok := classified[ev.Test]; ok { // a stacked test tried again: its latest verdict
+				failures[i] = f
+				continue
+			}
+			classified[ev.Test] = len(failures)
+			failures = append(failures, f)
 		}
 	}
 	for _, c := range s.Coders {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,12 +18,15 @@ func TestTheReportShowsWhyVerdictsFailed(t *testing.T) {
 		{Kind: orchestrate.EvClassify, Test: "ivy-1", Class: orchestrate.TooHard, Cells: []orchestrate.Cell{
 			{Coder: "amber", Test: "ivy-1", Outcome: "build_failed", Output: "dixit_ivy-1_test.go:4:2: undefined: Parse"},
 			{Coder: "basil", Test: "ivy-1", Outcome: "build_failed", Output: "dixit_ivy-1_test.go:4:2: undefined: Parse"}}},
+		{Kind: orchestrate.EvClassify, Test: "ivy-1", Class: orchestrate.TooHard, Detail: "stacked", Cells: []orchestrate.Cell{
+			{Coder: "amber", Test: "ivy-1", Outcome: "build_failed", Output: "dixit_ivy-1_test.go:4:2: undefined: Parse"},
+			{Coder: "basil", Test: "ivy-1", Outcome: "build_failed", Output: "dixit_ivy-1_test.go:4:2: undefined: Parse"}}},
 		{Kind: orchestrate.EvSuite, Agent: "basil", Cells: []orchestrate.Cell{
 			{Coder: "basil", Test: "ivy-2", Outcome: "fail", Output: "--- FAIL: TestOrder: want -1, got 1"}}},
 	}
 	md := Markdown(s, res)
 	assert.Contains(t, md, "## Why verdicts failed")
-	assert.Contains(t, md, "undefined: Parse")
+	assert.Equal(t, 1, strings.Count(md, "undefined: Parse"), "a stacked test tried again shows once")
 	assert.Contains(t, md, "want -1, got 1")
 	assert.Contains(t, md, "no test was vetted: nothing backs or separates the implementations",
 		"an empty suite is not an agreement")
