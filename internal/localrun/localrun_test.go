@@ -99,6 +99,16 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, failing)
+	// jun-1 calls a function no coder has: it builds for none, yet the environment is
+	// fine (an empty test on the base passes), so it is TOO_HARD, not ENVIRONMENT.
+	for _, ev := range sum.Events {
+		if ev.Kind == orchestrate.EvClassify && ev.Test == "jun-1" {
+			assert.Equal(t, orchestrate.TooHard, ev.Class)
+			for _, c := range ev.Cells {
+				assert.Equal(t, "build_failed", c.Outcome)
+			}
+		}
+	}
 	for _, c := range failing {
 		assert.NotEmpty(t, c.Output, "%s on %s: %s", c.Test, c.Coder, c.Outcome)
 		assert.LessOrEqual(t, len(c.Output), 2048+len("…\n"))
