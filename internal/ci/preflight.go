@@ -62,3 +62,22 @@ func EnvironmentHint(c Contract, v Verdict) string {
 	}
 	return "the test runner could not run an empty test on the base revision with `" + c.Run + "`: check that the runner is installed for the judge, and the test contract in dixit.yml"
 }
+
+// failingTest finds a failing test's name in a runner's readable output: Go's "--- FAIL:",
+// pytest's short summary ("FAILED file::name") and node's spec reporter ("✖ name (…ms)").
+var failingTest = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)|^FAILED (\S+)|^\s*✖ (.+?) \(\d`)
+
+// FailingTests names the failing tests an output shows, each once, in order. The output
+// is a tail, so the list may be incomplete; it is for people, never for a verdict.
+func FailingTests(output string) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range failingTest.FindAllStringSubmatch(output, -1) {
+		name := m[1] + m[2] + m[3]
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return names
+}

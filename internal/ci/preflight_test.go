@@ -38,3 +38,9 @@ func TestEnvironmentHintNamesWhatToInstall(t *testing.T) {
 		assert.Contains(t, EnvironmentHint(tc.c, tc.v), tc.want, tc.v.Output)
 	}
 }
+
+func TestFailingTestsNamesThemOnce(t *testing.T) {
+	assert.Equal(t, []string{"TestA", "TestB/sub"}, FailingTests("=== RUN TestA\n--- FAIL: TestA (0.00s)\n    --- FAIL: TestB/sub (0.00s)\n--- FAIL: TestA (0.00s)\n"))
+	assert.Equal(t, []string{"test_base.py::test_something"}, FailingTests("F.\n=== short test summary info ===\nFAILED test_base.py::test_something - AssertionError\n"))
+	assert.Equal(t, []string{"adds"}, FailingTests("✔ subtracts (0.5ms)\n✖ adds (1.2ms)\n"))
+}

@@ -118,7 +118,7 @@ func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []git
 	}
 	p.OwnTests = string(verdicts[0].Outcome)
 	if !verdicts[0].Passed() {
-		p.OwnOutput = verdicts[0].Output
+		p.OwnOutput, p.OwnFailing = verdicts[0].Output, ci.FailingTests(verdicts[0].Output)
 	}
 	return nil
 }

@@ -140,5 +140,6 @@ func TestABaseWhoseOwnTestsFailIsNotedAndTheRunGoesOn(t *testing.T) {
 	assert.Contains(t, p.OwnOutput, "TestClampInRange")
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)
-	assert.Contains(t, string(md), "its own tests ended **fail**")
+	assert.Contains(t, string(md), "its own tests ended **fail** (1 test failing: `TestClampInRange`)")
+	assert.Equal(t, []string{"TestClampInRange"}, p.OwnFailing)
 }

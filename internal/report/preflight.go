@@ -16,9 +16,11 @@ type Preflight struct {
 	Hint    string `json:"hint,omitempty"`   // what to install or configure
 	// OwnTests is the verdict of the base's own tests: pass, fail, build_failed, …;
 	// "none" when the base has none, "not run" when the contract cannot run them.
-	OwnTests  string  `json:"own_tests,omitempty"`
-	OwnOutput string  `json:"own_output,omitempty"`
-	Seconds   float64 `json:"seconds"`
+	OwnTests  string `json:"own_tests,omitempty"`
+	OwnOutput string `json:"own_output,omitempty"`
+	// OwnFailing names the base's own tests that failed, as far as the output shows them.
+	OwnFailing []string `json:"own_failing,omitempty"`
+	Seconds    float64  `json:"seconds"`
 	// MidRun is set when the check ran during the run, after every coder failed a test
 	// the same way, rather than before any agent worked.
 	MidRun bool `json:"mid_run,omitempty"`
@@ -43,7 +45,15 @@ func preflightSection(s Summary, full bool) string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "The base revision builds, but its own tests ended **%s**: the run went on, and a coder is not blamed for a test that already failed on the base.\n\n", p.OwnTests)
+	fmt.Fprintf(&b, "The base revision builds, but its own tests ended **%s**", p.OwnTests)
+	if n := len(p.OwnFailing); n > 0 {
+		names := make([]string, n)
+		for i, name := range p.OwnFailing {
+			names[i] = inlineCode(name)
+		}
+		fmt.Fprintf(&b, " (%s failing: %s)", plural(n, "test"), strings.Join(names, ", "))
+	}
+	b.WriteString(". The run went on: the spec may ask to fix what they catch.\n\n")
 	if full && p.OwnOutput != "" {
 		details(&b, "The base's own tests' output", "", []byte(p.OwnOutput))
 	}
