@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -44,4 +45,14 @@ func TestTheReportOfAnEnvironmentStopSaysWhatToDo(t *testing.T) {
 	assert.Contains(t, md, "What to do: pytest is not installed")
 	assert.Contains(t, md, "No module named pytest")
 	assert.NotContains(t, md, "What ran out", "no budget ran out")
+}
+
+// The status comment on the issue says the run stopped for the environment, and why.
+func TestTheStatusCommentSaysTheEnvironmentStoppedTheRun(t *testing.T) {
+	s := NewStatus("r", []string{"amber"}, []string{"ivy"})
+	s.Event(context.Background(), orchestrate.Event{Kind: orchestrate.EvEscalate, Outcome: orchestrate.Environment,
+		Detail: "the judge could not build the base revision: pytest is not installed for the python3 the judge uses"})
+	md := s.Markdown()
+	assert.Contains(t, md, "Dixit: ENVIRONMENT")
+	assert.Contains(t, md, "pytest is not installed")
 }
