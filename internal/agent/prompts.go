@@ -43,17 +43,8 @@ func testerPrompt(s config.AgentSettings, contract ci.Contract) string {
 	b.WriteString(`You write tests for a change to a software repository, described by the specification in the next message.
 The repository as it is before the change can be read with list_files and read_file.
 `)
-	fmt.Fprintf(&b, `
-Each test you write is one file. It will be placed at %s in the repository once the change
-is made (%s stands for a unique name)`, "`"+contract.Path+"`", "`{id}`")
-	if contract.Build != "" {
-		fmt.Fprintf(&b, ", built with `%s`", contract.Build)
-	}
-	fmt.Fprintf(&b, ` and run with `+"`%s`"+`. The test passes when the test
-runner reports every test in the file as run and passed; a skipped test fails, and so does a
-run that ends early. Test what the specification asks for, through the interface it describes.
-Submit each test with submit_test, giving the whole file.
-`, contract.Run)
+	testRules(&b, contract)
+	b.WriteString("Submit each test with submit_test, giving the whole file.\n")
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
 	}
@@ -105,4 +96,19 @@ func probeCommand(c ci.Contract) string {
 		return c.Probe
 	}
 	return c.Run
+}
+
+// testRules says where a test goes, how it is built and run, and what a pass is: the same
+// words in the tool and the text protocols.
+func testRules(b *strings.Builder, contract ci.Contract) {
+	fmt.Fprintf(b, `
+Each test you write is one file. It will be placed at %s in the repository once the change
+is made (%s stands for a unique name)`, "`"+contract.Path+"`", "`{id}`")
+	if contract.Build != "" {
+		fmt.Fprintf(b, ", built with `%s`", contract.Build)
+	}
+	fmt.Fprintf(b, ` and run with `+"`%s`"+`. The test passes when the test
+runner reports every test in the file as run and passed; a skipped test fails, and so does a
+run that ends early. Test what the specification asks for, through the interface it describes.
+`, contract.Run)
 }

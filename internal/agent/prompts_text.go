@@ -55,17 +55,8 @@ func testerTextPrompt(s config.AgentSettings, contract ci.Contract, files string
 To see a file of the repository as it is before the change, write a line READ followed by its
 path, for example "READ calc.go"; its content comes back in the next message.
 `)
-	fmt.Fprintf(&b, `
-Each test you write is one file. It will be placed at %s in the repository once the change
-is made (%s stands for a unique name)`, "`"+contract.Path+"`", "`{id}`")
-	if contract.Build != "" {
-		fmt.Fprintf(&b, ", built with `%s`", contract.Build)
-	}
-	fmt.Fprintf(&b, ` and run with `+"`%s`"+`. The test passes when the test
-runner reports every test in the file as run and passed; a skipped test fails, and so does a
-run that ends early. Test what the specification asks for, through the interface it describes.
-Write each test as the whole file in one fenced code block%s.
-`, contract.Run, labelHint(contract.Path))
+	testRules(&b, contract)
+	fmt.Fprintf(&b, "Write each test as the whole file in one fenced code block%s.\n", labelHint(contract.Path))
 	writeFiles(&b, files)
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
