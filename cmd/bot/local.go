@@ -288,6 +288,9 @@ func printOutcome(stdout io.Writer, name, state string, out *localrun.Outcome) e
 			return errPatchFails
 		}
 	}
+	if s.Outcome == orchestrate.Environment {
+		return errEnvironment // no agent worked: the machine must change, not the code
+	}
 	// The demo always ends at a human's desk: that is what it shows, not a failure.
 	if stopped && name == "run" {
 		return errStopped

@@ -28,6 +28,10 @@ const (
 // are printed: there is nothing more to say on stderr.
 var errStopped = errors.New("the run stopped for a human: bot decide answers it")
 
+// errEnvironment ends a run the judge could not start on this machine (outcome
+// ENVIRONMENT): the outcome line says what to install or change.
+var errEnvironment = errors.New("the judge cannot build and test the base revision here: change what the outcome above says, then run the same command again")
+
 // errPatchFails ends `bot vet` with exitPatchFails when the patch fails a vetted test.
 var errPatchFails = errors.New("the patch fails vetted tests (see the report)")
 

@@ -92,3 +92,23 @@ func TestHelpVersionAndExitCodes(t *testing.T) {
 	assert.Contains(t, errOut, "bot: decide: no such run nope-1 under ")
 	assert.NotContains(t, errOut, "--help", "not a usage mistake")
 }
+
+// A run the judge cannot start on this machine (a module it cannot download) is an error
+// a script sees: exit 1, the outcome names what to change, and no agent worked.
+func TestAnEnvironmentFailureExitsOne(t *testing.T) {
+	pop := filepath.Join(t.TempDir(), "semver")
+	require.NoError(t, os.CopyFS(pop, os.DirFS("../../examples/semver")))
+	base := filepath.Join(pop, "base")
+	require.NoError(t, os.WriteFile(filepath.Join(base, "go.mod"),
+		[]byte("module example.com/semver\n\ngo 1.22\n\nrequire example.com/dixit/missingdep v1.0.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "dep.go"),
+		[]byte("package semver\n\nimport _ \"example.com/dixit/missingdep\"\n"), 0o644))
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"run", "--population", pop, "--state", t.TempDir(),
+		"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &out, &errOut)
+	assert.Equal(t, exitError, exitCode(err, &errOut), out.String())
+	assert.Contains(t, out.String(), "Outcome: ENVIRONMENT")
+	assert.Contains(t, out.String(), "example.com/dixit/missingdep")
+	assert.Contains(t, out.String(), "0 rounds", "no agent worked")
+	assert.Contains(t, errOut.String(), "bot: the judge cannot build and test the base revision here")
+}
