@@ -69,11 +69,11 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		if c.path == "" {
 			continue
 		}
-		if _, err := os.Stat(c.path); err != nil {
-			return fmt.Errorf("classify: %w", existing(c.flag, c.path, false))
+		if err := existing(c.flag, c.path, fileOrDir); err != nil {
+			return fmt.Errorf("classify: %w", err)
 		}
 	}
-	out := &in.out
+	out := in.out
 	opts, err := classifyInput(in)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
@@ -84,14 +84,14 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
 	if judgeErr != nil {
-		return fmt.Errorf("classify: %w (written to %s)", judgeErr, *out)
+		return fmt.Errorf("classify: %w (written to %s)", judgeErr, out)
 	}
 	passed := 0
 	for _, t := range res.Tests {
@@ -100,7 +100,7 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		}
 	}
 	fmt.Fprintf(stdout, "coder %s, tree %s: %d of %d tests pass (%d reruns, %s, %.1f s); verdicts in %s\n",
-		res.Coder, res.Tree, passed, len(res.Tests), res.Reruns, res.Isolation, res.Seconds, *out)
+		res.Coder, res.Tree, passed, len(res.Tests), res.Reruns, res.Isolation, res.Seconds, out)
 	for _, t := range res.Tests {
 		switch t.Outcome {
 		case ci.Pass, ci.BuildFailed:

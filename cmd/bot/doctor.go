@@ -177,7 +177,7 @@ func doctorSettings(configPath string) (config.Settings, string, error) {
 		if _, err := os.Stat(configPath); errors.Is(err, os.ErrNotExist) {
 			return config.Defaults(), "", nil
 		}
-	} else if err := existing("config", configPath, false); err != nil {
+	} else if err := existing("config", configPath, aFile); err != nil {
 		return config.Settings{}, "", err
 	}
 	s, err := config.Load(configPath)

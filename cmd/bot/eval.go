@@ -86,7 +86,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 			f.out = filepath.Join(".dixit", "eval", "replay")
 		}
 		if f.data != "" {
-			if err := existing("data", f.data, false); err != nil {
+			if err := existing("data", f.data, aFile); err != nil {
 				return fmt.Errorf("eval: %w", err)
 			}
 		}
@@ -102,7 +102,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 			return fmt.Errorf("eval: the bundled benchmark: %w (or give --bench DIR)", err)
 		}
 		dir = filepath.Dir(found)
-	} else if err := existing("bench", dir, true); err != nil {
+	} else if err := existing("bench", dir, aDir); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	opts := eval.Options{

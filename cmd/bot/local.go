@@ -236,17 +236,17 @@ func checkInputs(f *localFlags) error {
 	}
 	for _, c := range []struct {
 		flag, path string
-		dir        bool
+		want       pathKind
 	}{
-		{"population", f.population, true},
-		{"spec", f.spec, false},
-		{"config", f.config, false},
-		{"repo", repo, true},
+		{"population", f.population, aDir},
+		{"spec", f.spec, aFile},
+		{"config", f.config, aFile},
+		{"repo", repo, aDir},
 	} {
 		if c.path == "" {
 			continue
 		}
-		if err := existing(c.flag, c.path, c.dir); err != nil {
+		if err := existing(c.flag, c.path, c.want); err != nil {
 			return err
 		}
 	}

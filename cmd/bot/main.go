@@ -165,18 +165,27 @@ func findUp(rel string) (string, error) {
 	return "", fmt.Errorf("no %s in this directory or its parents", rel)
 }
 
-// existing checks that the path a flag names exists (a directory when dir is set), so the
+// pathKind is what a flag's path must name.
+type pathKind int
+
+const (
+	fileOrDir pathKind = iota
+	aFile
+	aDir
+)
+
+// existing checks that the path a flag names exists and is of the kind wanted, so the
 // error names the flag rather than whatever later failed to open it.
-func existing(flag, path string, dir bool) error {
+func existing(flag, path string, want pathKind) error {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("--%s %s: no such file or directory", flag, path)
 	case err != nil:
 		return fmt.Errorf("--%s %s: %w", flag, path, errors.Unwrap(err))
-	case dir && !info.IsDir():
+	case want == aDir && !info.IsDir():
 		return fmt.Errorf("--%s %s: not a directory", flag, path)
-	case !dir && info.IsDir():
+	case want == aFile && info.IsDir():
 		return fmt.Errorf("--%s %s: a directory, not a file", flag, path)
 	}
 	return nil

@@ -33,7 +33,7 @@ key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if configPath != "" {
-				if err := existing("config", configPath, false); err != nil {
+				if err := existing("config", configPath, aFile); err != nil {
 					return fmt.Errorf("serve: %w", err)
 				}
 			}
