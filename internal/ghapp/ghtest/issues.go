@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	s.repoRoutes()
 	s.appRoutes()
 	s.actionRoutes()
+	s.manifestRoutes()
 }
 
 // listIssues lists a repository's issues and pull requests (those carry a

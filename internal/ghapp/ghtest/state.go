@@ -40,6 +40,8 @@ type State struct {
 	canCreate     map[string]bool // lower(org): POST /orgs/{org}/repos allowed
 	redeliveries  []int64
 	redeliverWith *int // status_code of redelivery attempts; nil: the original's
+	// manifestCodes: the manifest flow's codes, each to the App it converts to.
+	manifestCodes map[string]*ManifestApp
 }
 
 func newState(spec *Spec, apiURL string) *State {

@@ -7,6 +7,7 @@ const keep = {
   "/app": ["get"],
   "/app/installations/{installation_id}/access_tokens": ["post"],
   "/app/installations": ["get"],
+  "/app-manifests/{code}/conversions": ["post"],
   "/app/hook/deliveries": ["get"],
   "/app/hook/deliveries/{delivery_id}/attempts": ["post"],
   "/installation/repositories": ["get"],
