@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 version=v1.7.12
-mapfile -t workflows < <(git ls-files '.github/workflows/*.yml' '.github/workflows/*.yaml' 'internal/classify/workflow/*.yml')
+mapfile -t workflows < <(git ls-files '.github/workflows/*.yml' '.github/workflows/*.yaml' '*/dixit-classify.yml')
 
 # What the record covers: the version, whether shellcheck took part, and every file's content.
 fingerprint() {
