@@ -1,0 +1,119 @@
+package archtest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The checks on a small module in testdata/fixture, where the answers are known, so the
+// tests on the real tree cannot pass by seeing nothing.
+
+func fixture(t *testing.T) *module {
+	t.Helper()
+	m, err := loadModule("testdata/fixture")
+	require.NoError(t, err)
+	return m
+}
+
+func TestLoadModuleFindsWhatTheGoCommandBuilds(t *testing.T) {
+	m := fixture(t)
+	var rels []string
+	for _, p := range m.sortedPkgs() {
+		rels = append(rels, p.rel)
+	}
+	// Not nested/deep (another module), internal/hub/testdata/x, _scratch.
+	assert.Equal(t, []string{"cmd/tool", "internal/hub", "internal/mid", "internal/p1", "internal/p2",
+		"internal/p3", "internal/proto", "internal/sig"}, rels)
+	// Neither the test file's nor the //go:build ignore file's imports.
+	assert.ElementsMatch(t, []string{"fmt", "example.com/fix/internal/p1", "example.com/fix/internal/p2",
+		"example.com/fix/internal/p3", "example.com/other/internal/x"}, m.pkgs["internal/hub"].imports)
+}
+
+func TestFanOutCountsOnlyThisModulesInternalPackages(t *testing.T) {
+	counts := map[string]int{}
+	for _, f := range fanOut(fixture(t)) {
+		counts[f.key] = f.count
+	}
+	assert.Equal(t, 3, counts["internal/hub"], "p1, p2, p3; not fmt, not another module's internal package")
+	assert.Equal(t, 1, counts["cmd/tool"])
+	assert.Equal(t, 1, counts["internal/mid"], "go-github is not ours")
+}
+
+func TestParametersAreCountedOneByOne(t *testing.T) {
+	counts := map[string]int{}
+	where := map[string]string{}
+	for _, f := range longSignatures(fixture(t)) {
+		counts[f.key] = f.count
+		where[f.key] = f.detail
+	}
+	assert.Equal(t, map[string]int{
+		"cmd/tool.main":        0,
+		"internal/p1.F":        0,
+		"internal/p2.F":        0,
+		"internal/p3.F":        0,
+		"internal/sig.Wide":    4, // (a, b, c int, d string)
+		"internal/sig.Unnamed": 2,
+		"internal/sig.T.M":     3, // the receiver does not count; a variadic is one
+		"internal/sig.G.N":     1,
+	}, counts, "no test function, no ignored file, no literal, nothing from the nested module")
+	assert.Equal(t, "internal/sig/sig.go:3", where["internal/sig.Wide"])
+}
+
+func TestANeverRuleNamesTheChainThatBreaksIt(t *testing.T) {
+	m := fixture(t)
+	rule := neverRule{name: "no GitHub here", from: []string{"internal/proto"},
+		never: []string{"github.com/google/go-github"}, instead: "use a port"}
+	problems, matched := checkNever(m, rule)
+	assert.Equal(t, 1, matched)
+	require.Len(t, problems, 1)
+	assert.Equal(t, "internal/proto must not import github.com/google/go-github/v60/github (no GitHub here), and does: "+
+		"internal/proto → internal/mid → github.com/google/go-github/v60/github. Instead, use a port.", problems[0])
+
+	// The first forbidden package on the way is the one reported, not what lies behind it.
+	rule.never = []string{"internal/mid", "github.com/google/go-github"}
+	problems, _ = checkNever(m, rule)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0], "does: internal/proto → internal/mid.")
+
+	_, matched = checkNever(m, neverRule{from: []string{"internal/gone"}})
+	assert.Zero(t, matched, "a rule about a package that moved away applies to nothing, which TestNeverImports reports")
+}
+
+func TestTheAllowlistOnlyShrinks(t *testing.T) {
+	l := limit{max: 6, known: map[string]int{"p.vetHead": 12}, list: "knownLongSignatures",
+		says: "takes %d parameters", fix: "Group them"}
+	cases := []struct {
+		name  string
+		found []measure
+		want  []string // substrings of the one message expected; none for no message
+	}{
+		{"as listed", []measure{{key: "p.vetHead", count: 12}}, nil},
+		{"unlisted within the limit", []measure{{key: "p.vetHead", count: 12}, {key: "p.f", count: 6}}, nil},
+		{"a new violation", []measure{{key: "p.vetHead", count: 12}, {key: "p.g", count: 7, detail: "p/g.go:3"}},
+			[]string{"p.g takes 7 parameters, more than 6 (p/g.go:3). Group them.", "rename its entry"}},
+		{"grown", []measure{{key: "p.vetHead", count: 13, detail: "p/vet.go:9"}},
+			[]string{"p.vetHead takes 13 parameters, more than the 12 its entry in knownLongSignatures", "Bring it back to at most 12. Group them."}},
+		{"better but still over", []measure{{key: "p.vetHead", count: 9}},
+			[]string{"p.vetHead takes 9 parameters now, fewer than the 12", "lower its entry to 9 in " + allowlistFile}},
+		{"fixed", []measure{{key: "p.vetHead", count: 6}},
+			[]string{`remove "p.vetHead" from knownLongSignatures in ` + allowlistFile}},
+		{"gone", nil,
+			[]string{`p.vetHead no longer exists: remove "p.vetHead" from knownLongSignatures`, "still over the limit of 6"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			problems := ratchet(c.found, l)
+			if c.want == nil {
+				assert.Empty(t, problems)
+				return
+			}
+			require.Len(t, problems, 1)
+			for _, w := range c.want {
+				assert.True(t, strings.Contains(problems[0], w), "%q\nwants %q", problems[0], w)
+			}
+		})
+	}
+}
