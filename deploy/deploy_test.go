@@ -1,4 +1,3 @@
-// Package deploy holds deployment files; its test keeps them consistent with the code.
 package deploy
 
 import (
@@ -23,7 +22,9 @@ func TestAppManifestAsksForNoMoreThanItNeeds(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(data, &m))
 	assert.NotContains(t, m.Permissions, "workflows", "the App can never change a workflow")
 	assert.Equal(t, "read", m.Permissions["metadata"])
-	assert.ElementsMatch(t, []string{"issues", "issue_comment", "pull_request", "workflow_run"}, m.Events)
+	assert.ElementsMatch(t, []string{"issues", "issue_comment", "pull_request"}, m.Events)
+	assert.NotContains(t, m.Permissions, "administration", "creating workshops is opt-in (app-options.yml)")
+	assert.NotContains(t, m.Permissions, "actions", "the actions judge is opt-in (app-options.yml)")
 	for _, line := range strings.Split(string(data), "\n") {
 		trimmed := strings.TrimSpace(line)
 		for name := range m.Permissions {

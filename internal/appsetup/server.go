@@ -1,0 +1,275 @@
+package appsetup
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Setup is the registration server: the page that posts the manifest, the callback
+// that exchanges the code, and a /webhook that collects GitHub's ping.
+type Setup struct {
+	opts     Options
+	ends     endpoints
+	manifest ManifestInput
+	hc       *http.Client
+	log      *slog.Logger
+	state    string // ties the callback to a page this server rendered
+	probe    string // answers the self-probe of the webhook URL
+
+	mu    sync.Mutex
+	creds *Credentials
+	saved Saved
+	done  chan struct{} // closed once the credentials are saved
+	pings []ping
+}
+
+// ping is one POST /webhook received while setting up.
+type ping struct {
+	event, signature string
+	body             []byte
+}
+
+// New checks opts; base and options are deploy/app.yml and deploy/app-options.yml.
+func New(opts Options, base, options []byte, hc *http.Client, log *slog.Logger) (*Setup, error) {
+	ends, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	in := ManifestInput{Base: base, Options: options, Features: opts.Features, Name: opts.Name, HookURL: ends.hook}
+	if _, err := Manifest(in); err != nil { // a bad opt-in fails now, not in the browser
+		return nil, err
+	}
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Setup{opts: opts, ends: ends, manifest: in, hc: hc, log: log,
+		state: randomHex(16), probe: randomHex(16), done: make(chan struct{})}, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails on Linux (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// Handler serves the setup page (/ and /setup), the callback (/setup/callback) and /webhook.
+func (s *Setup) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /setup", s.page)
+	mux.HandleFunc("GET /setup/callback", s.callback)
+	mux.HandleFunc("POST /webhook", s.webhook)
+	mux.HandleFunc("GET /webhook", s.answerProbe)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	return mux
+}
+
+var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Register the Dixit GitHub App</title></head>
+<body style="font-family: sans-serif; max-width: 44em; margin: 3em auto">
+<h1>Register the Dixit GitHub App</h1>
+<p>This sends the App's manifest to <b>{{.Host}}</b>, which shows every setting for review
+before creating the App{{if .Org}} in the organization <b>{{.Org}}</b>{{else}} in your personal account{{end}}.
+Its webhook will be <code>{{.Hook}}</code>.</p>
+<p>Permissions asked for:</p>
+<ul>{{range .Perms}}<li><code>{{.}}</code></li>{{end}}</ul>
+<form action="{{.Action}}" method="post">
+<input type="hidden" name="manifest" value="{{.Manifest}}">
+<button type="submit">Register on {{.Host}}</button>
+</form></body></html>`))
+
+// page renders the form; redirect_url is this page's own address, as the browser used it,
+// so the code comes back here even when only /webhook is published.
+func (s *Setup) page(w http.ResponseWriter, r *http.Request) {
+	in := s.manifest
+	in.Redirect = requestBase(r) + "/setup/callback"
+	m, err := Manifest(in)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	perms, err := permissionList(m)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = pageTmpl.Execute(w, map[string]any{
+		"Host": s.ends.web.Host, "Org": s.opts.Org, "Hook": s.ends.hook, "Perms": perms,
+		"Action": NewAppURL(s.ends.web, s.opts.Org, s.state), "Manifest": string(m),
+	})
+}
+
+func requestBase(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+var resultTmpl = template.Must(template.New("result").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Dixit GitHub App</title></head>
+<body style="font-family: sans-serif; max-width: 44em; margin: 3em auto">
+{{if .Err}}<h1>Registration did not finish</h1><p>{{.Err}}</p><p><a href="/">Start again</a></p>
+{{else}}<h1>{{.Name}} is registered</h1>
+<p>Its credentials are {{.Where}}. The terminal running <code>bot setup</code> says what to do next.</p>
+<p><a href="{{.Install}}">Install it on repositories</a></p>{{end}}
+</body></html>`))
+
+// callback receives GitHub's redirect with the code and exchanges it, once.
+func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	render := func(status int, data map[string]any) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		_ = resultTmpl.Execute(w, data)
+	}
+	// Fail closed: a code that did not come back from our own page is refused.
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(s.state)) != 1 {
+		render(http.StatusBadRequest, map[string]any{"Err": "this link did not come from this setup page (its state does not match): register from the setup page"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.creds != nil {
+		render(http.StatusConflict, map[string]any{"Err": "the App " + s.creds.Slug + " is registered already; stop bot setup and run it again to register another"})
+		return
+	}
+	code := q.Get("code")
+	if code == "" {
+		render(http.StatusBadRequest, map[string]any{"Err": "GitHub sent no code: the registration was cancelled on GitHub's page"})
+		return
+	}
+	c, err := exchange(r.Context(), s.hc, s.ends.api, code)
+	if err == nil {
+		err = s.keep(c)
+	}
+	if err != nil {
+		s.log.Error("setup: the App's credentials", "err", err)
+		render(http.StatusBadGateway, map[string]any{"Err": err.Error()})
+		return
+	}
+	where := "printed in the terminal"
+	if s.saved.Config != "" {
+		where = "in " + s.opts.Out
+	}
+	render(http.StatusOK, map[string]any{"Name": c.Name, "Where": where, "Install": c.HTMLURL + "/installations/new"})
+}
+
+// keep saves or prints the credentials; s.mu is held.
+func (s *Setup) keep(c Credentials) error {
+	if s.opts.Out != "" {
+		saved, err := save(s.opts.Out, c, s.ends, slices.Contains(s.opts.Features, WorkshopCreate))
+		if err != nil {
+			return fmt.Errorf("the App %s exists on GitHub but its credentials were not saved: %w", c.HTMLURL, err)
+		}
+		s.saved = saved
+	}
+	s.creds = &c
+	close(s.done)
+	return nil
+}
+
+// webhook keeps what arrives (GitHub pings the new App's webhook when it creates it, before
+// the code comes back); its signature is checked once the secret is known.
+func (s *Setup) webhook(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	if len(s.pings) < 16 {
+		s.pings = append(s.pings, ping{event: r.Header.Get("X-GitHub-Event"), signature: r.Header.Get("X-Hub-Signature-256"), body: body})
+	}
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = io.WriteString(w, "bot setup is running here; bot serve will answer deliveries\n")
+}
+
+// answerProbe lets the setup check that the public webhook URL leads to this server.
+func (s *Setup) answerProbe(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(probeHeader) != s.probe {
+		http.Error(w, "webhooks are POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	_, _ = io.WriteString(w, s.probe)
+}
+
+// Run serves on ln until the App is registered, checks its webhook, and prints what to do
+// next on out. It returns when ctx ends, or with the check's error.
+func (s *Setup) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+	fmt.Fprintf(out, "Open http://%s/ in a browser (or the same port through --public-url %s) and register the App.\n",
+		browsable(ln.Addr()), s.opts.PublicURL)
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("setup stopped before the App was registered: %w", ctx.Err())
+	case err := <-served:
+		return fmt.Errorf("setup server: %w", err)
+	case <-s.done:
+	}
+	s.mu.Lock()
+	c, saved := *s.creds, s.saved
+	s.mu.Unlock()
+	if saved.Config == "" {
+		printOnce(out, c, s.ends)
+	}
+	check := s.checkWebhook(ctx, c)
+	s.summary(out, c, saved, check)
+	if check != nil {
+		return fmt.Errorf("the App %s is registered and its credentials kept, but its webhook is not reachable: %w", c.Slug, check)
+	}
+	return nil
+}
+
+// browsable turns a listen address like [::]:8080 into one a browser on this host opens.
+func browsable(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func (s *Setup) summary(out io.Writer, c Credentials, saved Saved, check error) {
+	fmt.Fprintf(out, "\nRegistered the GitHub App %q (id %d) owned by %s: %s\n", c.Name, c.AppID, c.Owner, c.HTMLURL)
+	if saved.Config != "" {
+		fmt.Fprintf(out, "Private key: %s\nWebhook secret: %s\nServer configuration: %s\n", saved.Key, saved.Secret, saved.Config)
+	}
+	if check == nil {
+		fmt.Fprintf(out, "Webhook: GitHub's ping reached %s and its signature matches.\n", s.ends.hook)
+	}
+	fmt.Fprintf(out, "\nNext:\n  1. Install it on the repositories to watch: %s/installations/new\n", c.HTMLURL)
+	if saved.Config != "" {
+		fmt.Fprintf(out, "  2. Start the App on this address (%s): bot serve --config %s\n", s.opts.Listen, saved.Config)
+	} else {
+		fmt.Fprintf(out, "  2. Start the App with the variables above and DIXIT_GITHUB_PRIVATE_KEY_FILE: bot serve\n")
+	}
+	fmt.Fprintf(out, "  3. Label an issue %q in an installed repository (docs/install.md, step 5).\n", "dixit")
+}

@@ -1,0 +1,338 @@
+package appsetup
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/deploy"
+	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/serveconfig"
+	"github.com/dixit-bot/dixit/internal/webhook"
+)
+
+// fakeWeb plays GitHub's web pages in the manifest flow: it takes the manifest a user
+// confirms, creates the App in the fake API, pings its webhook as GitHub does, and sends
+// the browser back to redirect_url with the code.
+type fakeWeb struct {
+	*httptest.Server
+	api      *ghtest.Server
+	noPing   bool // GitHub's ping fails: record a 502 instead of sending it
+	badCode  bool // redirect with a code GitHub never issued (expired)
+	mu       sync.Mutex
+	posted   []map[string]any // manifests received
+	pagePath []string         // the page each was posted to
+}
+
+func newFakeWeb(t *testing.T, api *ghtest.Server) *fakeWeb {
+	f := &fakeWeb{api: api}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /settings/apps/new", func(w http.ResponseWriter, r *http.Request) { f.create(t, w, r, "octocat", false) })
+	mux.HandleFunc("POST /organizations/{org}/settings/apps/new", func(w http.ResponseWriter, r *http.Request) {
+		f.create(t, w, r, r.PathValue("org"), true)
+	})
+	f.Server = httptest.NewServer(mux)
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeWeb) create(t *testing.T, w http.ResponseWriter, r *http.Request, owner string, org bool) {
+	raw := r.PostFormValue("manifest")
+	var m map[string]any
+	if !assert.NoError(t, json.Unmarshal([]byte(raw), &m), "the form posts the manifest as JSON") {
+		http.Error(w, "bad manifest", http.StatusUnprocessableEntity)
+		return
+	}
+	f.mu.Lock()
+	f.posted, f.pagePath = append(f.posted, m), append(f.pagePath, r.URL.Path)
+	f.mu.Unlock()
+	code := fmt.Sprintf("code-%d", time.Now().UnixNano())
+	app, err := f.api.State.AddManifestCode(code, owner, org, []byte(raw))
+	require.NoError(t, err)
+	hook := m["hook_attributes"].(map[string]any)["url"].(string)
+	status := 502
+	if !f.noPing {
+		status = sendPing(hook, app.WebhookSecret)
+	}
+	f.api.State.AddDelivery(ghtest.Delivery{GUID: "ping-" + code, Event: "ping", StatusCode: status})
+	if f.badCode {
+		code = "expired"
+	}
+	back, _ := url.Parse(m["redirect_url"].(string))
+	back.RawQuery = url.Values{"code": {code}, "state": {r.URL.Query().Get("state")}}.Encode()
+	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+// sendPing sends GitHub's ping to a new App's webhook and returns the answer's status (0: none).
+func sendPing(hook, secret string) int {
+	req, err := webhook.SignedRequest(hook, []byte(secret), "ping", "d-1", []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`))
+	if err != nil {
+		return 0
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+type flow struct {
+	web    *fakeWeb
+	api    *ghtest.Server
+	base   string // the setup server, as the browser reaches it
+	out    bytes.Buffer
+	result chan error
+	cancel context.CancelFunc
+}
+
+// startSetup runs the setup server with opts; an empty PublicURL means the setup's own address.
+func startSetup(t *testing.T, opts Options, tweak func(*fakeWeb)) *flow {
+	t.Helper()
+	api := ghtest.NewServer(t)
+	f := &flow{api: api, web: newFakeWeb(t, api), result: make(chan error, 1)}
+	if tweak != nil {
+		tweak(f.web)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	f.base = "http://" + ln.Addr().String()
+	if opts.PublicURL == "" {
+		opts.PublicURL = f.base
+	}
+	opts.GitHubURL, opts.APIURL, opts.Listen = f.web.URL+"/", api.URL, ln.Addr().String()
+	if opts.PingWait == 0 {
+		opts.PingWait = 2 * time.Second
+	}
+	s, err := New(opts, deploy.AppManifest, deploy.AppOptions, nil, nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	f.cancel = cancel
+	go func() { f.result <- s.Run(ctx, ln, &f.out) }()
+	t.Cleanup(cancel)
+	return f
+}
+
+var manifestField = regexp.MustCompile(`<form action="([^"]+)" method="post">\s*<input type="hidden" name="manifest" value="([^"]+)">`)
+
+// register is the person: open the page, press the button, land on the result page.
+func (f *flow) register(t *testing.T) (status int, page string) {
+	t.Helper()
+	resp, err := http.Get(f.base + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := manifestField.FindStringSubmatch(string(body))
+	require.NotNil(t, m, "the page has the form: %s", body)
+	resp, err = http.PostForm(html.UnescapeString(m[1]), url.Values{"manifest": {html.UnescapeString(m[2])}})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
+}
+
+func (f *flow) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.result:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("bot setup did not finish")
+		return nil
+	}
+}
+
+func TestRegistersTheAppAndWritesWhatServeReads(t *testing.T) {
+	cases := []struct {
+		name, org  string
+		features   Features
+		page       string
+		permission string // one more than the default install's, or none
+	}{
+		{"personal account, least privilege", "", nil, "/settings/apps/new", ""},
+		{"organization, creating workshops", "acme", Features{WorkshopCreate}, "/organizations/acme/settings/apps/new", "administration"},
+		{"actions judge", "acme", Features{ActionsJudge}, "/organizations/acme/settings/apps/new", "actions"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dixit")
+			f := startSetup(t, Options{Org: c.org, Features: c.features, Out: dir}, nil)
+			status, page := f.register(t)
+			assert.Equal(t, http.StatusOK, status, page)
+			assert.Contains(t, page, "is registered")
+			require.NoError(t, f.wait(t), f.out.String())
+
+			require.Len(t, f.web.posted, 1)
+			m := f.web.posted[0]
+			assert.Equal(t, c.page, f.web.pagePath[0])
+			assert.Equal(t, f.base+"/webhook", m["hook_attributes"].(map[string]any)["url"])
+			assert.Equal(t, f.base+"/setup/callback", m["redirect_url"], "the code comes back to this server")
+			perms := m["default_permissions"].(map[string]any)
+			want := []string{"metadata", "issues", "pull_requests", "contents", "checks"}
+			if c.permission != "" {
+				want = append(want, c.permission)
+			}
+			assert.ElementsMatch(t, want, keys(perms))
+			assert.Equal(t, c.permission == "actions", contains(m["default_events"], "workflow_run"), "workflow_run comes with the actions judge")
+
+			var app ghtest.ManifestApp
+			for _, a := range f.api.State.ManifestApps() {
+				app = a
+			}
+			assert.True(t, app.Converted, "the code was exchanged")
+			cfg, err := serveconfig.Load(filepath.Join(dir, "serve.yml"), func(string) string { return "" })
+			require.NoError(t, err, "bot serve --config takes what setup wrote")
+			assert.Equal(t, app.ID, cfg.GitHub.AppID)
+			assert.Equal(t, app.WebhookSecret, cfg.GitHub.WebhookSecret)
+			assert.Equal(t, f.api.URL, cfg.GitHub.BaseURL)
+			assert.Equal(t, f.web.URL+"/", cfg.GitHub.GitURL)
+			assert.Equal(t, c.permission == "administration", cfg.WorkshopCreate, "workshop_create follows the permission")
+			key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
+			require.NoError(t, err)
+			assert.Equal(t, app.PEM, string(key))
+			for _, p := range []string{cfg.GitHub.PrivateKeyFile, cfg.GitHub.SecretFile} {
+				info, err := os.Stat(p)
+				require.NoError(t, err)
+				assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "%s is readable by its owner only", p)
+			}
+
+			out := f.out.String()
+			assert.Contains(t, out, "https://github.com/apps/"+app.Slug+"/installations/new", "the install URL")
+			assert.Contains(t, out, "bot serve --config "+filepath.Join(dir, "serve.yml"), "the next command")
+			assert.Contains(t, out, "GitHub's ping reached "+f.base+"/webhook")
+			assert.NotContains(t, out, app.WebhookSecret, "a secret written to a file is not printed")
+		})
+	}
+}
+
+func TestWithoutOutTheCredentialsArePrintedOnce(t *testing.T) {
+	f := startSetup(t, Options{}, nil)
+	status, _ := f.register(t)
+	require.Equal(t, http.StatusOK, status)
+	require.NoError(t, f.wait(t))
+	var app ghtest.ManifestApp
+	for _, a := range f.api.State.ManifestApps() {
+		app = a
+	}
+	out := f.out.String()
+	assert.Contains(t, out, fmt.Sprintf("DIXIT_GITHUB_APP_ID=%d\n", app.ID))
+	assert.Contains(t, out, "DIXIT_WEBHOOK_SECRET="+app.WebhookSecret+"\n")
+	assert.Contains(t, out, strings.TrimSpace(app.PEM))
+	assert.Equal(t, 1, strings.Count(out, strings.TrimSpace(app.PEM)), "printed once")
+}
+
+func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
+	t.Run("webhook URL leads elsewhere", func(t *testing.T) {
+		closed, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		elsewhere := "http://" + closed.Addr().String()
+		closed.Close()
+		f := startSetup(t, Options{PublicURL: elsewhere}, nil)
+		status, _ := f.register(t)
+		assert.Equal(t, http.StatusOK, status, "the App is registered all the same")
+		err = f.wait(t)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), elsewhere+"/webhook does not lead to this server")
+		assert.Contains(t, err.Error(), "make --public-url the address that reaches --listen")
+	})
+	t.Run("GitHub's ping failed", func(t *testing.T) {
+		f := startSetup(t, Options{PingWait: 300 * time.Millisecond, Org: "acme"}, func(w *fakeWeb) { w.noPing = true })
+		f.register(t)
+		err := f.wait(t)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `got "Invalid HTTP Response: 502" (status 502), per GET /app/hook/deliveries`)
+		assert.Contains(t, err.Error(), "/organizations/acme/settings/apps/", "it points at the App's Advanced tab")
+	})
+	t.Run("expired code", func(t *testing.T) {
+		f := startSetup(t, Options{}, func(w *fakeWeb) { w.badCode = true })
+		status, page := f.register(t)
+		assert.Equal(t, http.StatusBadGateway, status)
+		assert.Contains(t, page, "it expired (a code lasts one hour) or was used already")
+		f.cancel()
+		assert.ErrorContains(t, f.wait(t), "setup stopped before the App was registered")
+	})
+	t.Run("credentials already there", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "private-key.pem"), []byte("another App's"), 0o600))
+		f := startSetup(t, Options{Out: dir}, nil)
+		status, page := f.register(t)
+		assert.Equal(t, http.StatusBadGateway, status)
+		assert.Contains(t, page, "private-key.pem exists already")
+		assert.Contains(t, page, "choose another --out")
+		data, _ := os.ReadFile(filepath.Join(dir, "private-key.pem"))
+		assert.Equal(t, "another App's", string(data), "never overwritten")
+	})
+	t.Run("callback not from this page", func(t *testing.T) {
+		f := startSetup(t, Options{}, nil)
+		resp, err := http.Get(f.base + "/setup/callback?code=abc&state=forged")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		assert.Empty(t, f.api.Requests(), "a forged callback exchanges nothing")
+	})
+}
+
+func TestOptionErrorsNameTheFlag(t *testing.T) {
+	cases := []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, "--public-url is required"},
+		{Options{PublicURL: "dixit.example.com"}, `--public-url "dixit.example.com": must be an address such as https://`},
+		{Options{PublicURL: "https://d.example.com", Org: "acme corp"}, `--org "acme corp": not a GitHub organization name`},
+		{Options{PublicURL: "https://d.example.com", GitHubURL: "github.example.com"}, `--github-url "github.example.com"`},
+		{Options{PublicURL: "https://d.example.com", Features: Features{"admin"}}, `no opt-in "admin" in the manifest options (known: actions-judge, workshop-create)`},
+	}
+	for _, c := range cases {
+		_, err := New(c.opts, deploy.AppManifest, deploy.AppOptions, nil, nil)
+		assert.ErrorContains(t, err, c.want)
+	}
+}
+
+func TestGitHubEnterpriseServerURLs(t *testing.T) {
+	e, err := Options{PublicURL: "https://d.example.com/", GitHubURL: "https://ghe.example.com"}.resolve()
+	require.NoError(t, err)
+	assert.Equal(t, "https://ghe.example.com/api/v3/", e.api)
+	assert.Equal(t, "https://ghe.example.com/", e.git)
+	assert.Equal(t, "https://d.example.com/webhook", e.hook)
+	assert.Equal(t, "https://ghe.example.com/organizations/acme/settings/apps/new?state=s", NewAppURL(e.web, "acme", "s"))
+	e, err = Options{PublicURL: "https://d.example.com"}.resolve()
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.github.com/", e.api)
+	assert.Equal(t, "https://github.com/settings/apps/new?state=s", NewAppURL(e.web, "", "s"))
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func contains(list any, v string) bool {
+	l, _ := list.([]any)
+	for _, x := range l {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
