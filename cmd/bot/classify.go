@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // newClassify is `bot classify`: a batch of tests against one coder's tree, verdicts to
@@ -122,9 +123,9 @@ func classifyInput(in *classifyFlags) (classify.Options, error) {
 	case treeDir != "" && repo != "":
 		return o, errors.New("give --tree DIR or --repo DIR [--ref REF], not both")
 	case treeDir != "":
-		o.Tree, err = classify.DirTree(treeDir)
+		o.Tree, err = gitstate.ReadDir(treeDir)
 	case repo != "":
-		o.Tree, err = classify.RepoTree(repo, ref)
+		o.Tree, err = gitstate.ReadRevision(repo, ref)
 	default:
 		return o, errors.New("give the coder's tree: --tree DIR or --repo DIR [--ref REF]")
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/localrun"
@@ -309,13 +308,13 @@ func patchTree(patch, population, repo string) (ci.Tree, error) {
 	if statErr == nil {
 		switch {
 		case info.IsDir():
-			return classify.DirTree(patch)
+			return gitstate.ReadDir(patch)
 		case info.Mode().IsRegular():
 			return diffTree(patch, population, repo)
 		}
 		return nil, fmt.Errorf("vet: --patch %s is neither a regular file nor a directory", patch)
 	}
-	tree, err := classify.RepoTree(repo, patch)
+	tree, err := gitstate.ReadRevision(repo, patch)
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s: no such file or directory, and %v", patch, err)
 	}
@@ -328,8 +327,8 @@ func diffTree(path, population, repo string) (ci.Tree, error) {
 	var err error
 	baseName := filepath.Join(population, "base")
 	if population != "" {
-		var tree *classify.Files
-		if tree, err = classify.DirTree(baseName); err == nil {
+		var tree *gitstate.Snapshot
+		if tree, err = gitstate.ReadDir(baseName); err == nil {
 			base = tree.Files()
 		}
 	} else {
@@ -351,7 +350,7 @@ func diffTree(path, population, repo string) (ci.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s does not apply to %s: %w", path, baseName, err)
 	}
-	tree, err := classify.GitTree(files)
+	tree, err := gitstate.SnapshotOf(files)
 	if err != nil {
 		return nil, fmt.Errorf("vet: --patch %s: the patched tree: %w", path, err)
 	}

@@ -18,10 +18,10 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/gitstate"
@@ -72,9 +72,9 @@ type Executor struct {
 	Judge string
 	// Actions configures the Actions judge; BotVersion is the version of `bot` the
 	// runners install; Hub passes workflow_run webhooks on to waiting judges.
-	Actions    actionsjudge.Config
+	Actions    actions.Config
 	BotVersion string
-	Hub        *actionsjudge.Hub
+	Hub        *actions.Hub
 }
 
 var _ app.Execute = (*Executor)(nil).Execute
@@ -263,27 +263,27 @@ func (e *Executor) useJudge(ctx context.Context, gh *github.Client, workshop str
 		return func() {}
 	}
 	var mu sync.Mutex
-	var actions *actionsjudge.Judge
+	var aj *actions.Judge
 	opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
 		j, err := e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
 		mu.Lock()
-		actions = j
+		aj = j
 		mu.Unlock()
 		return j, err
 	}
 	pub.CountMinutes(func() int {
 		mu.Lock()
 		defer mu.Unlock()
-		if actions == nil {
+		if aj == nil {
 			return 0
 		}
-		return actions.Minutes()
+		return aj.Minutes()
 	})
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if actions != nil {
-			actions.Close()
+		if aj != nil {
+			aj.Close()
 		}
 	}
 }

@@ -18,11 +18,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/actionsjudge"
-	"github.com/dixit-bot/dixit/internal/actionsjudge/actionstest"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/actions"
+	"github.com/dixit-bot/dixit/internal/ci/actions/actionstest"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
@@ -125,7 +125,7 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 		w.disks[holder] = state
 	}
 	exec := &Executor{
-		Hub:        actionsjudge.NewHub(),
+		Hub:        actions.NewHub(),
 		Clients:    clients{w.gh},
 		Token:      func(context.Context, int64) (string, error) { return w.git.Token, nil },
 		GitURL:     func(_, repo string) string { return w.git.URL + "/" + repo + ".git" },
@@ -506,7 +506,7 @@ func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
 	w.gh.State.SetFile("Codertocat", "Hello-World-dixit", "main", classify.WorkflowPath, string(classify.Workflow))
 	s := w.server(t, "server-a", func(e *Executor) {
 		// Polling is slow here on purpose: the webhook must end each wait.
-		e.Actions = actionsjudge.Config{PollInterval: time.Hour, MaxPollInterval: time.Hour, FindTimeout: 10 * time.Second, RunTimeout: 5 * time.Minute}
+		e.Actions = actions.Config{PollInterval: time.Hour, MaxPollInterval: time.Hour, FindTimeout: 10 * time.Second, RunTimeout: 5 * time.Minute}
 	})
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/gitstate"
@@ -115,7 +114,7 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if err != nil {
 		return "", err
 	}
-	patch, err := classify.GitTree(files)
+	patch, err := gitstate.SnapshotOf(files)
 	if err != nil {
 		return "", fmt.Errorf("the head of %s: %w", pr, err)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -148,13 +148,13 @@ func (m *mirror) attach(ctx context.Context) func(ws *gitstate.Workshop) error {
 // actionsJudge classifies on GitHub Actions runners of the workshop repository, pushing
 // its inputs there with the same token as the mirror.
 func (e *Executor) actionsJudge(gh *github.Client, workshop string, mir *mirror, dir, run string, contract ci.Contract,
-	log *slog.Logger) (*actionsjudge.Judge, error) {
+	log *slog.Logger) (*actions.Judge, error) {
 	section, err := contractSection(contract)
 	if err != nil {
 		return nil, err
 	}
 	owner, repo, _ := strings.Cut(workshop, "/")
-	return actionsjudge.New(actionsjudge.Options{
+	return actions.New(actions.Options{
 		Client: gh, Owner: owner, Repo: repo, GitURL: mir.url, Token: mir.token, Run: run,
 		Contract: section, BotVersion: e.BotVersion, GitDir: filepath.Join(dir, "classify.git"),
 		Hub: e.Hub, Config: e.Actions, Logger: log,
@@ -204,7 +204,7 @@ func (e *Executor) judge(ctx context.Context, gh *github.Client, workshop string
 		return "local"
 	}
 	owner, repo, _ := strings.Cut(workshop, "/")
-	current, err := actionsjudge.WorkflowIsCurrent(ctx, gh, owner, repo, "")
+	current, err := actions.WorkflowIsCurrent(ctx, gh, owner, repo, "")
 	switch {
 	case err != nil:
 		log.Warn("apprun: cannot tell whether the workshop holds the classification workflow; judging on this server", "err", err)

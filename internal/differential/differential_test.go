@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/differential"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // answers builds one coder's answers from input/output pairs.
@@ -174,7 +174,7 @@ func TestRunFindsPlantedDisagreement(t *testing.T) {
 
 	var impls []differential.Implementation
 	for _, c := range []string{"a", "b", "c", "broken"} {
-		tree, err := classify.DirTree(filepath.Join("testdata", "semver", c))
+		tree, err := gitstate.ReadDir(filepath.Join("testdata", "semver", c))
 		require.NoError(t, err)
 		impls = append(impls, differential.Implementation{Coder: c, Tree: tree})
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/localrun"
@@ -24,7 +24,7 @@ import (
 // implementation. The run, and so what was vetted, is the same for both.
 func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	vetDemo := func(patch string) *localrun.Outcome {
-		tree, err := classify.DirTree(patch)
+		tree, err := gitstate.ReadDir(patch)
 		require.NoError(t, err)
 		out, err := localrun.Run(context.Background(), localrun.Options{
 			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("vet-%d", os.Getpid()), Patch: tree,
@@ -77,7 +77,7 @@ func TestThePatchUnderReviewReachesNoAgent(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(patchDir, "go.mod"), []byte("module example.com/calc\n\ngo 1.22\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(patchDir, "calc.go"),
 		[]byte("package calc\n\n// CANARY-PATCH\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b + 1 }\n"), 0o644))
-	patch, err := classify.DirTree(patchDir)
+	patch, err := gitstate.ReadDir(patchDir)
 	require.NoError(t, err)
 	out, err := localrun.RunLive(context.Background(), localrun.Options{
 		Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache, Patch: patch,

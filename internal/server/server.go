@@ -16,10 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dixit-bot/dixit/internal/actionsjudge"
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/apprun"
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/reconcile"
@@ -66,14 +66,14 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	if err != nil {
 		return nil, err
 	}
-	hub := actionsjudge.NewHub() // workflow_run webhooks → the Actions judges waiting on them
+	hub := actions.NewHub() // workflow_run webhooks → the Actions judges waiting on them
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache, ResultCache: cfg.ResultCache,
 		Sandbox: sandbox, Client: client, Population: cfg.Population, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL, Label: cfg.Label,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
 		Judge:  cfg.Judge, Hub: hub, BotVersion: cfg.Actions.BotVersion,
-		Actions: actionsjudge.Config{PollInterval: cfg.Actions.PollInterval, FindTimeout: cfg.Actions.FindTimeout,
+		Actions: actions.Config{PollInterval: cfg.Actions.PollInterval, FindTimeout: cfg.Actions.FindTimeout,
 			RunTimeout: cfg.Actions.RunTimeout, Retries: cfg.Actions.Retries},
 	}
 	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
 	"github.com/dixit-bot/dixit/internal/differential"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -24,7 +24,7 @@ func tree(t *testing.T, body string) ci.Tree {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/sum\n\ngo 1.22\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sum.go"), []byte("package sum\n\n// Sum adds up xs.\nfunc Sum(xs ...int) int {\n"+body+"}\n"), 0o644))
-	tr, err := classify.DirTree(dir)
+	tr, err := gitstate.ReadDir(dir)
 	require.NoError(t, err)
 	return tr
 }

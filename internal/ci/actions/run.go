@@ -1,4 +1,4 @@
-package actionsjudge
+package actions
 
 import (
 	"context"

@@ -16,8 +16,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // ArtifactPrefix names each coder's artifact, as the workflow template does.
@@ -27,7 +28,7 @@ const ArtifactPrefix = "dixit-results-"
 // (the workshop as the git server holds it), with scratch space under workDir and the
 // toolchain's build cache in cacheDir ("" for one under workDir).
 func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string) ([]ghtest.Artifact, error) {
-	batchFiles, err := classify.RepoTree(repo, d.Inputs["batch_ref"])
+	batchFiles, err := gitstate.ReadRevision(repo, d.Inputs["batch_ref"])
 	if err != nil {
 		return nil, fmt.Errorf("runner: batch: %w", err)
 	}
@@ -59,7 +60,7 @@ func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string)
 	}
 	var arts []ghtest.Artifact
 	for _, c := range coders {
-		tree, err := classify.RepoTree(repo, c.Ref)
+		tree, err := gitstate.ReadRevision(repo, c.Ref)
 		if err != nil {
 			return nil, fmt.Errorf("runner: coder %s: %w", c.Name, err)
 		}

@@ -1,4 +1,4 @@
-package actionsjudge
+package actions
 
 import (
 	"archive/zip"
@@ -20,10 +20,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/actionsjudge/actionstest"
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/actions/actionstest"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
 )
 
@@ -91,7 +92,7 @@ func dirTree(t *testing.T, files map[string]string) ci.Tree {
 	for p, c := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644))
 	}
-	tr, err := classify.DirTree(dir)
+	tr, err := gitstate.ReadDir(dir)
 	require.NoError(t, err)
 	return tr
 }
@@ -492,7 +493,7 @@ func TestInstallWorkflowPushesTheTemplateOnce(t *testing.T) {
 	changed, err := InstallWorkflow(ctx, empty, "main", git.Token)
 	require.NoError(t, err)
 	assert.True(t, changed)
-	tree, err := classify.RepoTree(git.Path("empty-dixit"), "refs/heads/main")
+	tree, err := gitstate.ReadRevision(git.Path("empty-dixit"), "refs/heads/main")
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, tree.WriteTo(dir))
@@ -509,7 +510,7 @@ func TestInstallWorkflowPushesTheTemplateOnce(t *testing.T) {
 	changed, err = InstallWorkflow(ctx, url, "main", git.Token)
 	require.NoError(t, err)
 	assert.True(t, changed)
-	tree, err = classify.RepoTree(git.Path("kept-dixit"), "refs/heads/main")
+	tree, err = gitstate.ReadRevision(git.Path("kept-dixit"), "refs/heads/main")
 	require.NoError(t, err)
 	dir = t.TempDir()
 	require.NoError(t, tree.WriteTo(dir))
@@ -526,7 +527,7 @@ func TestEnsureWorkflowInstallsAMissingTemplateBeforeTheFirstDispatch(t *testing
 	e.gh.State.SetFile(owner, workshop, "main", classify.WorkflowPath, "name: old\n")
 	j := e.judge(t, fastConfig(), func(o *Options) { o.EnsureWorkflow = true })
 	require.NoError(t, j.prepare(t.Context()))
-	tree, err := classify.RepoTree(e.git.Path(workshop), "refs/heads/main")
+	tree, err := gitstate.ReadRevision(e.git.Path(workshop), "refs/heads/main")
 	require.NoError(t, err, "the template was pushed to the default branch")
 	dir := t.TempDir()
 	require.NoError(t, tree.WriteTo(dir))

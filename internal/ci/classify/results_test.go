@@ -20,7 +20,7 @@ func demoTests(t testing.TB) []ci.Test {
 	t.Helper()
 	var tests []ci.Test
 	for _, p := range []string{"ivy/1", "ivy/3", "jun/1", "jun/2"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "examples", "semver", "testers", p, "compare_test.go"))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "semver", "testers", p, "compare_test.go"))
 		require.NoError(t, err)
 		tests = append(tests, ci.Test{ID: strings.ReplaceAll(p, "/", "_"), Content: data})
 	}

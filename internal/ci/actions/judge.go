@@ -1,4 +1,4 @@
-// Package actionsjudge is the `actions` judge backend (docs/actions.md): it classifies a
+// Package actions is the `actions` judge backend (docs/actions.md): it classifies a
 // batch of jobs on GitHub Actions runners of the private workshop repository. One Run
 // call is one batch and one workflow dispatch of dixit-classify.yml: every distinct coder
 // tree becomes one matrix job, and each job runs every test of the batch with `bot
@@ -9,7 +9,7 @@
 // without a valid results.json (or with results.json's `error` set) is infrastructure,
 // never a test failure: the trees without verdicts are dispatched again, a bounded
 // number of times, and after that Run returns an error (a judge failure).
-package actionsjudge
+package actions
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 

@@ -77,8 +77,8 @@ func TestWorkflowIsLocked(t *testing.T) {
 		require.NoError(t, err)
 		assert.NoError(t, CheckWorkflow(rel[i], data))
 	}
-	assert.Contains(t, rel, filepath.Join("internal", "classify", "workflow", "dixit-classify.yml"))
-	tmpl, err := os.ReadFile(filepath.Join(root, "internal", "classify", "workflow", "dixit-classify.yml"))
+	assert.Contains(t, rel, filepath.Join("internal", "ci", "classify", "workflow", "dixit-classify.yml"))
+	tmpl, err := os.ReadFile(filepath.Join(root, "internal", "ci", "classify", "workflow", "dixit-classify.yml"))
 	require.NoError(t, err)
 	assert.Equal(t, tmpl, Workflow, "the embedded template is the file")
 }

@@ -1,4 +1,4 @@
-package actionsjudge
+package actions
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 )
 
 // InstallWorkflow makes branch of the workshop repository at url hold the current
@@ -75,7 +75,7 @@ func InstallWorkflow(ctx context.Context, url, branch, token string) (bool, erro
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		msg := err.Error()
 		if strings.Contains(msg, "workflow") && strings.Contains(msg, "permission") {
-			return false, fmt.Errorf("install the workflow: GitHub refused to let the App write %s: it needs the `workflows: write` permission, or commit internal/classify/workflow/%s to %s of the workshop by hand: %w",
+			return false, fmt.Errorf("install the workflow: GitHub refused to let the App write %s: it needs the `workflows: write` permission, or commit internal/ci/classify/workflow/%s to %s of the workshop by hand: %w",
 				classify.WorkflowPath, WorkflowFile, branch, err)
 		}
 		return false, fmt.Errorf("install the workflow: push to %s of %s: %w", branch, url, err)

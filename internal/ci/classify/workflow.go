@@ -11,7 +11,7 @@ import (
 )
 
 // Workflow is the classification workflow the App keeps in a workshop repository at
-// WorkflowPath (internal/classify/workflow/dixit-classify.yml; docs/actions.md).
+// WorkflowPath (internal/ci/classify/workflow/dixit-classify.yml; docs/actions.md).
 //
 //go:embed workflow/dixit-classify.yml
 var Workflow []byte

@@ -1,4 +1,4 @@
-package actionsjudge
+package actions
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 

@@ -1,4 +1,4 @@
-package actionsjudge
+package actions
 
 import (
 	"archive/zip"
@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/classify"
+	"github.com/dixit-bot/dixit/internal/ci/classify"
 )
 
 // ArtifactPrefix starts the name of each job's artifact; the coder's matrix name follows.
