@@ -122,7 +122,7 @@ Start with "bot demo": the whole protocol, offline, on the bundled example.`,
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newServe(getenv), newClassify()} {
+	for _, c := range []*cobra.Command{newSetup(getenv), newServe(getenv), newClassify()} {
 		c.GroupID = "app"
 		root.AddCommand(c)
 	}
