@@ -61,6 +61,8 @@ runs, with no model and no execution (docs/replay.md).`,
 	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+replayData+" from the repository root)")
 	fl.Int64Var(&f.seed, "seed", replay.DefaultSeed, "--replay: the `SEED` of the panel draws")
 	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
+	fl.StringVar(&f.sizes, "sizes", "3,5,7,9", "--replay: the panel sizes K to replay, a comma-separated `LIST`")
+	fl.StringVar(&f.thresholds, "thresholds", "0.5,0.6,0.7,0.8", "--replay: the thresholds to replay, a comma-separated `LIST` from 0.5 to 0.8")
 	f.models.add(cmd, true)
 	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, or .dixit/eval/replay with --replay)")
 	return cmd
@@ -70,6 +72,7 @@ runs, with no model and no execution (docs/replay.md).`,
 type evalFlags struct {
 	judgeFlags
 	bench, protocols, data, out string
+	sizes, thresholds           string // --replay
 	fresh, live, replay         bool
 	seed                        int64
 	panels                      int
@@ -90,7 +93,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 				return fmt.Errorf("eval: %w", err)
 			}
 		}
-		return runReplay(ctx, f.data, f.seed, f.panels, f.out, stdout)
+		return runReplay(ctx, f, stdout)
 	}
 	if f.out == "" {
 		f.out = filepath.Join(".dixit", "eval")
@@ -143,8 +146,17 @@ func splitList(s string) []string {
 }
 
 // runReplay replays the Dixit rule, CodeT and the hybrid pick on the recorded matrix.
-func runReplay(ctx context.Context, data string, seed int64, panels int, out string, stdout io.Writer) error {
-	path := data
+func runReplay(ctx context.Context, f *evalFlags, stdout io.Writer) error {
+	cfg := replay.DefaultConfig()
+	cfg.Seed, cfg.Panels = f.seed, f.panels
+	var err error
+	if cfg.Sizes, err = replay.ParseSizes(f.sizes); err != nil {
+		return fmt.Errorf("eval: --sizes: %w", err)
+	}
+	if cfg.Rules, err = replay.ParseThresholds(f.thresholds); err != nil {
+		return fmt.Errorf("eval: --thresholds: %w", err)
+	}
+	path := f.data
 	if path == "" {
 		found, err := findReplayData()
 		if err != nil {
@@ -159,13 +171,14 @@ func runReplay(ctx context.Context, data string, seed int64, panels int, out str
 		return fmt.Errorf("eval: %w", err)
 	}
 	fmt.Fprintf(stdout, "loaded %d problems (%.1f s)\n", len(problems), time.Since(start).Seconds())
-	cfg := replay.DefaultConfig()
-	cfg.Seed, cfg.Panels = seed, panels
 	rep, err := replay.Run(ctx, problems, cfg, func(msg string) { fmt.Fprintln(stdout, msg) })
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	paths, err := render.Write(out, rep)
+	if err := render.Summary(stdout, rep); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	paths, err := render.Write(f.out, rep)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}

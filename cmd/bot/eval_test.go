@@ -22,6 +22,9 @@ func TestEvalReplayWritesItsReport(t *testing.T) {
 		"loaded 4 problems",
 		"panel kind diverse, K=3: 12 panels on 4 problems",
 		"panel kind same:agentcoder/gpt-3.5-turbo-1106, K=5: 9 panels on 3 problems",
+		"diverse, on the 2 of 4 problems that can have a panel at every K:",
+		"  K=9  precision 100.0% [100.0, 100.0]",
+		"how to choose N and the threshold (diverse panels):",
 		"wrote " + filepath.Join(out, "replay.svg"),
 	} {
 		assert.Contains(t, stdout.String(), want)
@@ -65,6 +68,8 @@ func TestEvalErrors(t *testing.T) {
 		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "eval: --data nope.jsonl: no such file or directory"},
 		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
 		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},
+		{"bad size", []string{"eval", "--replay", "--sizes", "3,one"}, `eval: --sizes: panel size "one" in "3,one"`},
+		{"bad threshold", []string{"eval", "--replay", "--thresholds", "0.6,0.95"}, `eval: --thresholds: threshold "0.95" in "0.6,0.95": threshold 95%: want 50% to 80%`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -102,6 +102,25 @@ func TestReplayReproducesBaseline(t *testing.T) {
 		assert.Equal(t, want, got, "diverse K=%d by tester", k)
 	}
 
+	// Issue 23's hand computation, made outside this code on the same panels: faults
+	// caught at diverse K=5, per-problem precision, and K=7 on the 139 problems diverse
+	// K=9 is possible on.
+	k5, _ := rep.Find("diverse", 5, 60)
+	r := k5.Figures.Faults
+	assert.Equal(t, []string{"76.3", "3.9", "97.6", "4.4", "99.5", "88.8"},
+		[]string{p(r.VettedWrong), p(r.VettedCorrect), p(r.OracleWrong), p(r.OracleCorrect), p(r.AllWrong), p(r.AllCorrect)},
+		"faults caught: vetted, oracle, all proposed (wrong caught, correct rejected)")
+	assert.Equal(t, "96.2", p(k5.Spread.MeanPrecision), "per-problem precision, averaged")
+	assert.Equal(t, 10, k5.Spread.Below80, "problems below 80%")
+	k7, ok := rep.Comparable("diverse", 7, 60)
+	require.True(t, ok)
+	assert.Equal(t, CommonProblems, k7.Set)
+	assert.Equal(t, 139, k7.Problems)
+	assert.Equal(t, "99.1", p(k7.Figures.KeptPrecision), "diverse K=7 on the K=9 problems")
+	k9, _ := rep.Comparable("diverse", 9, 60)
+	assert.Equal(t, 139, k9.Problems)
+	assert.Less(t, k9.CI.Precision.Lo, k7.Figures.KeptPrecision, "K=7 → 9 on the same problems is within noise")
+
 	// The hybrid never does worse than the Dixit consensus on diverse panels.
 	for _, k := range []int{3, 5, 7} {
 		row, _ := rep.Find("diverse", k, 60)

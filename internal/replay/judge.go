@@ -4,6 +4,7 @@ package replay
 // correctness of each pick rule (a uniform choice among a set of coders is correct with
 // the share of correct coders in that set).
 type outcome struct {
+	panel   []int  // coder indices
 	size    int    // panel coders
 	passes  []int  // per test: panel coders that pass it
 	kept    []bool // per test
@@ -18,6 +19,8 @@ type outcome struct {
 	emptyConsensus bool
 	dixit          float64
 	hybrid         float64 // CodeT's pick when there is no consensus
+
+	faults Faults // the implementations outside the panel, and who rejects them
 }
 
 // judge applies rule to one panel (coder indices into p.Coders).

@@ -17,24 +17,27 @@ const MaxLine = 64 << 20
 
 // Problem is one task with what the replay needs: who passed which test, and who is right.
 type Problem struct {
-	TaskID string
-	Coders []Coder
-	Tests  []Test
-	Pass   [][]bool // Pass[coder][test], in Coders × Tests order
+	TaskID     string
+	EntryPoint string
+	Coders     []Coder
+	Tests      []Test
+	Pass       [][]bool // Pass[coder][test], in Coders × Tests order
 }
 
 // Coder is one recorded solution.
 type Coder struct {
 	ID         string
 	Source     string
-	HiddenPass bool // the original check() and every HumanEval+ input pass
+	HiddenPass bool   // the original check() and every HumanEval+ input pass
+	Code       string // a self-contained program (--execute runs it)
 }
 
 // Test is one generated assert.
 type Test struct {
 	ID      string
 	Source  string
-	Correct bool // the canonical solution passes it
+	Correct bool   // the canonical solution passes it
+	Code    string // one assert statement
 }
 
 // wireProblem is a line of problems.jsonl. Pointers mark the fields the replay needs, so
@@ -163,7 +166,7 @@ func (w *wireProblem) problem() (Problem, error) {
 	case w.PassMatrix == nil:
 		return Problem{}, fmt.Errorf("%s: pass_matrix missing", *w.TaskID)
 	}
-	p := Problem{TaskID: *w.TaskID}
+	p := Problem{TaskID: *w.TaskID, EntryPoint: w.EntryPoint}
 	ids := map[string]bool{}
 	for i, c := range *w.Coders {
 		if c.ID == nil || *c.ID == "" || c.Source == nil || *c.Source == "" || c.HiddenPass == nil {
@@ -173,7 +176,7 @@ func (w *wireProblem) problem() (Problem, error) {
 			return Problem{}, fmt.Errorf("%s: coder id %s twice", p.TaskID, *c.ID)
 		}
 		ids[*c.ID] = true
-		p.Coders = append(p.Coders, Coder{ID: *c.ID, Source: *c.Source, HiddenPass: *c.HiddenPass})
+		p.Coders = append(p.Coders, Coder{ID: *c.ID, Source: *c.Source, HiddenPass: *c.HiddenPass, Code: c.Code})
 	}
 	clear(ids)
 	for i, t := range *w.Tests {
@@ -184,7 +187,7 @@ func (w *wireProblem) problem() (Problem, error) {
 			return Problem{}, fmt.Errorf("%s: test id %s twice", p.TaskID, *t.ID)
 		}
 		ids[*t.ID] = true
-		p.Tests = append(p.Tests, Test{ID: *t.ID, Source: *t.Source, Correct: *t.Correct})
+		p.Tests = append(p.Tests, Test{ID: *t.ID, Source: *t.Source, Correct: *t.Correct, Code: t.Code})
 	}
 	m := *w.PassMatrix
 	if len(m) != len(p.Coders) {

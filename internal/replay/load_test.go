@@ -22,10 +22,11 @@ func TestLoadReadsAValidLine(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 2)
 	assert.Equal(t, Problem{
-		TaskID: "T/0",
-		Coders: []Coder{{ID: "a#0", Source: "a", HiddenPass: true}, {ID: "b#0", Source: "b"}},
-		Tests:  []Test{{ID: "t#0", Source: "t", Correct: true}, {ID: "t#1", Source: "t"}},
-		Pass:   [][]bool{{true, false}, {true, true}},
+		TaskID:     "T/0",
+		EntryPoint: "f",
+		Coders:     []Coder{{ID: "a#0", Source: "a", HiddenPass: true}, {ID: "b#0", Source: "b"}},
+		Tests:      []Test{{ID: "t#0", Source: "t", Correct: true, Code: "assert f()"}, {ID: "t#1", Source: "t", Code: "assert f(1)"}},
+		Pass:       [][]bool{{true, false}, {true, true}},
 	}, ps[0])
 }
 

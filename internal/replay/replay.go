@@ -27,11 +27,18 @@ func Draw(problems []Problem, kind Kind, k int, seed int64, n int) Panels {
 func Evaluate(problems []Problem, panels Panels, rule Rule) Counts {
 	var c Counts
 	for i := range problems {
+		if len(panels[i]) == 0 {
+			continue
+		}
+		p := &problems[i]
+		b := newBits(p)
 		outs := make([]outcome, 0, len(panels[i]))
 		for _, panel := range panels[i] {
-			outs = append(outs, judge(&problems[i], panel, rule))
+			o := judge(p, panel, rule)
+			o.panel, o.faults = panel, b.faults(p, panel, o.kept)
+			outs = append(outs, o)
 		}
-		c.addProblem(&problems[i], outs)
+		c.addProblem(i, p, outs)
 	}
 	return c
 }

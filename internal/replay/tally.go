@@ -33,6 +33,11 @@ type Counts struct {
 	EmptyConsensus    int     `json:"empty_consensus"`
 
 	ByTester map[string]*TesterCounts `json:"by_tester"`
+	Faults   Faults                   `json:"faults"`
+
+	// PerProblem is each problem's share, in file order: what the bootstrap resamples and
+	// the per-problem distribution reads.
+	PerProblem []ProblemTally `json:"-"`
 
 	// paired differences, per problem
 	dixitVsCodeT, hybridVsCodeT, hybridVsDixit, hybridVsCodeTAll diffTally
@@ -44,8 +49,8 @@ type TesterCounts struct {
 	KeptCorrect int `json:"kept_correct"`
 }
 
-// addProblem pools one problem's panel outcomes.
-func (c *Counts) addProblem(p *Problem, outs []outcome) {
+// addProblem pools one problem's panel outcomes; i is its index in the file.
+func (c *Counts) addProblem(i int, p *Problem, outs []outcome) {
 	if len(outs) == 0 {
 		return
 	}
@@ -73,6 +78,9 @@ func (c *Counts) addProblem(p *Problem, outs []outcome) {
 	c.hybridVsDixit.add(hybridDixit, picks)
 	c.hybridVsCodeTAll.add(hybridCodeTAll, len(outs))
 	c.AnyKeptShareSum += float64(withKept) / float64(len(outs))
+	pt := tallyProblem(i, p, outs)
+	c.Faults.add(pt.Faults)
+	c.PerProblem = append(c.PerProblem, pt)
 }
 
 func (c *Counts) add(p *Problem, o outcome) {
@@ -160,6 +168,8 @@ type Figures struct {
 
 	TesterPrecision map[string]float64 `json:"tester_precision"`
 	TesterKept      map[string]int     `json:"tester_kept"`
+
+	Faults FaultRates `json:"faults"`
 }
 
 // Figures derives the shares; a share over nothing is 0.
@@ -188,6 +198,7 @@ func (c *Counts) Figures() Figures {
 		HybridMinusCodeTAll: c.hybridVsCodeTAll.result(),
 		TesterPrecision:     map[string]float64{},
 		TesterKept:          map[string]int{},
+		Faults:              c.Faults.Rates(),
 	}
 	for _, s := range slices.Sorted(maps.Keys(c.ByTester)) {
 		tc := c.ByTester[s]

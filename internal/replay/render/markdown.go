@@ -22,22 +22,26 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 		"Definitions as in the data set's BASELINE.md; shares are expected values, not sampled picks.\n\n",
 		rep.Problems, rep.Panels, rep.Seed, rep.SeedsUsed)
 
-	rows := rep.Rows
-	at := func(pct int) []replay.Row {
-		return slices.DeleteFunc(slices.Clone(rows), func(r replay.Row) bool { return pctOf(r) != pct })
-	}
-	headlineRows := at(headline)
+	pct, have := headlineOf(rep), hasCI(rep)
+	th := float64(pct) / 100
+	headlineRows := slices.DeleteFunc(slices.Clone(rep.Rows), func(r replay.Row) bool {
+		return pctOf(r) != pct || r.Set != replay.AllProblems
+	})
+	sameProblems(&b, rep, pct)
+	chooseSection(&b, rep)
 
-	b.WriteString("## Tests (threshold 0.6)\n\n")
-	b.WriteString("| panel | K | panels | ≥1 kept test | kept tests | kept precision | wrong rejected | correct lost | of which all-pass | all-pass precision |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n## Tests (threshold %.1f), BASELINE.md's layout\n\n", th)
+	b.WriteString("Each row on every problem that can have its panel (the problems column): where that differs between K, " +
+		"compare K on the same problems above, not here.\n\n")
+	b.WriteString("| panel | K | problems | panels | ≥1 kept test | kept tests | kept precision | wrong rejected | correct lost | of which all-pass | all-pass precision |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range headlineRows {
 		f := r.Figures
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d | **%s** | %s | %s | %s | %s |\n", r.Kind, r.K, r.Panels,
-			pc(f.AnyKept), f.KeptTests, pc(f.KeptPrecision), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %d | **%s** | %s | %s | %s | %s |\n", r.Kind, r.K, r.Problems, r.Panels,
+			ci(f.AnyKept, r.CI.Yield, have), f.KeptTests, ci(f.KeptPrecision, r.CI.Precision, have), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
 	}
 
-	b.WriteString("\n## Picks (threshold 0.6)\n\nExpected share of picked coders that pass the hidden tests.\n\n")
+	fmt.Fprintf(&b, "\n## Picks (threshold %.1f)\n\nExpected share of picked coders that pass the hidden tests.\n\n", th)
 	b.WriteString("| panel | K | panel has a correct coder | random pick | CodeT pick (all panels) | Dixit picks made | Dixit pick | CodeT pick, same panels | random, same panels | kept tests but empty consensus |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range headlineRows {
@@ -46,7 +50,7 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 			pc(f.HasCorrect), pc(f.RandomPick), pc(f.CodeTPick), pc(f.DixitMade), pc(f.DixitPick), pc(f.CodeTSame), pc(f.RandomSame), pc(f.EmptyConsensus))
 	}
 
-	b.WriteString("\n## Kept-test precision by tester (diverse panels, threshold 0.6)\n\n")
+	fmt.Fprintf(&b, "\n## Kept-test precision by tester (diverse panels, threshold %.1f)\n\n", th)
 	var testers []string
 	for _, r := range headlineRows {
 		for s := range r.Figures.TesterKept {
@@ -68,15 +72,16 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 		b.WriteString("\n")
 	}
 
-	hybrid(&b, headlineRows)
+	hybrid(&b, headlineRows, th)
+	spreadSection(&b, rep, pct)
 	calibration(&b, rep)
 	reading(&b, rep)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func hybrid(b *strings.Builder, rows []replay.Row) {
-	b.WriteString("\n## Hybrid pick (threshold 0.6)\n\n")
+func hybrid(b *strings.Builder, rows []replay.Row, th float64) {
+	fmt.Fprintf(b, "\n## Hybrid pick (threshold %.1f)\n\n", th)
 	b.WriteString("The hybrid picks among the consensus coders (those passing every kept test) the ones CodeT's dual agreement " +
 		"ranks highest, over all the problem's tests; with no consensus it falls back to CodeT's pick. " +
 		"Differences are paired on the same panels, ± one standard error with problems as clusters.\n\n")
@@ -91,21 +96,15 @@ func hybrid(b *strings.Builder, rows []replay.Row) {
 }
 
 func calibration(b *strings.Builder, rep *replay.Report) {
-	var pcts []int
-	for _, r := range rep.Rows {
-		if !slices.Contains(pcts, pctOf(r)) {
-			pcts = append(pcts, pctOf(r))
-		}
-	}
-	slices.Sort(pcts)
+	pcts := thresholds(rep)
 	b.WriteString("\n## Calibration: panel size and threshold\n\n")
 	b.WriteString("![Kept precision and yield against K and the threshold](replay.svg)\n\n")
 	b.WriteString("Each cell: kept precision / share of problems' panels keeping at least one test (yield). " +
-		"Every threshold is applied to the same drawn panels. \"nothing kept\" marks a size where the threshold " +
+		"Every threshold is applied to the same drawn panels, and every K of a kind to the same problems (stated under its name). \"nothing kept\" marks a size where the threshold " +
 		"would need every coder to pass, which the rule never keeps. " +
 		"Reruns do not apply here: the matrix is static, each cell was executed once when the data set was built.\n")
 	for _, kind := range rep.Kinds {
-		fmt.Fprintf(b, "\n**%s**\n\n| K | problems |", kind)
+		fmt.Fprintf(b, "\n**%s**, on %s\n\n| K | problems |", kind, setNote(comparableRows(rep, kind, pcts[0]), rep.Problems))
 		for _, p := range pcts {
 			fmt.Fprintf(b, " t=%.1f |", float64(p)/100)
 		}
@@ -113,7 +112,7 @@ func calibration(b *strings.Builder, rep *replay.Report) {
 		for _, k := range rep.Sizes {
 			cells, problems := []string{}, 0
 			for _, p := range pcts {
-				r, ok := rep.Find(kind, k, p)
+				r, ok := rep.Comparable(kind, k, p)
 				switch {
 				case !ok:
 					cells = append(cells, "–")

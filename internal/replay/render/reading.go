@@ -53,7 +53,7 @@ func compareBaseline(rep *replay.Report) (rows, same int, differ []string) {
 // reading writes the "Reading the figures" section from the numbers themselves.
 func reading(b *strings.Builder, rep *replay.Report) {
 	b.WriteString("\n## Reading the figures\n\n")
-	rows, same, differ := compareBaseline(rep)
+	baseRows, same, differ := compareBaseline(rep)
 	switch {
 	case rep.Problems != 164:
 		fmt.Fprintf(b, "- **BASELINE.md** covers all 164 problems; this replay has %d, so its figures are not comparable with BASELINE.md's.\n", rep.Problems)
@@ -61,31 +61,38 @@ func reading(b *strings.Builder, rep *replay.Report) {
 		fmt.Fprintf(b, "- **BASELINE.md** drew 20 panels per problem on 164 problems with seed %d; this replay drew %d with seed %d, "+
 			"so its figures should differ from BASELINE.md's only by sampling noise (other seeds move diverse kept precision by up to about 1.5 pt).\n",
 			replay.DefaultSeed, rep.Panels, rep.Seed)
-	case rows == 0:
-	case same == rows:
-		fmt.Fprintf(b, "- **Same panels as BASELINE.md.** All %d of its rows come out the same here: kept tests, kept precision, Dixit pick and CodeT pick.\n", rows)
+	case baseRows == 0:
+	case same == baseRows:
+		fmt.Fprintf(b, "- **Same panels as BASELINE.md.** All %d of its rows come out the same here: kept tests, kept precision, Dixit pick and CodeT pick.\n", baseRows)
 	default:
 		fmt.Fprintf(b, "- **BASELINE.md:** %d of %d rows print the same; the others differ (%s). The panels should be the same: this is a bug to look into.\n",
-			same, rows, strings.Join(differ, "; "))
+			same, baseRows, strings.Join(differ, "; "))
 	}
-	div := func(k int) (replay.Figures, bool) {
-		r, ok := rep.Find(replay.Diverse.String(), k, headline)
-		return r.Figures, ok
-	}
-	var prec, yield, picks []string
-	for _, k := range rep.Sizes {
-		f, ok := div(k)
-		if !ok {
-			continue
-		}
-		prec = append(prec, fmt.Sprintf("%s at K=%d", pc(f.KeptPrecision), k))
-		yield = append(yield, fmt.Sprintf("%s at K=%d", pc(f.AnyKept), k))
+	pct, have := headlineOf(rep), hasCI(rep)
+	rows := comparableRows(rep, replay.Diverse.String(), pct)
+	var prec, yield, picks, caught []string
+	for _, r := range rows {
+		f := r.Figures
+		prec = append(prec, fmt.Sprintf("%s at K=%d", ci(f.KeptPrecision, r.CI.Precision, have), r.K))
+		yield = append(yield, fmt.Sprintf("%s at K=%d", ci(f.AnyKept, r.CI.Yield, have), r.K))
 		picks = append(picks, fmt.Sprintf("K=%d: Dixit %s, CodeT %s, hybrid %s (hybrid − CodeT %s)",
-			k, pc(f.DixitPick), pc(f.CodeTSame), pc(f.HybridSame), diff(f.HybridMinusCodeT)))
+			r.K, pc(f.DixitPick), pc(f.CodeTSame), pc(f.HybridSame), diff(f.HybridMinusCodeT)))
+		caught = append(caught, fmt.Sprintf("K=%d: %s of the wrong, %s of the correct", r.K, pc(f.Faults.VettedWrong), pc(f.Faults.VettedCorrect)))
 	}
-	if len(prec) > 0 {
-		fmt.Fprintf(b, "- **Vetted tests (diverse panels).** Kept precision %s; panels keeping at least one test %s.\n",
-			strings.Join(prec, ", "), strings.Join(yield, ", "))
+	if len(rows) > 0 {
+		fmt.Fprintf(b, "- **Vetted tests (diverse panels)**, on %s. Kept precision %s; panels keeping at least one test %s.\n",
+			setNote(rows, rep.Problems), strings.Join(prec, ", "), strings.Join(yield, ", "))
+		fmt.Fprintf(b, "- **Faults caught (diverse).** The vetted suite rejects, of the recorded implementations outside the panel, %s; "+
+			"the oracle (all correct-labelled tests) %s / %s, all proposed tests %s / %s at K=%d. The vetted suite turns away little "+
+			"correct code; all proposed tests would turn away most of it.\n", strings.Join(caught, "; "),
+			pc(rows[0].Figures.Faults.OracleWrong), pc(rows[0].Figures.Faults.OracleCorrect),
+			pc(rows[0].Figures.Faults.AllWrong), pc(rows[0].Figures.Faults.AllCorrect), rows[0].K)
+		var below []string
+		for _, r := range rows {
+			below = append(below, fmt.Sprintf("K=%d: %d of %d problems below 80%% (mean per problem %s)", r.K, r.Spread.Below80, r.Spread.Problems, pc(r.Spread.MeanPrecision)))
+		}
+		fmt.Fprintf(b, "- **Per problem (diverse).** %s. On those problems the panel's majority shared a wrong belief; "+
+			"the section above lists the worst with their panels.\n", strings.Join(below, "; "))
 		fmt.Fprintf(b, "- **Picks on the panels where Dixit picks (diverse).** %s.\n", strings.Join(picks, "; "))
 	}
 	b.WriteString("- **How to read a pick difference.** Each is paired on the same panels; a difference smaller than about " +
@@ -96,29 +103,23 @@ func reading(b *strings.Builder, rep *replay.Report) {
 		"so flakiness and reruns are outside it. It measures the rule as a filter and the pick rules as selectors.\n")
 }
 
-// calibrationReading sums up the diverse calibration: K at the seeds' threshold, then the
-// threshold at the largest K every problem can have.
+// calibrationReading sums up the diverse calibration: K at the headline threshold, then
+// the threshold at the largest K, all on one problem set.
 func calibrationReading(b *strings.Builder, rep *replay.Report) {
-	kind := replay.Diverse.String()
-	var byK []string
-	for _, k := range rep.Sizes {
-		if r, ok := rep.Find(kind, k, headline); ok {
-			byK = append(byK, fmt.Sprintf("K=%d %s / %s", k, pc(r.Figures.KeptPrecision), pc(r.Figures.AnyKept)))
-		}
-	}
-	if len(byK) == 0 {
+	kind, pct := replay.Diverse.String(), headlineOf(rep)
+	rows := comparableRows(rep, kind, pct)
+	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "- **Calibration (diverse, precision / yield).** At t=0.6: %s.", strings.Join(byK, ", "))
-	k := 0
-	for _, size := range rep.Sizes {
-		if r, ok := rep.Find(kind, size, headline); ok && r.Problems == rep.Problems {
-			k = size
-		}
+	var byK []string
+	for _, r := range rows {
+		byK = append(byK, fmt.Sprintf("K=%d %s / %s", r.K, pc(r.Figures.KeptPrecision), pc(r.Figures.AnyKept)))
 	}
+	fmt.Fprintf(b, "- **Calibration (diverse, precision / yield)**, on %s. At t=%.1f: %s.", setNote(rows, rep.Problems), float64(pct)/100, strings.Join(byK, ", "))
+	k := rows[len(rows)-1].K
 	var byT []string
-	for _, r := range rep.Rows {
-		if r.Kind == kind && r.K == k {
+	for _, p := range thresholds(rep) {
+		if r, ok := rep.Comparable(kind, k, p); ok {
 			byT = append(byT, fmt.Sprintf("t=%.1f %s / %s", r.Threshold, pc(r.Figures.KeptPrecision), pc(r.Figures.AnyKept)))
 		}
 	}

@@ -34,15 +34,24 @@ func TestMarkdownHasEveryTable(t *testing.T) {
 	require.NoError(t, Markdown(&b, sliceReport(t)))
 	md := b.String()
 	for _, want := range []string{
-		"## Tests (threshold 0.6)",
-		"| panel | K | panels | ≥1 kept test | kept tests | kept precision |",
+		"## Every K on the same problems (threshold 0.6)",
+		"Brackets: 95% bootstrap interval, 1000 resamples of the problems",
+		"**diverse**, on the 2 of 4 problems that can have a panel at every K.",
+		"| K | problems | kept precision | yield | per-problem precision, mean | problems < 80% | wrong caught: vetted |",
+		"| 9 | 2 | **100.0% [100.0, 100.0]** |", // diverse K=9: only two slice problems have nine sources
+		"## How to choose N and the threshold for a target precision",
+		"- precision ≥ 95%: ",
+		"## Tests (threshold 0.6), BASELINE.md's layout",
+		"| panel | K | problems | panels | ≥1 kept test | kept tests | kept precision |",
+		"| diverse | 9 | 2 | 8 |",
+		"## Per-problem precision (diverse, threshold 0.6)",
 		"## Picks (threshold 0.6)",
 		"| Dixit pick | CodeT pick, same panels |",
 		"## Kept-test precision by tester (diverse panels, threshold 0.6)",
 		"## Hybrid pick (threshold 0.6)",
 		"## Calibration: panel size and threshold",
 		"| K | problems | t=0.5 | t=0.6 | t=0.7 | t=0.8 |",
-		"| 3 | 4 | ", // diverse K=3 on the four problems
+		"| 3 | 4 | ", // random K=3 on the four problems
 		"nothing kept",
 		"![Kept precision and yield against K and the threshold](replay.svg)",
 		"## Reading the figures",

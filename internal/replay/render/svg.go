@@ -28,27 +28,28 @@ const (
 // kind at threshold 0.6, and diverse kept precision against the threshold for every K.
 func SVG(w io.Writer, rep *replay.Report) error {
 	var byK, yieldK, byT []series
+	pct := headlineOf(rep)
 	for _, kind := range rep.Kinds {
 		p, y := series{name: kind}, series{name: kind}
 		for _, k := range rep.Sizes {
-			if r, ok := rep.Find(kind, k, headline); ok {
+			if r, ok := rep.Comparable(kind, k, pct); ok {
 				p.points = append(p.points, [2]float64{float64(k), r.Figures.KeptPrecision})
 				y.points = append(y.points, [2]float64{float64(k), r.Figures.AnyKept})
 			}
 		}
 		byK, yieldK = append(byK, p), append(yieldK, y)
 	}
-	var thresholds []float64
+	var ts []float64
 	for _, k := range rep.Sizes {
 		s := series{name: fmt.Sprintf("diverse K=%d", k)}
-		for _, r := range rep.Rows {
-			if r.Kind == replay.Diverse.String() && r.K == k && (replay.Rule{ThresholdPct: pctOf(r)}).KeepsAny(k) {
+		for _, t := range thresholds(rep) {
+			if r, ok := rep.Comparable(replay.Diverse.String(), k, t); ok && (replay.Rule{ThresholdPct: t}).KeepsAny(k) {
 				s.points = append(s.points, [2]float64{r.Threshold, r.Figures.KeptPrecision})
 			}
 		}
 		for _, r := range rep.Rows {
 			if r.Kind == replay.Diverse.String() && r.K == k {
-				thresholds = appendNew(thresholds, r.Threshold)
+				ts = appendNew(ts, r.Threshold)
 			}
 		}
 		byT = append(byT, s)
@@ -63,11 +64,11 @@ func SVG(w io.Writer, rep *replay.Report) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	x := marginL
-	chart(&b, x, "Kept precision vs K (t=0.6)", "K", ks, "%.0f", byK, 0)
+	chart(&b, x, fmt.Sprintf("Kept precision vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f", byK, 0)
 	x += chartW + gap
-	chart(&b, x, "Panels keeping ≥1 test vs K (t=0.6)", "K", ks, "%.0f", yieldK, 0)
+	chart(&b, x, fmt.Sprintf("Panels keeping ≥1 test vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f", yieldK, 0)
 	x += chartW + gap
-	chart(&b, x, "Diverse: kept precision vs threshold", "threshold", thresholds, "%.1f", byT, len(byK))
+	chart(&b, x, "Diverse: kept precision vs threshold", "threshold", ts, "%.1f", byT, len(byK))
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
