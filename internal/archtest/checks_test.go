@@ -117,3 +117,22 @@ func TestTheAllowlistOnlyShrinks(t *testing.T) {
 		})
 	}
 }
+
+func TestTheLayoutTableMustNameEveryPackageOnce(t *testing.T) {
+	m := fixture(t)
+	table := "| package | job |\n|---|---|\n"
+	for _, p := range m.sortedPkgs() {
+		table += "| `" + p.rel + "` | a job |\n"
+	}
+	readme := "# Fixture\n\n## Layout\n\n" + table + "\n## Next\n\n| `internal/later` | not the layout table |\n"
+	assert.Empty(t, layoutProblems(m, readme))
+
+	moved := strings.Replace(readme, "| `internal/mid` | a job |\n", "| `internal/middle` | a job |\n| `internal/p1` | again |\n", 1)
+	assert.Equal(t, []string{
+		"README.md's layout table lists internal/middle, which is not a package of the module any more: remove its row, or change it to where the package went",
+		"README.md's layout table lists internal/p1 twice: keep one row",
+		"README.md's layout table (## Layout) has no row for internal/mid: add \"| `internal/mid` | its job in one line |\" (its doc comment: \"\")",
+	}, layoutProblems(m, moved))
+
+	assert.Len(t, layoutProblems(m, "# No layout here\n"), 1)
+}

@@ -21,6 +21,7 @@ import (
 // and declare. Test files are left out: the rules are about the code that ships.
 type pkg struct {
 	rel     string
+	doc     string   // the doc comment's first sentence
 	imports []string // full import paths
 	funcs   []function
 }
@@ -124,7 +125,7 @@ func loadPackage(root, dir string) (*pkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pkg{rel: filepath.ToSlash(rel), imports: bp.Imports}
+	p := &pkg{rel: filepath.ToSlash(rel), doc: bp.Doc, imports: bp.Imports}
 	files := append(append([]string{}, bp.GoFiles...), bp.CgoFiles...)
 	for _, name := range files {
 		fns, err := functions(root, filepath.Join(dir, name), p.rel)
