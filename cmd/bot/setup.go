@@ -63,5 +63,6 @@ administration: write (the App creates its private workshop repositories);
 	f.BoolVar(&workshopCreate, "workshop-create", false, "also ask administration: write, so the App creates its private workshop repositories")
 	f.BoolVar(&actionsJudge, "actions-judge", false, "also ask actions: write and workflow_run events, to run tests on GitHub Actions")
 	f.DurationVar(&o.PingWait, "ping-wait", 30*time.Second, "how long to wait for GitHub's ping to reach the webhook")
+	f.BoolVar(&o.NoCheck, "no-webhook-check", false, "do not check the webhook: --public-url leads to a server that starts later (Kubernetes)")
 	return cmd
 }

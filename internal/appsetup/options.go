@@ -19,6 +19,9 @@ type Options struct {
 	Features  Features      // opt-in blocks of app-options.yml
 	Out       string        // --out: directory for the credentials and serve.yml; "" prints them once
 	PingWait  time.Duration // how long to wait for GitHub's ping to reach the webhook
+	// NoCheck skips the webhook check, for a server that starts elsewhere (Kubernetes):
+	// the summary says how to redeliver the ping once it runs.
+	NoCheck bool
 }
 
 // endpoints are the URLs the options resolve to.

@@ -237,7 +237,10 @@ func (s *Setup) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	if saved.Config == "" {
 		printOnce(out, c, s.ends)
 	}
-	check := s.checkWebhook(ctx, c)
+	var check error
+	if !s.opts.NoCheck {
+		check = s.checkWebhook(ctx, c)
+	}
 	s.summary(out, c, saved, check)
 	if check != nil {
 		return fmt.Errorf("the App %s is registered and its credentials kept, but its webhook is not reachable: %w", c.Slug, check)
@@ -262,7 +265,10 @@ func (s *Setup) summary(out io.Writer, c Credentials, saved Saved, check error) 
 	if saved.Config != "" {
 		fmt.Fprintf(out, "Private key: %s\nWebhook secret: %s\nServer configuration: %s\n", saved.Key, saved.Secret, saved.Config)
 	}
-	if check == nil {
+	switch {
+	case s.opts.NoCheck:
+		fmt.Fprintf(out, "Webhook: not checked. Once bot serve answers %s, redeliver the ping from %s/advanced and see it get 202.\n", s.ends.hook, s.settingsURL(c.Slug))
+	case check == nil:
 		fmt.Fprintf(out, "Webhook: GitHub's ping reached %s and its signature matches.\n", s.ends.hook)
 	}
 	fmt.Fprintf(out, "\nNext:\n  1. Install it on the repositories to watch: %s/installations/new\n", c.HTMLURL)

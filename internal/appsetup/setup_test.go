@@ -238,6 +238,14 @@ func TestWithoutOutTheCredentialsArePrintedOnce(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out, strings.TrimSpace(app.PEM)), "printed once")
 }
 
+func TestWithoutTheCheckAServerElsewhereIsNotAsked(t *testing.T) {
+	f := startSetup(t, Options{PublicURL: "https://dixit.invalid", NoCheck: true, Out: t.TempDir()}, func(w *fakeWeb) { w.noPing = true })
+	status, _ := f.register(t)
+	require.Equal(t, http.StatusOK, status)
+	require.NoError(t, f.wait(t), "the webhook is not checked")
+	assert.Regexp(t, `Webhook: not checked\. Once bot serve answers https://dixit.invalid/webhook, redeliver the ping from http://\S+/settings/apps/dixit/advanced`, f.out.String())
+}
+
 func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 	t.Run("webhook URL leads elsewhere", func(t *testing.T) {
 		closed, err := net.Listen("tcp", "127.0.0.1:0")
