@@ -97,9 +97,9 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 	if err != nil {
 		return fmt.Errorf("client for %s: %w", issue, err)
 	}
-	run, drive := RunID(issue), e.drive
+	run := RunID(issue)
 	if issue.Kind == app.KindVet {
-		run, drive = VetRunID(issue), e.driveVet
+		run = VetRunID(issue)
 	}
 	dir := filepath.Join(e.StateDir, "github", run)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -143,7 +143,14 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 		}
 	}()
 	ctx = runCtx
-	err = drive(ctx, gh, issue, dir, run, &mirror{url: wsURL, token: tokenFn, prefix: "refs/dixit/" + run + "/"}, wsOwner+"/"+wsName)
+	j := &job{e: e, gh: gh, issue: issue, dir: dir, run: run, workshop: wsOwner + "/" + wsName, log: e.runLogger(issue, run),
+		mirror: &mirror{url: wsURL, token: tokenFn, prefix: "refs/dixit/" + run + "/"}}
+	j.mirror.log = j.log
+	if issue.Kind == app.KindVet {
+		err = j.driveVet(ctx)
+	} else {
+		err = j.drive(ctx)
+	}
 	if cause := context.Cause(ctx); errors.Is(cause, gitstate.ErrLeaseLost) {
 		return fmt.Errorf("%w: %w", app.ErrElsewhere, cause)
 	}
@@ -153,7 +160,8 @@ func (e *Executor) Execute(ctx context.Context, issue app.Issue) error {
 // drive runs the protocol while holding the run's lease, then publishes the escalation.
 // Everything it reads from GitHub comes after the lease: a server that backs off costs
 // little.
-func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue, dir, run string, mir *mirror, workshop string) error {
+func (j *job) drive(ctx context.Context) error {
+	e, gh, issue := j.e, j.gh, j.issue
 	is, _, err := gh.Issues.Get(ctx, issue.Owner, issue.Repo, issue.Number)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", issue, err)
@@ -168,7 +176,7 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 			return fmt.Errorf("settings of %s with protocol %s (from its label): %w", issue, p, err)
 		}
 	}
-	token, err := e.Token(ctx, issue.Installation)
+	token, err := j.token(ctx)
 	if err != nil {
 		return fmt.Errorf("token for %s: %w", issue, err)
 	}
@@ -177,45 +185,52 @@ func (e *Executor) drive(ctx context.Context, gh *github.Client, issue app.Issue
 	if err != nil {
 		return err
 	}
-	log := e.runLogger(issue, run)
-	mir.log = log
-	coders, testers := e.agentNames(cfg.Settings)
-	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: issue.Owner, Repo: issue.Repo, Issue: issue.Number, HeadSHA: head, Run: run, Unsandboxed: e.Sandbox == ci.SandboxNone},
-		coders, testers, filepath.Join(dir, "github.json"), log)
+	pub, err := j.publisher(ctx, cfg.Settings, ghreport.Target{HeadSHA: head}, "github.json")
 	if err != nil {
 		return err
 	}
-	opts := localrun.Options{
-		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), AfterAppend: e.AfterAppend,
-	}
-	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
+	opts := j.options(ctx)
+	defer j.useJudge(ctx, &opts, pub)()
 	out, err := localrun.RunInput(ctx, opts, localrun.Input{
 		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
-		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, mir},
+		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, j.mirror},
 	})
 	if err != nil {
 		return err
 	}
-	if err := mir.push(ctx); err != nil {
+	if err := j.mirror.push(ctx); err != nil {
 		return fmt.Errorf("mirror %s to the workshop: %w", issue, err)
 	}
 	if err := pub.Finish(ctx, out.Result); err != nil {
 		return err
 	}
-	// A run can outlast an installation token (one hour): take a current one.
-	if token, err = e.Token(ctx, issue.Installation); err != nil {
-		return fmt.Errorf("token for %s: %w", issue, err)
-	}
-	branch, err := pushBranches(ctx, out, issue, cfg.Settings.Test, url, token, mir.url)
+	branch, err := j.pushBranches(ctx, out, cfg.Settings.Test)
 	if err != nil {
 		return fmt.Errorf("push the branches of %s: %w", issue, err)
 	}
-	reportURL := fmt.Sprintf("%s/blob/%s/report.md", strings.TrimSuffix(mir.url, ".git"), reportBranch(issue))
+	reportURL := fmt.Sprintf("%s/blob/%s/report.md", strings.TrimSuffix(j.mirror.url, ".git"), reportBranch(issue))
 	_, err = ghreport.OpenOrUpdate(ctx, gh, issue.Owner, issue.Repo, ghreport.PR{
-		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, workshop, reportURL), Head: branch, Base: cfg.Branch,
+		Title: "Dixit: " + is.GetTitle(), Body: prBody(out, issue, j.workshop, reportURL), Head: branch, Base: cfg.Branch,
 	})
 	return err
+}
+
+// options are the run's settings on this server; the judge is chosen by useJudge.
+func (j *job) options(ctx context.Context) localrun.Options {
+	e := j.e
+	return localrun.Options{
+		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: j.run, Sandbox: e.Sandbox,
+		Client: e.Client, Population: e.Population, Logger: j.log, Attach: j.mirror.attach(ctx), AfterAppend: e.AfterAppend,
+	}
+}
+
+// publisher shows the run on GitHub: the status comment and the check run on the head in
+// target (its other fields are the job's), remembered in the file named state.
+func (j *job) publisher(ctx context.Context, s config.Settings, target ghreport.Target, state string) (*ghreport.Publisher, error) {
+	target.Owner, target.Repo, target.Issue, target.Run = j.issue.Owner, j.issue.Repo, j.issue.Number, j.run
+	target.Unsandboxed = j.e.Sandbox == ci.SandboxNone
+	coders, testers := j.e.agentNames(s)
+	return ghreport.New(ctx, j.gh, target, coders, testers, filepath.Join(j.dir, state), j.log)
 }
 
 // repoURL is a repository's clone URL.
@@ -256,20 +271,19 @@ func (e *Executor) agentNames(s config.Settings) (coders, testers []string) {
 }
 
 // useJudge sets opts to judge on GitHub Actions runners when this run should (see
-// judge), counting their minutes on pub; the returned func releases the judge.
-func (e *Executor) useJudge(ctx context.Context, gh *github.Client, workshop string, mir *mirror, dir, run string, log *slog.Logger,
-	opts *localrun.Options, pub *ghreport.Publisher) func() {
-	if e.judge(ctx, gh, workshop, log) != "actions" {
+// judgeKind), counting their minutes on pub; the returned func releases the judge.
+func (j *job) useJudge(ctx context.Context, opts *localrun.Options, pub *ghreport.Publisher) func() {
+	if j.judgeKind(ctx) != "actions" {
 		return func() {}
 	}
 	var mu sync.Mutex
 	var aj *actions.Judge
 	opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
-		j, err := e.actionsJudge(gh, workshop, mir, dir, run, contract, log)
+		made, err := j.actionsJudge(contract)
 		mu.Lock()
-		aj = j
+		aj = made
 		mu.Unlock()
-		return j, err
+		return made, err
 	}
 	pub.CountMinutes(func() int {
 		mu.Lock()

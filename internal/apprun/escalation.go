@@ -19,7 +19,12 @@ import (
 // dixit/<issue>-pr to the target (url): the picked implementation plus the vetted tests,
 // placed as the test contract says. The target gets no other branch. It returns the PR
 // branch.
-func pushBranches(ctx context.Context, out *localrun.Outcome, issue app.Issue, contract ci.Contract, url, token, wsURL string) (string, error) {
+func (j *job) pushBranches(ctx context.Context, out *localrun.Outcome, contract ci.Contract) (string, error) {
+	issue, wsURL, url := j.issue, j.mirror.url, j.e.repoURL(j.issue.Owner, j.issue.Repo)
+	token, err := j.token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("token for %s: %w", issue, err)
+	}
 	ws, err := gitstate.Open(out.RunDir + "/workshop.git")
 	if err != nil {
 		return "", err

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,9 +41,8 @@ func VetRunID(pr app.Issue) string {
 // branch, then the pull request's head is judged on the run's tests, and the verdict
 // becomes a check run on that head and a review. A head pushed while it goes is judged
 // next against the same run, so new commits cost the judge only, never the model.
-func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue, dir, run string, mir *mirror, workshop string) error {
-	log := e.runLogger(pr, run)
-	mir.log = log
+func (j *job) driveVet(ctx context.Context) error {
+	e, gh, pr, dir, log := j.e, j.gh, j.issue, j.dir, j.log
 	settings, err := vetSettings(ctx, gh, pr)
 	if err != nil {
 		return err
@@ -82,7 +80,7 @@ func (e *Executor) driveVet(ctx context.Context, gh *github.Client, pr app.Issue
 		if spec == "" {
 			return tellOnce(ctx, gh, pr, dir, "Dixit cannot vet this pull request: it names no issue it closes (`Fixes #N`) and its description is empty, so there is no spec to build independent implementations from. Link the issue, then `/dixit vet`.")
 		}
-		if judged, err = e.vetHead(ctx, gh, pr, pull, dir, run, mir, workshop, settings, spec, source, log); err != nil {
+		if judged, err = j.vetHead(ctx, pull, vetSpec{settings: settings, text: spec, source: source}); err != nil {
 			return err
 		}
 	}
@@ -95,15 +93,22 @@ const (
 	vetRefLag   = 2 * time.Second
 )
 
+// vetSpec is what a vetting builds: the settings from the default branch, the spec's
+// text, and where the text came from, for the review.
+type vetSpec struct {
+	settings     config.Settings
+	text, source string
+}
+
 // vetHead judges the pull request's current head against the run, building the run first
 // if it is not built yet, and publishes the verdict. It returns the commit it judged.
-func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue, pull *github.PullRequest, dir, run string, mir *mirror,
-	workshop string, settings config.Settings, spec, source string, log *slog.Logger) (string, error) {
-	token, err := e.Token(ctx, pr.Installation)
+func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpec) (string, error) {
+	pr, run, log, settings := j.issue, j.run, j.log, spec.settings
+	token, err := j.token(ctx)
 	if err != nil {
 		return "", fmt.Errorf("token for %s: %w", pr, err)
 	}
-	url := e.repoURL(pr.Owner, pr.Repo)
+	url := j.e.repoURL(pr.Owner, pr.Repo)
 	base, baseHead, err := gitstate.FetchHead(ctx, url, pull.GetBase().GetRef(), token)
 	if err != nil {
 		return "", err
@@ -118,24 +123,20 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 	if err != nil {
 		return "", fmt.Errorf("the head of %s: %w", pr, err)
 	}
-	coders, testers := e.agentNames(settings)
-	pub, err := ghreport.New(ctx, gh, ghreport.Target{Owner: pr.Owner, Repo: pr.Repo, Issue: pr.Number, HeadSHA: head, Run: run, CheckName: VetCheck, Unsandboxed: e.Sandbox == ci.SandboxNone},
-		coders, testers, filepath.Join(dir, "github-"+head+".json"), log)
+	pub, err := j.publisher(ctx, settings, ghreport.Target{HeadSHA: head, CheckName: VetCheck}, "github-"+head+".json")
 	if err != nil {
 		return "", err
 	}
-	opts := localrun.Options{
-		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: log, Attach: mir.attach(ctx), Patch: patch, AfterAppend: e.AfterAppend,
-	}
-	defer e.useJudge(ctx, gh, workshop, mir, dir, run, log, &opts, pub)()
+	opts := j.options(ctx)
+	opts.Patch = patch
+	defer j.useJudge(ctx, &opts, pub)()
 	out, err := localrun.RunInput(ctx, opts, localrun.Input{
-		Spec: spec, Files: base, Head: baseHead, Settings: settings, Source: pr.String(), Reporters: []orchestrate.Reporter{pub, mir},
+		Spec: spec.text, Files: base, Head: baseHead, Settings: settings, Source: pr.String(), Reporters: []orchestrate.Reporter{pub, j.mirror},
 	})
 	if err != nil {
 		return "", err
 	}
-	if err := mir.push(ctx); err != nil {
+	if err := j.mirror.push(ctx); err != nil {
 		return "", fmt.Errorf("mirror %s to the workshop: %w", pr, err)
 	}
 	v := out.Summary.Vet
@@ -143,12 +144,12 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 		return "", fmt.Errorf("vet %s: the run gave no verdict on the patch", pr)
 	}
 	// A run can outlast an installation token (one hour): take a current one.
-	if token, err = e.Token(ctx, pr.Installation); err != nil {
+	if token, err = j.token(ctx); err != nil {
 		return "", fmt.Errorf("token for %s: %w", pr, err)
 	}
 	// A review shows the suite. A head pushed after that may have been fitted to those
 	// tests, so passing them no longer counts as success: only a fresh run's tests would.
-	prev, err := ghreport.PreviousReview(ctx, gh, pr.Owner, pr.Repo, pr.Number)
+	prev, err := ghreport.PreviousReview(ctx, j.gh, pr.Owner, pr.Repo, pr.Number)
 	if err != nil {
 		return "", err
 	}
@@ -159,21 +160,21 @@ func (e *Executor) vetHead(ctx context.Context, gh *github.Client, pr app.Issue,
 			return "", err
 		}
 	}
-	reportURL, err := pushVetReport(ctx, out, pr, token, mir.url)
+	reportURL, err := pushVetReport(ctx, out, pr, token, j.mirror.url)
 	if err != nil {
 		return "", fmt.Errorf("push the report of %s: %w", pr, err)
 	}
-	preface := vetPreface(out, run, head, source, workshop, reportURL)
+	preface := vetPreface(out, vetShown{run: run, head: head, source: spec.source, workshop: j.workshop, reportURL: reportURL})
 	keep := keepTests(out.Result.Vetted, settings.Test)
 	if len(keep) > report.PRLimit/2 { // the tests would crowd out the verdict: link them
 		keep = fmt.Sprintf("The %d vetted tests are in [the full report](%s), to keep as regression tests.\n", len(out.Result.Vetted), reportURL)
 	}
 	body := report.VetReview(out.Summary, preface, report.PRLimit-len([]rune(keep))-1000, reportURL) + keep
 	title := fmt.Sprintf("%s: passes %d of %d vetted tests", v.Conclusion, v.Passes, len(v.Vetted))
-	if err := pub.Complete(ctx, v.Conclusion, title, v.Why+"\n\nSpec: "+source+". The full verdict is in the review.", body); err != nil {
+	if err := pub.Complete(ctx, v.Conclusion, title, v.Why+"\n\nSpec: "+spec.source+". The full verdict is in the review.", body); err != nil {
 		return "", err
 	}
-	if _, err := ghreport.Review(ctx, gh, pr.Owner, pr.Repo, pr.Number, body); err != nil {
+	if _, err := ghreport.Review(ctx, j.gh, pr.Owner, pr.Repo, pr.Number, body); err != nil {
 		return "", err
 	}
 	log.Info("apprun: pull request vetted", "head", head, "conclusion", v.Conclusion)
@@ -290,9 +291,17 @@ func disclosed(prev, run, head string) bool {
 	return strings.Contains(prev, "run="+run+" ") && !strings.Contains(prev, suiteShown(run, head))
 }
 
+// vetShown is what a review names: the run, the head judged, the spec's source, and where
+// the workshop and the full report are.
+type vetShown struct {
+	run, head, source   string
+	workshop, reportURL string
+}
+
 // vetPreface says what was judged against what, before the verdict.
-func vetPreface(out *localrun.Outcome, run, head, source, workshop, reportURL string) string {
+func vetPreface(out *localrun.Outcome, shown vetShown) string {
 	s := out.Summary
+	run, head, source, workshop, reportURL := shown.run, shown.head, shown.source, shown.workshop, shown.reportURL
 	var b strings.Builder
 	b.WriteString(suiteShown(run, head) + "\n")
 	fmt.Fprintf(&b, "### Dixit vetted %s\n\n", shortHash(head))

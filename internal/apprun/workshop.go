@@ -147,17 +147,16 @@ func (m *mirror) attach(ctx context.Context) func(ws *gitstate.Workshop) error {
 
 // actionsJudge classifies on GitHub Actions runners of the workshop repository, pushing
 // its inputs there with the same token as the mirror.
-func (e *Executor) actionsJudge(gh *github.Client, workshop string, mir *mirror, dir, run string, contract ci.Contract,
-	log *slog.Logger) (*actions.Judge, error) {
+func (j *job) actionsJudge(contract ci.Contract) (*actions.Judge, error) {
 	section, err := contractSection(contract)
 	if err != nil {
 		return nil, err
 	}
-	owner, repo, _ := strings.Cut(workshop, "/")
+	owner, repo, _ := strings.Cut(j.workshop, "/")
 	return actions.New(actions.Options{
-		Client: gh, Owner: owner, Repo: repo, GitURL: mir.url, Token: mir.token, Run: run,
-		Contract: section, BotVersion: e.BotVersion, GitDir: filepath.Join(dir, "classify.git"),
-		Hub: e.Hub, Config: e.Actions, Logger: log,
+		Client: j.gh, Owner: owner, Repo: repo, GitURL: j.mirror.url, Token: j.mirror.token, Run: j.run,
+		Contract: section, BotVersion: j.e.BotVersion, GitDir: filepath.Join(j.dir, "classify.git"),
+		Hub: j.e.Hub, Config: j.e.Actions, Logger: j.log,
 	})
 }
 
@@ -196,15 +195,16 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 // judge decides where this run's tests go. "auto" picks GitHub Actions only when the
 // workshop's default branch holds the current classification workflow (the App cannot
 // commit it: it has no workflows permission) and the runners know which bot to install.
-func (e *Executor) judge(ctx context.Context, gh *github.Client, workshop string, log *slog.Logger) string {
+func (j *job) judgeKind(ctx context.Context) string {
+	e, log := j.e, j.log
 	if e.Judge != "auto" {
 		return e.Judge
 	}
 	if e.BotVersion == "" {
 		return "local"
 	}
-	owner, repo, _ := strings.Cut(workshop, "/")
-	current, err := actions.WorkflowIsCurrent(ctx, gh, owner, repo, "")
+	owner, repo, _ := strings.Cut(j.workshop, "/")
+	current, err := actions.WorkflowIsCurrent(ctx, j.gh, owner, repo, "")
 	switch {
 	case err != nil:
 		log.Warn("apprun: cannot tell whether the workshop holds the classification workflow; judging on this server", "err", err)
