@@ -208,3 +208,35 @@ func yamlScalar(v any) string {
 	out, _ := yaml.Marshal(v)
 	return string(out)
 }
+
+// The Ingress's certificate comes from the issuer shipped beside it, answered through
+// the same ingress class.
+func TestIngressTLSComesFromTheShippedIssuer(t *testing.T) {
+	data, err := os.ReadFile("kubernetes/dixit.yaml")
+	require.NoError(t, err)
+	var issuer struct {
+		Kind     string `yaml:"kind"`
+		Metadata struct {
+			Name string `yaml:"name"`
+		} `yaml:"metadata"`
+		Spec struct {
+			ACME struct {
+				Solvers []struct {
+					HTTP01 struct {
+						Ingress struct {
+							Class string `yaml:"ingressClassName"`
+						} `yaml:"ingress"`
+					} `yaml:"http01"`
+				} `yaml:"solvers"`
+			} `yaml:"acme"`
+		} `yaml:"spec"`
+	}
+	raw, err := os.ReadFile("kubernetes/tls-letsencrypt.yaml")
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(raw, &issuer))
+	assert.Equal(t, "ClusterIssuer", issuer.Kind)
+	assert.Contains(t, string(data), "cert-manager.io/cluster-issuer: "+issuer.Metadata.Name)
+	require.Len(t, issuer.Spec.ACME.Solvers, 1)
+	assert.Equal(t, "nginx", issuer.Spec.ACME.Solvers[0].HTTP01.Ingress.Class)
+	assert.Contains(t, string(data), "ingressClassName: nginx")
+}
