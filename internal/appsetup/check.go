@@ -9,9 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
-	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
@@ -83,17 +80,9 @@ func (s *Setup) pingsSeen(secret string) (signed bool, others int) {
 // whyNoPing reads GitHub's record of the App's deliveries, as the App (JWT).
 func (s *Setup) whyNoPing(ctx context.Context, c Credentials) error {
 	advanced := s.settingsURL(c.Slug) + "/advanced"
-	cc, err := ghapp.NewClientCreator(ghapp.Config{AppID: c.AppID, PrivateKey: []byte(c.PEM), BaseURL: s.ends.api, Logger: s.log})
+	ds, err := RecentDeliveries(ctx, App{ID: c.AppID, Key: []byte(c.PEM), APIURL: s.ends.api}, 20, s.log)
 	if err != nil {
 		return fmt.Errorf("no ping arrived within %s, and the App's deliveries cannot be read: %w (see %s)", s.opts.PingWait, err, advanced)
-	}
-	app, err := cc.AppClient()
-	if err != nil {
-		return err
-	}
-	ds, _, err := app.Apps.ListHookDeliveries(ctx, &github.ListCursorOptions{PerPage: 20})
-	if err != nil {
-		return fmt.Errorf("no ping arrived within %s, and GET /app/hook/deliveries failed: %w (see %s)", s.opts.PingWait, err, advanced)
 	}
 	for _, d := range ds {
 		if d.GetEvent() == "ping" {
