@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/deploy"
 	"github.com/dixit-bot/dixit/internal/appsetup"
+	"github.com/dixit-bot/dixit/internal/serveconfig"
 )
 
 // newSetup is `bot setup`: register the GitHub App from deploy/app.yml.
@@ -63,6 +65,48 @@ administration: write (the App creates its private workshop repositories);
 	f.BoolVar(&workshopCreate, "workshop-create", false, "also ask administration: write, so the App creates its private workshop repositories")
 	f.BoolVar(&actionsJudge, "actions-judge", false, "also ask actions: write and workflow_run events, to run tests on GitHub Actions")
 	f.DurationVar(&o.PingWait, "ping-wait", 30*time.Second, "how long to wait for GitHub's ping to reach the webhook")
+	cmd.AddCommand(newSetupDeliveries(getenv))
 	f.BoolVar(&o.NoCheck, "no-webhook-check", false, "do not check the webhook: --public-url leads to a server that starts later (Kubernetes)")
+	return cmd
+}
+
+// newSetupDeliveries is `bot setup deliveries`: GitHub's record of the App's deliveries.
+func newSetupDeliveries(getenv func(string) string) *cobra.Command {
+	var configPath string
+	var n int
+	cmd := &cobra.Command{
+		Use:   "deliveries [--config FILE]",
+		Short: "List the App's latest webhook deliveries as GitHub recorded them, to see them arrive",
+		Long: `Asks GitHub, as the App, for its latest webhook deliveries (GET /app/hook/deliveries, the
+Recent Deliveries of the App's Advanced tab) and prints one line each: when, event, the
+server's answer. It exits 1 when there is none or the newest failed. It reads the App's id,
+key and API URL as bot serve does: --config and DIXIT_* variables.`,
+		Example: `  bot setup deliveries --config /etc/dixit/serve.yml`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configPath != "" {
+				if err := existing("config", configPath, aFile); err != nil {
+					return usagef(cmd, "%v", err)
+				}
+			}
+			cfg, err := serveconfig.Load(configPath, getenv)
+			if err != nil {
+				return fmt.Errorf("setup deliveries: %w", err)
+			}
+			key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
+			if err != nil {
+				return fmt.Errorf("setup deliveries: github.private_key_file: %w", err)
+			}
+			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			app := appsetup.App{ID: cfg.GitHub.AppID, Key: key, APIURL: cfg.GitHub.BaseURL}
+			ds, err := appsetup.RecentDeliveries(cmd.Context(), app, n, logger)
+			if err != nil {
+				return fmt.Errorf("setup deliveries: %w", err)
+			}
+			return appsetup.PrintDeliveries(cmd.OutOrStdout(), ds)
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "bot serve's configuration `FILE` (bot setup --out wrote DIR/serve.yml); DIXIT_* variables override it")
+	cmd.Flags().IntVarP(&n, "number", "n", 20, "how many deliveries, newest first (at most 100)")
 	return cmd
 }
