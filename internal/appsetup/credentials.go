@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -59,7 +60,8 @@ type Saved struct {
 
 // serveFile is the part of bot serve's configuration setup writes (deploy/dixit-serve.example.yml).
 type serveFile struct {
-	WorkshopCreate bool `yaml:"workshop_create"`
+	Listen         string `yaml:"listen,omitempty"` // where --public-url leads
+	WorkshopCreate bool   `yaml:"workshop_create"`
 	GitHub         struct {
 		AppID          int64  `yaml:"app_id"`
 		PrivateKeyFile string `yaml:"private_key_file"`
@@ -71,7 +73,7 @@ type serveFile struct {
 
 // save writes the private key and the webhook secret (0600, never over an existing file)
 // and a serve.yml naming them into dir.
-func save(dir string, c Credentials, e endpoints, workshopCreate bool) (Saved, error) {
+func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Saved{}, fmt.Errorf("--out %s: %w", dir, err)
@@ -81,7 +83,7 @@ func save(dir string, c Credentials, e endpoints, workshopCreate bool) (Saved, e
 	}
 	s := Saved{Config: filepath.Join(abs, "serve.yml"), Key: filepath.Join(abs, "private-key.pem"), Secret: filepath.Join(abs, "webhook-secret")}
 	var f serveFile
-	f.WorkshopCreate = workshopCreate
+	f.Listen, f.WorkshopCreate = o.Listen, slices.Contains(o.Features, WorkshopCreate)
 	f.GitHub.AppID, f.GitHub.PrivateKeyFile, f.GitHub.SecretFile = c.AppID, s.Key, s.Secret
 	f.GitHub.BaseURL, f.GitHub.GitURL = e.api, e.git
 	conf, err := yaml.Marshal(f)

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 )
@@ -174,7 +173,7 @@ func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
 // keep saves or prints the credentials; s.mu is held.
 func (s *Setup) keep(c Credentials) error {
 	if s.opts.Out != "" {
-		saved, err := save(s.opts.Out, c, s.ends, slices.Contains(s.opts.Features, WorkshopCreate))
+		saved, err := save(s.opts.Out, c, s.ends, s.opts)
 		if err != nil {
 			return fmt.Errorf("the App %s exists on GitHub but its credentials were not saved: %w", c.HTMLURL, err)
 		}

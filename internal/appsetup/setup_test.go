@@ -204,6 +204,7 @@ func TestRegistersTheAppAndWritesWhatServeReads(t *testing.T) {
 			assert.Equal(t, f.api.URL, cfg.GitHub.BaseURL)
 			assert.Equal(t, f.web.URL+"/", cfg.GitHub.GitURL)
 			assert.Equal(t, c.permission == "administration", cfg.WorkshopCreate, "workshop_create follows the permission")
+			assert.Equal(t, strings.TrimPrefix(f.base, "http://"), cfg.Listen, "bot serve listens where --public-url leads")
 			key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
 			require.NoError(t, err)
 			assert.Equal(t, app.PEM, string(key))
