@@ -227,8 +227,8 @@ func (p *Publisher) publish(ctx context.Context) error {
 func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
 	p.status.Stopped(res.Standing)
 	title := fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds)
-	if res.Outcome == orchestrate.Environment {
-		title = "ENVIRONMENT: the judge cannot build or run the repository's tests"
+	if r := orchestrate.ReasonFor(res.Outcome); r.Evidence == orchestrate.EvidencePreflight {
+		title = fmt.Sprintf("%s: %s", res.Outcome, r.Title) // no test ran: counts say nothing
 	}
 	return p.Complete(ctx, "neutral", title, res.Reason+".", "")
 }

@@ -33,21 +33,6 @@ const (
 	DecideAccept   = "accept"
 )
 
-// DecisionVerbs describes each verb, in the order the commands are listed.
-var DecisionVerbs = []struct{ Verb, Usage, Does string }{
-	{DecideDrop, "drop <test> <reason>", "the test leaves the vetted suite; coders that failed only because of it go on"},
-	{DecideReplace, "replace <coder>", "a fresh coder with the same settings and a new seed takes its place, and must pass the whole suite"},
-	{DecideWake, "wake", "the sleeping testers are woken and propose again"},
-	{DecideBudget, "budget <rounds|tokens|cost|wall_time> <amount>", "raise a budget, and go on"},
-	{DecideContinue, "continue", "go on for up to max_rounds more rounds"},
-	{DecideAccept, "accept <coder>", "end the run with that coder's implementation as the pick"},
-}
-
-// IsDecisionVerb tells the verbs of decisions from the bot's other commands.
-func IsDecisionVerb(verb string) bool {
-	return slices.ContainsFunc(DecisionVerbs, func(v struct{ Verb, Usage, Does string }) bool { return v.Verb == verb })
-}
-
 // Budget kinds a decision can raise.
 const (
 	BudgetRounds   = "rounds"
@@ -261,60 +246,6 @@ func suiteNames(v []SuiteEntry) string {
 		names = append(names, fmt.Sprintf("t%d %s", e.Number, e.ID))
 	}
 	return strings.Join(names, ", ")
-}
-
-// Offer is a decision that fits where a run stopped: the command's usage, and the ids
-// its argument may take ("coders: amber, basil"), if it takes one.
-type Offer struct {
-	Usage   string `json:"usage"`
-	Choices string `json:"choices,omitempty"`
-}
-
-// Fitting lists the decisions that fit a run as it stands, most natural first: what the
-// status comment and the PR offer.
-func Fitting(s Standing) []Offer {
-	if s.Outcome == "" || s.Accepted != "" || (s.Protocol != "" && s.Protocol != "dixit") {
-		return nil
-	}
-	var tests []string
-	for _, e := range s.Vetted {
-		tests = append(tests, fmt.Sprintf("t%d (%s)", e.Number, e.ID))
-	}
-	coders := "coders: " + strings.Join(s.Coders, ", ")
-	drop := Offer{"drop <test> <reason>", "tests: " + strings.Join(tests, ", ")}
-	accept := Offer{"accept <coder>", coders}
-	more := Offer{Usage: "continue"}
-	var out []Offer
-	switch s.Outcome {
-	case CodersStuck:
-		out = append(out, drop)
-		if s.Replaceable {
-			out = append(out, Offer{"replace <coder>", coders})
-		}
-		out = append(out, more)
-	case AllTestersHibernated:
-		out = append(out, Offer{Usage: "wake"}, more)
-	case BudgetExhausted:
-		kind := s.Crossed
-		if kind == "" {
-			kind = "rounds|tokens|cost|wall_time"
-		}
-		out = append(out, Offer{Usage: "budget " + kind + " <amount>"})
-		if s.Crossed == "" || s.Crossed == BudgetRounds {
-			out = append(out, more)
-		}
-	case TestersExhausted:
-		out = append(out, more)
-		if len(tests) > 0 {
-			out = append(out, drop)
-		}
-	default:
-		out = append(out, more)
-	}
-	if len(s.Hibernated) > 0 && s.Outcome != AllTestersHibernated {
-		out = append(out, Offer{Usage: "wake", Choices: "asleep: " + strings.Join(s.Hibernated, ", ")})
-	}
-	return append(out, accept)
 }
 
 // Describe says what a decision does, in the words of its command ("drop t2: wrong").

@@ -11,23 +11,6 @@ const (
 	Ideal   Class = "IDEAL"    // most coders pass but not all: it enters the vetted suite
 )
 
-// Outcome is why a run stopped and handed over to a human.
-type Outcome string
-
-const (
-	TestersExhausted     Outcome = "TESTERS_EXHAUSTED"
-	AllTestersHibernated Outcome = "ALL_TESTERS_HIBERNATED"
-	CodersStuck          Outcome = "CODERS_STUCK"
-	BudgetExhausted      Outcome = "BUDGET_EXHAUSTED"
-	// Environment: the judge cannot build or run the base revision with a trivial test,
-	// so no verdict could say anything about the coders (docs/protocol.md, Preflight).
-	Environment Outcome = "ENVIRONMENT"
-
-	// The other protocols end when their own acceptance is reached, or at their cap.
-	Accepted     Outcome = "ACCEPTED"      // single, critics: the coder's own tests pass (and the critics approve)
-	IterationCap Outcome = "ITERATION_CAP" // max_iterations reached first
-)
-
 // Candidate is a proposed test.
 type Candidate struct {
 	ID       string `json:"id"`       // <tester>-<draw>: unique in a run

@@ -53,18 +53,19 @@ type RoundClasses struct {
 // exhaustedRounds is how many of the last rounds TESTERS_EXHAUSTED evidence shows.
 const exhaustedRounds = 3
 
+// evidence gathers what the table of outcomes says backs the run's reason.
 func evidence(res *orchestrate.Result) Evidence {
-	switch res.Outcome {
-	case orchestrate.CodersStuck:
+	switch orchestrate.ReasonFor(res.Outcome).Evidence {
+	case orchestrate.EvidenceStuckCoder:
 		return Evidence{Stuck: stuckCoder(res.Events)}
-	case orchestrate.AllTestersHibernated:
+	case orchestrate.EvidenceStackedTests:
 		return Evidence{Stacked: stackedTests(res)}
-	case orchestrate.TestersExhausted:
+	case orchestrate.EvidenceLastRounds:
 		rounds := classesByRound(res.Events)
 		return Evidence{Exhausted: rounds[max(0, len(rounds)-exhaustedRounds):]}
-	case orchestrate.Accepted, orchestrate.IterationCap:
+	case orchestrate.EvidenceOwnChecks:
 		return lastChecks(res)
-	default:
+	default: // what ran out; for the preflight, summary.json keeps the reason here too
 		return Evidence{Budget: res.Reason}
 	}
 }

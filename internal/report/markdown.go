@@ -146,27 +146,14 @@ func head(s Summary, opt Options) string {
 	return b.String()
 }
 
+// whatNext says what the stop means and who acts, as the table of outcomes words it.
 func whatNext(s Summary) string {
-	switch s.Outcome {
-	case orchestrate.Environment:
-		if s.Preflight != nil && s.Preflight.MidRun {
-			return "The judge's environment broke during the run: what it said about that test says nothing about the coders, so nothing was recorded for it. Fix what the reason names and run the same command again: the run resumes where it stopped."
-		}
-		return "No agent was called: the judge could not build the base revision or start its test runner, so every verdict would have failed for that reason alone. Fix what the reason names and run the same command again."
-	case orchestrate.TestersExhausted:
-		if len(s.Vetted) == 0 {
-			return "The testers found nothing more to propose, and no test was vetted: nothing backs or separates the implementations. A human should read the failing verdicts and decide."
-		}
-		return "The testers found nothing more that separates the coders: the implementations agree on every vetted test. A human should compare them and decide."
-	case orchestrate.AllTestersHibernated:
-		return "Every tester's last tests were too hard for the coders: the spec may be ambiguous or the coders may share a blind spot."
-	case orchestrate.CodersStuck:
-		return "A coder could not pass a test most others pass: either that coder is broken or the test is wrong. A human decides."
-	case orchestrate.Accepted:
-		return "The protocol's own check passed. Only tests the coder wrote itself checked this code: before trusting it, compare with a Dixit run."
-	case orchestrate.IterationCap:
-		return "The loop reached max_iterations before its own check passed."
-	default:
-		return "A budget ran out before the protocol reached a verdict."
+	r := orchestrate.ReasonFor(s.Outcome)
+	switch {
+	case r.NextMidRun != "" && s.Preflight != nil && s.Preflight.MidRun:
+		return r.NextMidRun
+	case r.NextNoTests != "" && len(s.Vetted) == 0:
+		return r.NextNoTests
 	}
+	return r.Next
 }

@@ -11,7 +11,8 @@ import (
 // The report's sections, in the order Render puts them.
 
 func evidenceSection(s Summary, res *orchestrate.Result) string {
-	if s.Outcome == orchestrate.Environment {
+	kind := orchestrate.ReasonFor(s.Outcome).Evidence
+	if kind == orchestrate.EvidencePreflight {
 		return "" // the preflight section is the evidence
 	}
 	var b strings.Builder
@@ -49,7 +50,7 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 				details(&b, fmt.Sprintf("stacked test <code>%s</code> by %s", plainHTML(c.ID), plainHTML(t.Name)), Language(s.TestPath), c.Content)
 			}
 		}
-	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || s.Outcome == orchestrate.Accepted || s.Outcome == orchestrate.IterationCap:
+	case len(e.OwnTests) > 0 || len(e.Reviews) > 0 || kind == orchestrate.EvidenceOwnChecks:
 		if len(e.Reviews) > 0 {
 			p("The critics' last reviews:\n\n| critic | verdict |\n|---|---|\n")
 			for _, r := range e.Reviews {

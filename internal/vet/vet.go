@@ -17,9 +17,9 @@ import (
 
 // Conclusions, as GitHub's check runs name them.
 const (
-	Success = "success" // passes every vetted test, and the testers had nothing more to add
-	Failure = "failure" // fails at least one vetted test
-	Neutral = "neutral" // passes every vetted test, but the suite may not be complete
+	Success = orchestrate.VetSuccess // passes every vetted test, and the run's outcome vouches for the suite
+	Failure = "failure"              // fails at least one vetted test
+	Neutral = orchestrate.VetNeutral // passes every vetted test, but the suite may not be complete
 )
 
 // Finding is how the patch did on one test.
@@ -98,9 +98,9 @@ func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls
 }
 
 // Conclude sets the conclusion and its one-line reason from the findings and how the run
-// ended: failure if the patch fails a vetted test; success if it passes them all and the
-// run ended because the testers found nothing more that most implementations agree on;
-// neutral otherwise.
+// ended: failure if the patch fails a vetted test; if it passes them all, what the table
+// of outcomes allows for that outcome (success only when the testers found nothing more
+// that most implementations agree on); neutral when nothing was vetted.
 func Conclude(v *Verdict, outcome orchestrate.Outcome) {
 	v.Outcome, v.Passes = string(outcome), 0
 	var failed []Finding
@@ -121,7 +121,7 @@ func Conclude(v *Verdict, outcome orchestrate.Outcome) {
 	case n == 0:
 		v.Conclusion = Neutral
 		v.Why = fmt.Sprintf("No test was vetted (the run ended %s): there is nothing independent to check the patch against.", outcome)
-	case outcome == orchestrate.TestersExhausted:
+	case orchestrate.ReasonFor(outcome).Vet == Success:
 		v.Conclusion = Success
 		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, and the testers found nothing more that most independent implementations agree on.", n)
 	default:

@@ -106,3 +106,20 @@ func TestDifferencesAreFromTheMajority(t *testing.T) {
 		{Input: "d", Patch: "", Consensus: "3", Agree: 2, Of: 2},
 	}, vet.Differences(rep))
 }
+
+// The vet verdict covers every reason in the table of outcomes: a patch that passes every
+// vetted test gets what the reason allows, and one that fails a vetted test fails.
+func TestConcludeFollowsTheTableOfOutcomes(t *testing.T) {
+	for _, r := range orchestrate.Reasons() {
+		t.Run(string(r.Outcome), func(t *testing.T) {
+			passing := vet.Verdict{Vetted: []vet.Finding{{ID: "t-1", Number: 1, Patch: ci.Verdict{Outcome: ci.Pass}}}}
+			vet.Conclude(&passing, r.Outcome)
+			assert.Equal(t, r.Vet, passing.Conclusion)
+			assert.Contains(t, passing.Why, "passes all 1 vetted tests")
+
+			failing := vet.Verdict{Vetted: []vet.Finding{{ID: "t-1", Number: 1, Patch: ci.Verdict{Outcome: ci.Fail}}}}
+			vet.Conclude(&failing, r.Outcome)
+			assert.Equal(t, vet.Failure, failing.Conclusion)
+		})
+	}
+}
