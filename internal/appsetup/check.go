@@ -15,13 +15,12 @@ import (
 // probeHeader carries the nonce of the self-probe: GET on the public webhook URL.
 const probeHeader = "X-Dixit-Setup-Probe"
 
-// checkWebhook tells whether GitHub reaches the webhook: the public URL must lead to this
-// server, and GitHub's ping must have arrived signed with the new App's secret. When it
-// did not, GitHub's own record of the ping (GET /app/hook/deliveries) says why.
+// checkWebhook tells whether GitHub reaches the webhook: GitHub's ping must have arrived
+// here signed with the new App's secret. When it did not, a request to the public URL
+// tells whether it leads here at all, and GitHub's own record of the ping (GET
+// /app/hook/deliveries) says what GitHub got. A relay that forwards only POSTs (smee)
+// passes with the ping alone.
 func (s *Setup) checkWebhook(ctx context.Context, c Credentials) error {
-	if err := s.selfProbe(ctx); err != nil {
-		return fmt.Errorf("%s does not lead to this server (%v): make --public-url the address that reaches --listen %s (through your proxy, Ingress or smee channel)", s.ends.hook, err, s.opts.Listen)
-	}
 	wait := time.NewTimer(s.opts.PingWait)
 	defer wait.Stop()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -40,6 +39,9 @@ func (s *Setup) checkWebhook(ctx context.Context, c Credentials) error {
 		}
 		if unsigned > 0 {
 			return fmt.Errorf("%d deliveries reached %s, none signed with the new App's webhook secret: another App sends to this URL, or a proxy changes the body", unsigned, s.ends.hook)
+		}
+		if err := s.selfProbe(ctx); err != nil {
+			return fmt.Errorf("%s does not lead to this server (%v): make --public-url the address that reaches --listen %s (through your proxy, Ingress or smee channel)", s.ends.hook, err, s.opts.Listen)
 		}
 		return s.whyNoPing(ctx, c)
 	}

@@ -276,5 +276,5 @@ func (s *Setup) summary(out io.Writer, c Credentials, saved Saved, check error) 
 	} else {
 		fmt.Fprintf(out, "  2. Start the App with the variables above and DIXIT_GITHUB_PRIVATE_KEY_FILE: bot serve\n")
 	}
-	fmt.Fprintf(out, "  3. Label an issue %q in an installed repository (docs/install.md, step 5).\n", "dixit")
+	fmt.Fprintf(out, "  3. Label an issue %q in an installed repository (docs/install.md, step 4).\n", "dixit")
 }

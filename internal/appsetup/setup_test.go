@@ -247,13 +247,41 @@ func TestWithoutTheCheckAServerElsewhereIsNotAsked(t *testing.T) {
 	assert.Regexp(t, `Webhook: not checked\. Once bot serve answers https://dixit.invalid/webhook, redeliver the ping from http://\S+/settings/apps/dixit/advanced`, f.out.String())
 }
 
+// A relay such as smee forwards GitHub's POSTs and answers GETs itself: the signed ping
+// is proof enough.
+func TestARelayThatForwardsOnlyPostsPasses(t *testing.T) {
+	var target string
+	relay := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			_, _ = io.WriteString(w, "<html>the relay's own page</html>")
+			return
+		}
+		req, _ := http.NewRequest(r.Method, target+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+	}))
+	t.Cleanup(relay.Close)
+	f := startSetup(t, Options{PublicURL: relay.URL}, nil)
+	target = f.base
+	status, _ := f.register(t)
+	require.Equal(t, http.StatusOK, status)
+	require.NoError(t, f.wait(t))
+	assert.Contains(t, f.out.String(), "GitHub's ping reached "+relay.URL+"/webhook")
+}
+
 func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 	t.Run("webhook URL leads elsewhere", func(t *testing.T) {
 		closed, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
 		elsewhere := "http://" + closed.Addr().String()
 		closed.Close()
-		f := startSetup(t, Options{PublicURL: elsewhere}, nil)
+		f := startSetup(t, Options{PublicURL: elsewhere, PingWait: 300 * time.Millisecond}, nil)
 		status, _ := f.register(t)
 		assert.Equal(t, http.StatusOK, status, "the App is registered all the same")
 		err = f.wait(t)
