@@ -21,15 +21,9 @@ func knownFanOut() map[string]int {
 // than maxParams parameters.
 func knownLongSignatures() map[string]int {
 	return map[string]int{
-		"internal/apprun.Executor.vetHead":      12,
-		"internal/apprun.Executor.useJudge":     9,
-		"internal/apprun.Executor.actionsJudge": 7,
-		"internal/apprun.Executor.drive":        7,
-		"internal/apprun.Executor.driveVet":     7,
-		"internal/apprun.pushBranches":          7,
-		"internal/ghreport.New":                 7,
-		"internal/llm/llmtest.Server.stream":    7,
-		"internal/replay/render.chart":          8,
+		"internal/ghreport.New":              7,
+		"internal/llm/llmtest.Server.stream": 7,
+		"internal/replay/render.chart":       8,
 
 		// New while issue 19 was under way (87b4287): fix it first.
 		"internal/replay.evaluateRows": 7,
