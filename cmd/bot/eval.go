@@ -63,6 +63,8 @@ runs, with no model and no execution (docs/replay.md).`,
 	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
 	fl.StringVar(&f.sizes, "sizes", "3,5,7,9", "--replay: the panel sizes K to replay, a comma-separated `LIST`")
 	fl.StringVar(&f.thresholds, "thresholds", "0.5,0.6,0.7,0.8", "--replay: the thresholds to replay, a comma-separated `LIST` from 0.5 to 0.8")
+	fl.BoolVar(&f.execute, "execute", false, "--replay: run the recorded solutions against the recorded asserts in the judge's sandbox and compare with the recorded matrix")
+	fl.IntVar(&f.problems, "problems", 0, "--replay --execute: only the first `N` problems (default: all)")
 	f.models.add(cmd, true)
 	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, or .dixit/eval/replay with --replay)")
 	return cmd
@@ -74,8 +76,9 @@ type evalFlags struct {
 	bench, protocols, data, out string
 	sizes, thresholds           string // --replay
 	fresh, live, replay         bool
+	execute                     bool // --replay
 	seed                        int64
-	panels                      int
+	panels, problems            int
 	models                      modelFlags // --live only
 }
 
@@ -93,7 +96,13 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 				return fmt.Errorf("eval: %w", err)
 			}
 		}
+		if f.execute {
+			return runExecute(ctx, f, stdout, stderr)
+		}
 		return runReplay(ctx, f, stdout)
+	}
+	if f.execute {
+		return usagef(cmd, "--execute needs --replay")
 	}
 	if f.out == "" {
 		f.out = filepath.Join(".dixit", "eval")
@@ -156,21 +165,11 @@ func runReplay(ctx context.Context, f *evalFlags, stdout io.Writer) error {
 	if cfg.Rules, err = replay.ParseThresholds(f.thresholds); err != nil {
 		return fmt.Errorf("eval: --thresholds: %w", err)
 	}
-	path := f.data
-	if path == "" {
-		found, err := findReplayData()
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		path = found
-	}
 	start := time.Now()
-	fmt.Fprintf(stdout, "loading problems from %s…\n", path)
-	problems, err := replay.LoadFile(ctx, path)
+	problems, err := loadReplay(ctx, f.data, stdout)
 	if err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return err
 	}
-	fmt.Fprintf(stdout, "loaded %d problems (%.1f s)\n", len(problems), time.Since(start).Seconds())
 	rep, err := replay.Run(ctx, problems, cfg, func(msg string) { fmt.Fprintln(stdout, msg) })
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -186,6 +185,67 @@ func runReplay(ctx context.Context, f *evalFlags, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	fmt.Fprintf(stdout, "replay done in %.1f s\n", time.Since(start).Seconds())
+	return nil
+}
+
+// loadReplay reads the replay data set, from data or the default place.
+func loadReplay(ctx context.Context, data string, stdout io.Writer) ([]replay.Problem, error) {
+	path := data
+	if path == "" {
+		found, err := findReplayData()
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		path = found
+	}
+	start := time.Now()
+	fmt.Fprintf(stdout, "loading problems from %s…\n", path)
+	problems, err := replay.LoadFile(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	fmt.Fprintf(stdout, "loaded %d problems (%.1f s)\n", len(problems), time.Since(start).Seconds())
+	return problems, nil
+}
+
+// runExecute runs the recorded code through the judge and compares it with the matrix.
+func runExecute(ctx context.Context, f *evalFlags, stdout, stderr io.Writer) error {
+	if f.problems < 0 {
+		return fmt.Errorf("eval: --problems %d: want 0 (all) or more", f.problems)
+	}
+	problems, err := loadReplay(ctx, f.data, stdout)
+	if err != nil {
+		return err
+	}
+	if f.problems > 0 && f.problems < len(problems) {
+		problems = problems[:f.problems]
+	}
+	judge, err := ci.NewLocal(ci.LocalOptions{Contract: replay.ExecContract(), Sandbox: ci.Sandbox(f.sandbox),
+		Parallel: f.parallel, Logger: f.logger(stderr)})
+	if err != nil {
+		return fmt.Errorf("eval: --execute: the judge: %w", err)
+	}
+	defer judge.Close()
+	if err := replay.CheckJudge(ctx, judge); err != nil {
+		return fmt.Errorf("eval: --execute: %w", err)
+	}
+	reruns := config.Defaults().Reruns
+	fmt.Fprintf(stdout, "executing %d problems in the judge's sandbox (confirming runs: %d reruns)…\n", len(problems), reruns)
+	rep, err := replay.Execute(ctx, problems, replay.ExecOptions{Judge: judge, Reruns: reruns,
+		Progress: func(msg string) { fmt.Fprintln(stdout, msg) }})
+	if err != nil {
+		return fmt.Errorf("eval: --execute: %w", err)
+	}
+	if err := render.ExecSummary(stdout, rep); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	paths, err := render.WriteExec(f.out, rep)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
 	return nil
 }
 

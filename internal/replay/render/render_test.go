@@ -106,3 +106,21 @@ func TestWriteLeavesThreeFiles(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, 16, row.Panels)
 }
+
+func TestExecReportSaysWhatDisagreedAndWhy(t *testing.T) {
+	rep := &replay.ExecReport{Problems: 1, Coders: 3, Programs: 2, Jobs: 4, Reruns: 20, Seconds: 3,
+		Cells: 6, Agree: 5, AgreeAfter: 5, Environment: 2, Timeouts: 1,
+		ByClass:       map[string]int{replay.ClassTimeout: 1},
+		EnvironmentAt: []string{"T/1 c#0: No module named pytest"},
+		Disagreements: []replay.Disagreement{{TaskID: "T/0", Coder: "a#0", Test: "t#1", Assert: "assert f(1) | 2 == 3",
+			Recorded: true, First: "timeout", Confirm: "timeout", Class: replay.ClassTimeout}}}
+	var md, sum bytes.Buffer
+	require.NoError(t, ExecMarkdown(&md, rep))
+	require.NoError(t, ExecSummary(&sum, rep))
+	assert.Contains(t, md.String(), "| **agree, first execution** | **5 (83.333%)** |")
+	assert.Contains(t, md.String(), "| kept from running by the environment (not counted) | 2 |")
+	assert.Contains(t, md.String(), "| T/0 | a#0 | t#1 | `assert f(1) \\| 2 == 3` | pass | timeout | timeout | timeout |")
+	assert.Contains(t, md.String(), "- T/1 c#0: No module named pytest")
+	assert.Contains(t, sum.String(), "agreement with the recorded matrix: 5 of 6 cells (83.333%) at the first execution")
+	assert.Contains(t, sum.String(), "disagreements: 1 timeout; cells timed out here: 1; cells the environment kept from running (not counted): 2")
+}
