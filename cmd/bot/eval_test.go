@@ -68,6 +68,8 @@ func TestEvalErrors(t *testing.T) {
 		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "eval: --data nope.jsonl: no such file or directory"},
 		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
 		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},
+		{"execute without replay", []string{"eval", "--execute"}, "--execute needs --replay"},
+		{"negative problems", []string{"eval", "--replay", "--execute", "--problems", "-1"}, "eval: --problems -1: want 0 (all) or more"},
 		{"bad size", []string{"eval", "--replay", "--sizes", "3,one"}, `eval: --sizes: panel size "one" in "3,one"`},
 		{"bad threshold", []string{"eval", "--replay", "--thresholds", "0.6,0.95"}, `eval: --thresholds: threshold "0.95" in "0.6,0.95": threshold 95%: want 50% to 80%`},
 	}
