@@ -26,11 +26,13 @@ type Setup struct {
 	state    string // ties the callback to a page this server rendered
 	probe    string // answers the self-probe of the webhook URL
 
-	mu    sync.Mutex
-	creds *Credentials
-	saved Saved
-	done  chan struct{} // closed once the credentials are saved
-	pings []ping
+	mu         sync.Mutex
+	exchanging bool // a callback is exchanging its code
+	creds      *Credentials
+	saved      Saved
+	saveErr    error         // --out could not take them: Run prints them instead
+	done       chan struct{} // closed once the credentials are known
+	pings      []ping
 }
 
 // ping is one POST /webhook received while setting up.
@@ -143,45 +145,71 @@ func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
 		render(http.StatusBadRequest, map[string]any{"Err": "this link did not come from this setup page (its state does not match): register from the setup page"})
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.creds != nil {
-		render(http.StatusConflict, map[string]any{"Err": "the App " + s.creds.Slug + " is registered already; stop bot setup and run it again to register another"})
-		return
-	}
 	code := q.Get("code")
 	if code == "" {
 		render(http.StatusBadRequest, map[string]any{"Err": "GitHub sent no code: the registration was cancelled on GitHub's page"})
 		return
 	}
-	c, err := exchange(r.Context(), s.hc, s.ends.api, code)
-	if err == nil {
-		err = s.keep(c)
+	if taken := s.claim(); taken != "" {
+		render(http.StatusConflict, map[string]any{"Err": taken})
+		return
 	}
+	c, err := exchange(r.Context(), s.hc, s.ends.api, code)
 	if err != nil {
-		s.log.Error("setup: the App's credentials", "err", err)
+		s.release()
+		s.log.Error("setup: exchange the code", "err", err)
 		render(http.StatusBadGateway, map[string]any{"Err": err.Error()})
 		return
 	}
+	if err := s.keep(c); err != nil {
+		s.log.Error("setup: keep the credentials", "err", err)
+		render(http.StatusBadGateway, map[string]any{"Err": err.Error() + "; they are printed once in the terminal running bot setup instead"})
+		return
+	}
 	where := "printed in the terminal"
-	if s.saved.Config != "" {
+	if s.opts.Out != "" {
 		where = "in " + s.opts.Out
 	}
 	render(http.StatusOK, map[string]any{"Name": c.Name, "Where": where, "Install": c.HTMLURL + "/installations/new"})
 }
 
-// keep saves or prints the credentials; s.mu is held.
-func (s *Setup) keep(c Credentials) error {
-	if s.opts.Out != "" {
-		saved, err := save(s.opts.Out, c, s.ends, s.opts)
-		if err != nil {
-			return fmt.Errorf("the App %s exists on GitHub but its credentials were not saved: %w", c.HTMLURL, err)
-		}
-		s.saved = saved
+// claim lets one callback exchange its code at a time, and none after one succeeded; it
+// returns why not, or "".
+func (s *Setup) claim() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.creds != nil:
+		return "the App " + s.creds.Slug + " is registered already; stop bot setup and run it again to register another"
+	case s.exchanging:
+		return "a registration is being completed already; wait for it"
 	}
-	s.creds = &c
+	s.exchanging = true
+	return ""
+}
+
+func (s *Setup) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exchanging = false
+}
+
+// keep saves the credentials where --out says, and hands them to Run. If they cannot be
+// saved, Run prints them rather than lose them: GitHub never shows the key again.
+func (s *Setup) keep(c Credentials) error {
+	var err error
+	var saved Saved
+	if s.opts.Out != "" {
+		saved, err = save(s.opts.Out, c, s.ends, s.opts)
+		if err != nil {
+			err = fmt.Errorf("the App %s exists on GitHub but its credentials were not saved: %w", c.HTMLURL, err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.creds, s.saved, s.saveErr = &c, saved, err
 	close(s.done)
-	return nil
+	return err
 }
 
 // webhook keeps what arrives (GitHub pings the new App's webhook when it creates it, before
@@ -221,8 +249,8 @@ func (s *Setup) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
-	fmt.Fprintf(out, "Open http://%s/ in a browser (or the same port through --public-url %s) and register the App.\n",
-		browsable(ln.Addr()), s.opts.PublicURL)
+	fmt.Fprintf(out, "Open http://%s/ in a browser on this machine (from another one, tunnel to it: ssh -L PORT:%[1]s HOST) and register the App.\n",
+		browsable(ln.Addr()))
 	select {
 	case <-ctx.Done():
 		return fmt.Errorf("setup stopped before the App was registered: %w", ctx.Err())
@@ -231,10 +259,13 @@ func (s *Setup) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	case <-s.done:
 	}
 	s.mu.Lock()
-	c, saved := *s.creds, s.saved
+	c, saved, saveErr := *s.creds, s.saved, s.saveErr
 	s.mu.Unlock()
 	if saved.Config == "" {
 		printOnce(out, c, s.ends)
+	}
+	if saveErr != nil {
+		return saveErr
 	}
 	var check error
 	if !s.opts.NoCheck {

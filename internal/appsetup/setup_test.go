@@ -315,6 +315,13 @@ func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 		assert.Contains(t, page, "choose another --out")
 		data, _ := os.ReadFile(filepath.Join(dir, "private-key.pem"))
 		assert.Equal(t, "another App's", string(data), "never overwritten")
+		err := f.wait(t)
+		assert.ErrorContains(t, err, "its credentials were not saved")
+		var app ghtest.ManifestApp
+		for _, a := range f.api.State.ManifestApps() {
+			app = a
+		}
+		assert.Contains(t, f.out.String(), strings.TrimSpace(app.PEM), "printed rather than lost: GitHub never shows the key again")
 	})
 	t.Run("callback not from this page", func(t *testing.T) {
 		f := startSetup(t, Options{}, nil)
