@@ -230,7 +230,7 @@ func (j *job) publisher(ctx context.Context, s config.Settings, target ghreport.
 	target.Owner, target.Repo, target.Issue, target.Run = j.issue.Owner, j.issue.Repo, j.issue.Number, j.run
 	target.Unsandboxed = j.e.Sandbox == ci.SandboxNone
 	coders, testers := j.e.agentNames(s)
-	return ghreport.New(ctx, j.gh, target, coders, testers, filepath.Join(j.dir, state), j.log)
+	return ghreport.New(ctx, j.gh, target, ghreport.Options{Coders: coders, Testers: testers, StateFile: filepath.Join(j.dir, state), Log: j.log})
 }
 
 // repoURL is a repository's clone URL.

@@ -104,7 +104,7 @@ const unreviewed = "**No one has reviewed this code yet: language models wrote i
 func prBody(out *localrun.Outcome, issue app.Issue, workshop, reportURL string) string {
 	var b strings.Builder
 	res := out.Result
-	if res.Outcome == orchestrate.TestersExhausted {
+	if orchestrate.ReasonFor(res.Outcome).ClosesIssue {
 		fmt.Fprintf(&b, "Closes #%d\n\n", issue.Number)
 	} else {
 		fmt.Fprintf(&b, "For #%d\n\n", issue.Number)

@@ -78,12 +78,20 @@ type Publisher struct {
 	createFailed bool
 }
 
+// Options are what a publisher needs besides where it shows the run.
+type Options struct {
+	Coders, Testers []string // the run's agents, for the status comment's tables
+	StateFile       string   // where the comment's and check run's ids are kept across restarts
+	Log             *slog.Logger
+}
+
 // New finds or creates the status comment and the check run of a run.
-func New(ctx context.Context, gh *github.Client, t Target, coders, testers []string, stateFile string, logger *slog.Logger) (*Publisher, error) {
+func New(ctx context.Context, gh *github.Client, t Target, opt Options) (*Publisher, error) {
+	logger, stateFile := opt.Log, opt.StateFile
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Publisher{gh: gh, t: t, status: report.NewStatus(t.Run, coders, testers), file: stateFile, log: logger}
+	p := &Publisher{gh: gh, t: t, status: report.NewStatus(t.Run, opt.Coders, opt.Testers), file: stateFile, log: logger}
 	if data, err := os.ReadFile(stateFile); err == nil {
 		if err := json.Unmarshal(data, &p.ids); err != nil {
 			return nil, fmt.Errorf("read %s: %w", stateFile, err)

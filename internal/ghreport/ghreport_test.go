@@ -33,7 +33,7 @@ func TestOneStatusCommentEditedInPlaceAndACheckRun(t *testing.T) {
 	srv := ghtest.NewServer(t)
 	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
 	state := filepath.Join(t.TempDir(), "github.json")
-	p, err := New(ctx, srv.Client(nil), target, []string{"amber", "basil"}, []string{"ivy"}, state, nil)
+	p, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber", "basil"}, Testers: []string{"ivy"}, StateFile: state})
 	require.NoError(t, err)
 
 	evs := events()
@@ -43,7 +43,7 @@ func TestOneStatusCommentEditedInPlaceAndACheckRun(t *testing.T) {
 	assert.Contains(t, comments[0], "round 1")
 
 	// A restart: a new publisher finds the same comment and check run.
-	p, err = New(ctx, srv.Client(nil), target, []string{"amber", "basil"}, []string{"ivy"}, state, nil)
+	p, err = New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber", "basil"}, Testers: []string{"ivy"}, StateFile: state})
 	require.NoError(t, err)
 	for _, ev := range evs {
 		p.Event(ctx, ev)
@@ -72,18 +72,18 @@ func TestAnEarlierCommentIsFoundByItsMarker(t *testing.T) {
 	ctx := context.Background()
 	srv := ghtest.NewServer(t)
 	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
-	first, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "a.json"), nil)
+	first, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "a.json")})
 	require.NoError(t, err)
 	first.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
 
 	// The state file was lost (another server took the run over): the marker still leads
 	// to the comment, and the run's external id to its check run.
-	again, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "b.json"), nil)
+	again, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "b.json")})
 	require.NoError(t, err)
 	assert.Equal(t, first.ids.CheckRun, again.ids.CheckRun, "the same check run, not a second one left in progress")
 	other := target
 	other.Run = "o-r-4"
-	third, err := New(ctx, srv.Client(nil), other, []string{"amber"}, nil, filepath.Join(t.TempDir(), "c.json"), nil)
+	third, err := New(ctx, srv.Client(nil), other, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "c.json")})
 	require.NoError(t, err)
 	assert.NotEqual(t, first.ids.CheckRun, third.ids.CheckRun, "another run on the same commit has its own")
 	again.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 2})
@@ -96,7 +96,7 @@ func TestGitHubFailuresDoNotStopTheRun(t *testing.T) {
 	ctx := context.Background()
 	srv := ghtest.NewServer(t)
 	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
-	p, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "s.json"), nil)
+	p, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "s.json")})
 	require.NoError(t, err)
 	srv.Inject(ghtest.Fault{Method: "POST", Path: "repos/o/r/issues/3/comments", Status: 502})
 	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
@@ -112,7 +112,7 @@ func TestACommentWhoseAnswerWasLostIsNotCreatedTwice(t *testing.T) {
 	ctx := context.Background()
 	srv := ghtest.NewServer(t)
 	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
-	p, err := New(ctx, srv.Client(nil), target, []string{"amber"}, nil, filepath.Join(t.TempDir(), "s.json"), nil)
+	p, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "s.json")})
 	require.NoError(t, err)
 	srv.Inject(ghtest.Fault{Method: "POST", Path: "repos/o/r/issues/3/comments", Lost: true})
 	p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
@@ -135,14 +135,14 @@ func TestAServerWithoutSandboxSaysSoEverywhere(t *testing.T) {
 			tg := target
 			tg.Unsandboxed = unsandboxed
 			state := filepath.Join(t.TempDir(), "github.json")
-			p, err := New(ctx, srv.Client(nil), tg, []string{"amber"}, []string{"ivy"}, state, nil)
+			p, err := New(ctx, srv.Client(nil), tg, Options{Coders: []string{"amber"}, Testers: []string{"ivy"}, StateFile: state})
 			require.NoError(t, err)
 			started := summary(srv.State.CheckRun(p.ids.CheckRun))
 			p.Event(ctx, orchestrate.Event{Kind: orchestrate.EvRound, Round: 1})
 			comment := srv.State.Comments("o", "r", 3)[0]
 
 			// A restart edits the same comment: the marker is still its first line.
-			p, err = New(ctx, srv.Client(nil), tg, []string{"amber"}, []string{"ivy"}, filepath.Join(t.TempDir(), "lost.json"), nil)
+			p, err = New(ctx, srv.Client(nil), tg, Options{Coders: []string{"amber"}, Testers: []string{"ivy"}, StateFile: filepath.Join(t.TempDir(), "lost.json")})
 			require.NoError(t, err)
 			require.NoError(t, p.Complete(ctx, "failure", "Preflight failed", "The base revision does not build.", ""))
 			comments := srv.State.Comments("o", "r", 3)

@@ -81,59 +81,6 @@ func (r *Run) performPropose(ctx context.Context, tester *testerSlot, message st
 	return record{Proposal: &p, Checkpoint: cp}, nil
 }
 
-// classify runs a candidate against every coder and applies the Dixit rule.
-func (r *Run) classify(ctx context.Context, test Candidate) (Class, Vetted, error) {
-	return r.classifyAs(ctx, test, "")
-}
-
-// classifyAgain re-classifies a hibernated tester's stacked test.
-func (r *Run) classifyAgain(ctx context.Context, test Candidate) (Class, Vetted, error) {
-	return r.classifyAs(ctx, test, "stacked")
-}
-
-func (r *Run) classifyAs(ctx context.Context, test Candidate, detail string) (Class, Vetted, error) {
-	if detail == "" {
-		r.proposals = append(r.proposals, test)
-	}
-	jobs := make([]ci.Job, 0, len(r.coders))
-	for _, coder := range r.coders {
-		tree, err := r.store.Tree(ctx, coder.commit)
-		if err != nil {
-			return "", Vetted{}, fmt.Errorf("tree of coder %s: %w", coder.Name(), err)
-		}
-		jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()})
-	}
-	verdicts, err := r.runJudge(ctx, jobs)
-	if err != nil {
-		return "", Vetted{}, err
-	}
-	v := Vetted{Candidate: test, Round: r.round}
-	cells := make([]Cell, len(jobs))
-	for i, verdict := range verdicts {
-		cells[i] = newCell(jobs[i].Coder, test.ID, verdict)
-		if verdict.Passed() {
-			v.PassedBy = append(v.PassedBy, jobs[i].Coder)
-		} else {
-			v.FailedBy = append(v.FailedBy, jobs[i].Coder)
-		}
-	}
-	class := r.dixitRule(len(v.PassedBy), len(jobs))
-	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells, Detail: detail})
-	return class, v, nil
-}
-
-// dixitRule: everyone passes → TOO_WEAK; fewer than the threshold → TOO_HARD; else IDEAL.
-func (r *Run) dixitRule(passed, coders int) Class {
-	switch {
-	case passed == coders:
-		return TooWeak
-	case float64(passed) < r.cfg.IdealThreshold*float64(coders)-1e-9:
-		return TooHard
-	default:
-		return Ideal
-	}
-}
-
 // runSuite runs every vetted test against one coder and returns its pass vector.
 func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	tree, err := r.store.Tree(ctx, coder.commit)

@@ -182,20 +182,29 @@ func TestCriticsNeedACritic(t *testing.T) {
 	assert.ErrorContains(t, err, "needs at least one critic")
 }
 
-// tdgRun plays the tdg protocol over fakes: a navigator with its answers, one test
-// designer, human tests, and coders whose versions pass the given tests.
-func tdgRun(t *testing.T, versions []int, human []orchestrate.Candidate, nav []string, designed []string,
-	passes map[string][]string, iterations int, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, []*orchestratetest.Coder, *orchestratetest.Advisor, *orchestratetest.Calls) {
+// tdgCase is a tdg run over fakes: a navigator with its answers (nav), one test designer,
+// human tests, and coders whose versions pass the given tests.
+type tdgCase struct {
+	versions      []int
+	human         []orchestrate.Candidate
+	nav, designed []string
+	passes        map[string][]string
+	iterations    int
+}
+
+// play runs it; edits change the population first.
+func (c tdgCase) play(t *testing.T, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, []*orchestratetest.Coder, *orchestratetest.Advisor, *orchestratetest.Calls) {
 	t.Helper()
+	passes := c.passes
 	cfg := config.Defaults()
-	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "tdg", len(versions), 1, iterations
+	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "tdg", len(c.versions), 1, c.iterations
 	calls := &orchestratetest.Calls{}
-	navigator := orchestratetest.NewAdvisor("navigator", calls, nav...)
-	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, HumanTests: human,
+	navigator := orchestratetest.NewAdvisor("navigator", calls, c.nav...)
+	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, HumanTests: c.human,
 		Advisors: []orchestrate.Advisor{navigator},
-		Testers:  []orchestrate.Tester{orchestratetest.NewTester("designer", calls, designed...)}}
+		Testers:  []orchestrate.Tester{orchestratetest.NewTester("designer", calls, c.designed...)}}
 	var coders []*orchestratetest.Coder
-	for i, v := range versions {
+	for i, v := range c.versions {
 		c := orchestratetest.NewCoder(fmt.Sprintf("p%d", i+1), v, calls)
 		coders = append(coders, c)
 		deps.Coders = append(deps.Coders, c)
@@ -218,8 +227,8 @@ func tdgRun(t *testing.T, versions []int, human []orchestrate.Candidate, nav []s
 
 func TestTDGAcceptsTheFirstCandidatePassingEveryTest(t *testing.T) {
 	human := []orchestrate.Candidate{{ID: "human-1", Content: []byte("H1")}}
-	res, coders, _, calls := tdgRun(t, []int{1, 1, 1}, human, []string{"ANALYSIS-A"}, []string{"D1"},
-		map[string][]string{"H1": {"*"}, "D1": {"p2@1", "p3@1"}}, 3)
+	res, coders, _, calls := tdgCase{versions: []int{1, 1, 1}, human: human, nav: []string{"ANALYSIS-A"}, designed: []string{"D1"},
+		passes: map[string][]string{"H1": {"*"}, "D1": {"p2@1", "p3@1"}}, iterations: 3}.play(t)
 	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
 	assert.Equal(t, "p2", res.Final, "the first candidate in order that passes every test")
 	assert.Contains(t, res.Reason, "2 of 3 candidates pass all 2 tests (pass@1 0.67, pass@3 1)")
@@ -233,8 +242,8 @@ func TestTDGAcceptsTheFirstCandidatePassingEveryTest(t *testing.T) {
 }
 
 func TestTDGAnalysesFailuresAndTriesAgain(t *testing.T) {
-	res, coders, navigator, _ := tdgRun(t, []int{2, 2}, nil, []string{"ANALYSIS-A", "ANALYSIS-OF-FAILURES"}, []string{"D1"},
-		map[string][]string{"D1": {"p2@2"}}, 4)
+	res, coders, navigator, _ := tdgCase{versions: []int{2, 2}, nav: []string{"ANALYSIS-A", "ANALYSIS-OF-FAILURES"}, designed: []string{"D1"},
+		passes: map[string][]string{"D1": {"p2@2"}}, iterations: 4}.play(t)
 	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
 	assert.Equal(t, "p2", res.Final)
 	assert.Equal(t, 2, res.Rounds)
@@ -243,7 +252,7 @@ func TestTDGAnalysesFailuresAndTriesAgain(t *testing.T) {
 }
 
 func TestTDGStopsAtItsCap(t *testing.T) {
-	res, _, _, calls := tdgRun(t, []int{1, 1}, nil, []string{"A"}, []string{"D1"}, map[string][]string{}, 2)
+	res, _, _, calls := tdgCase{versions: []int{1, 1}, nav: []string{"A"}, designed: []string{"D1"}, passes: map[string][]string{}, iterations: 2}.play(t)
 	assert.Equal(t, orchestrate.IterationCap, res.Outcome)
 	assert.Contains(t, res.Reason, "0 of 2 candidates pass all 1 tests")
 	assert.Equal(t, 4, calls.Solves)
@@ -252,13 +261,22 @@ func TestTDGStopsAtItsCap(t *testing.T) {
 
 const hiddenCanary = "HIDDEN-EXPECTED-CANARY-42"
 
-// blindRun plays blind over fakes: a planner, coder c1, own tests per version, and
-// hidden tests whose content and failure output carry a canary.
-func blindRun(t *testing.T, versions int, own map[string][]orchestrate.File, hidden []orchestrate.Candidate,
-	passes map[string][]string, iterations int, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, *orchestratetest.Coder, *orchestratetest.Advisor) {
+// blindCase is a blind run over fakes: a planner, coder c1 with its versions, own tests
+// per version, and hidden tests whose content and failure output carry a canary.
+type blindCase struct {
+	versions   int
+	own        map[string][]orchestrate.File
+	hidden     []orchestrate.Candidate
+	passes     map[string][]string
+	iterations int
+}
+
+// play runs it; edits change the population first.
+func (c blindCase) play(t *testing.T, edits ...func(*orchestrate.Deps)) (*orchestrate.Result, *orchestratetest.Coder, *orchestratetest.Advisor) {
 	t.Helper()
+	versions, own, hidden, passes := c.versions, c.own, c.hidden, c.passes
 	cfg := config.Defaults()
-	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "blind", 1, 0, iterations
+	cfg.Protocol, cfg.Coders, cfg.Testers, cfg.MaxIterations = "blind", 1, 0, c.iterations
 	calls := &orchestratetest.Calls{}
 	plan := "Here you go:\n```json\n" + `{"tests": [{"id": "t1", "input": {"x": 42, "lo": 0, "hi": 10}, "expectedOutput": 10, ` +
 		`"reasoning": "above the range", "category": "boundary"}], "requirements": ["clamp to [lo, hi]"], "uncertainties": "lo > hi?"}` + "\n```"
@@ -290,11 +308,11 @@ func blindRun(t *testing.T, versions int, own map[string][]orchestrate.File, hid
 func TestBlindIteratesOnItsOwnTestsThenPassesTheHiddenOnes(t *testing.T) {
 	own := map[string][]orchestrate.File{"c1@1": ownTest("OWN"), "c1@2": ownTest("OWN"), "c1@3": ownTest("OWN")}
 	hidden := []orchestrate.Candidate{{ID: "hidden-1", Content: []byte("H1 " + hiddenCanary)}, {ID: "hidden-2", Content: []byte("H2 " + hiddenCanary)}}
-	res, coder, _ := blindRun(t, 3, own, hidden, map[string][]string{
+	res, coder, _ := blindCase{versions: 3, own: own, hidden: hidden, passes: map[string][]string{
 		"OWN":                {"c1@2", "c1@3"},
 		"H1 " + hiddenCanary: {"c1@2", "c1@3"},
 		"H2 " + hiddenCanary: {"c1@3"},
-	}, 5)
+	}, iterations: 5}.play(t)
 	assert.Equal(t, orchestrate.Accepted, res.Outcome, res.Reason)
 	assert.Equal(t, "c1", res.Final)
 	history := strings.Join(coder.History, "\n")
@@ -320,7 +338,7 @@ func TestNoHiddenExpectedValueReachesAnyAgent(t *testing.T) {
 		own[fmt.Sprintf("c1@%d", v)] = ownTest("OWN")
 	}
 	hidden := []orchestrate.Candidate{{ID: "hidden-1", Content: []byte("assert clamp(42, 0, 10) == " + hiddenCanary)}}
-	res, coder, planner := blindRun(t, 4, own, hidden, map[string][]string{"OWN": {"c1@1", "c1@2", "c1@3", "c1@4"}}, 4)
+	res, coder, planner := blindCase{versions: 4, own: own, hidden: hidden, passes: map[string][]string{"OWN": {"c1@1", "c1@2", "c1@3", "c1@4"}}, iterations: 4}.play(t)
 	assert.Equal(t, orchestrate.IterationCap, res.Outcome, "the hidden test never passes")
 	hiddenChecks := 0
 	for _, ev := range res.Events {
@@ -342,13 +360,13 @@ func TestNoHiddenExpectedValueReachesAnyAgent(t *testing.T) {
 // the whole one did and pays only for the rest.
 func TestTDGAndBlindResumeAfterEveryEffect(t *testing.T) {
 	tdg := func(edits ...func(*orchestrate.Deps)) *orchestrate.Result {
-		res, _, _, _ := tdgRun(t, []int{2, 2}, nil, []string{"A", "B"}, []string{"D1"}, map[string][]string{"D1": {"p2@2"}}, 4, edits...)
+		res, _, _, _ := tdgCase{versions: []int{2, 2}, nav: []string{"A", "B"}, designed: []string{"D1"}, passes: map[string][]string{"D1": {"p2@2"}}, iterations: 4}.play(t, edits...)
 		return res
 	}
 	own := map[string][]orchestrate.File{"c1@1": ownTest("OWN"), "c1@2": ownTest("OWN"), "c1@3": ownTest("OWN")}
 	hidden := []orchestrate.Candidate{{ID: "h", Content: []byte("H")}}
 	blind := func(edits ...func(*orchestrate.Deps)) *orchestrate.Result {
-		res, _, _ := blindRun(t, 3, own, hidden, map[string][]string{"OWN": {"c1@2", "c1@3"}, "H": {"c1@3"}}, 5, edits...)
+		res, _, _ := blindCase{versions: 3, own: own, hidden: hidden, passes: map[string][]string{"OWN": {"c1@2", "c1@3"}, "H": {"c1@3"}}, iterations: 5}.play(t, edits...)
 		return res
 	}
 	for name, play := range map[string]func(...func(*orchestrate.Deps)) *orchestrate.Result{"tdg": tdg, "blind": blind} {

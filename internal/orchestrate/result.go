@@ -1,13 +1,5 @@
 package orchestrate
 
-import "context"
-
-// escalate ends the run and hands the reason to a human.
-func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Result, error) {
-	r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
-	return r.result(outcome, reason), nil
-}
-
 // result is what the run hands over when it stops.
 func (r *Run) result(outcome Outcome, reason string) *Result {
 	res := &Result{

@@ -53,7 +53,10 @@ type Run struct {
 	spent     Spend
 	spentBy   map[string]Spend
 
-	// Humans' decisions at escalations (decide.go).
+	// found holds the testers' turn's new tests until the round enters them (dixit.go).
+	found []Vetted
+
+	// Humans' decisions at escalations (escalation.go).
 	decisions func() ([]Decision, error)
 	newCoder  func(replaces, name string) (Coder, error)
 	decided   []AppliedDecision
@@ -63,7 +66,6 @@ type Run struct {
 	maxRounds int      // max_rounds as configured: what /dixit continue adds
 	lastTest  int      // the highest test number given out: numbers are never reused
 	crossed   string   // the budget kind a BUDGET_EXHAUSTED stop crossed
-	fresh     Coder    // a replacement made while its decision was checked (decide.go)
 }
 
 type coderSlot struct {
@@ -82,7 +84,7 @@ type testerSlot struct {
 	Tester
 	draws      int
 	hibernated bool
-	forceWake  bool // a human asked to wake it (decide.go)
+	forceWake  bool // a human asked to wake it (testers.go, revive)
 	// While hibernated: the two too-hard tests and the checkpoints taken before each.
 	stacked                  [2]Candidate
 	beforeTest1, beforeTest2 Checkpoint
@@ -131,7 +133,8 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 	return r, nil
 }
 
-// Execute runs the configured protocol to its end; crossing a budget ends it too.
+// Execute runs the configured protocol to its end (for dixit, the seed's main, dixit.go);
+// crossing a budget ends it too (budgetStop).
 func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	var res *Result
 	var err error
@@ -145,117 +148,13 @@ func (r *Run) Execute(ctx context.Context) (*Result, error) {
 	case config.ProtocolBlind:
 		res, err = r.blind(ctx)
 	case config.ProtocolDixit, "":
-		res, err = r.mainLoop(ctx)
+		return r.main(ctx) // it answers its own stops with humans' decisions
 	default:
 		return nil, fmt.Errorf("protocol %s is not built yet", r.cfg.Protocol)
 	}
-	if b, ok := asBudget(err); ok {
-		return r.escalate(ctx, BudgetExhausted, b.what)
+	s, err := r.budgetStop(ctx, stop{}, err)
+	if err != nil || s == (stop{}) {
+		return res, err
 	}
-	return res, err
-}
-
-// mainLoop is the protocol's main loop (DESIGN.md §1). Each escalation is a question for
-// a human: the run goes on from there if a decision answers it, and ends otherwise. A
-// budget crossed anywhere, even while a decision is carried out, is such a stop too.
-func (r *Run) mainLoop(ctx context.Context) (*Result, error) {
-	for {
-		outcome, reason, err := r.untilStop(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for {
-			r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
-			goOn, err := r.decide(ctx, outcome)
-			if b, ok := asBudget(err); ok {
-				outcome, reason = BudgetExhausted, b.what
-				r.crossed = b.kind
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			if !goOn {
-				return r.result(outcome, reason), nil
-			}
-			break
-		}
-	}
-}
-
-// untilStop brings in every coder that has not solved yet (all of them at the start, or
-// the rest after a budget stopped the first solves), then runs rounds until the run must
-// stop for a human, and says why.
-func (r *Run) untilStop(ctx context.Context) (Outcome, string, error) {
-	r.crossed = ""
-	outcome, reason, err := func() (Outcome, string, error) {
-		for _, coder := range r.coders {
-			if coder.draws > 0 {
-				continue
-			}
-			if err := r.solve(ctx, coder, askToSolve); err != nil {
-				return "", "", err
-			}
-		}
-		return r.roundsUntil(ctx)
-	}()
-	if b, ok := asBudget(err); ok {
-		r.crossed = b.kind
-		return BudgetExhausted, b.what, nil
-	}
-	return outcome, reason, err
-}
-
-func (r *Run) roundsUntil(ctx context.Context) (Outcome, string, error) {
-	for {
-		r.round++
-		r.emit(ctx, Event{Kind: EvRound})
-		for _, coder := range r.coders {
-			ok, err := r.ensurePasses(ctx, coder)
-			if err != nil {
-				return "", "", err
-			}
-			if !ok {
-				return CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", coder.Name(), r.cfg.MaxCoderRetries), nil
-			}
-		}
-		var fresh []Vetted
-		for _, tester := range r.testers {
-			var got []Vetted
-			var err error
-			if tester.hibernated {
-				got, err = r.revive(ctx, tester)
-			} else {
-				got, err = r.proposeTest(ctx, tester)
-			}
-			if err != nil {
-				if _, ok := asBudget(err); ok {
-					r.enter(ctx, fresh) // what the round found before the budget ran out stays found
-				}
-				return "", "", err
-			}
-			fresh = append(fresh, got...)
-		}
-		if len(fresh) == 0 {
-			if r.allHibernated() {
-				return AllTestersHibernated, "every tester is hibernated: their last tests were too hard for the coders", nil
-			}
-			return TestersExhausted, fmt.Sprintf("no tester found a new test that separates the coders in round %d", r.round), nil
-		}
-		r.enter(ctx, fresh)
-		if r.round >= r.cfg.MaxRounds {
-			r.crossed = BudgetRounds
-			return BudgetExhausted, fmt.Sprintf("max_rounds (%d) reached while testers still find new tests", r.cfg.MaxRounds), nil
-		}
-	}
-}
-
-// enter adds IDEAL tests to the vetted suite, numbered after every test given out so far.
-func (r *Run) enter(ctx context.Context, fresh []Vetted) {
-	for _, test := range fresh {
-		r.lastTest++
-		test.Number = r.lastTest
-		r.suite = append(r.suite, test)
-		r.emit(ctx, Event{Kind: EvVet, Agent: test.Tester, Test: test.ID, Detail: fmt.Sprintf("test %d", test.Number)})
-	}
+	return r.escalate(ctx, s.outcome, s.reason)
 }

@@ -98,6 +98,24 @@ func (r *Run) attemptRevival(ctx context.Context, tester *testerSlot) ([]Vetted,
 	return r.proposeTest(ctx, tester)
 }
 
+// revive is a sleeping tester's turn: attempt_revival, and if a human asked to wake it
+// and its stacked tests are still too hard, a wake at checkpoint A (before its stacked
+// tests), from where it proposes afresh.
+func (r *Run) revive(ctx context.Context, tester *testerSlot) ([]Vetted, error) {
+	got, err := r.attemptRevival(ctx, tester)
+	forced := tester.forceWake
+	tester.forceWake = false
+	if err != nil || !forced || !tester.hibernated {
+		return got, err
+	}
+	tester.hibernated = false
+	r.emit(ctx, Event{Kind: EvRevive, Agent: tester.Name(), Detail: "woken by a human: its stacked tests are still too hard"})
+	if err := r.rollback(ctx, tester, tester.beforeTest1, "checkpoint A, before its stacked tests"); err != nil {
+		return nil, err
+	}
+	return r.proposeTest(ctx, tester)
+}
+
 // keep thanks the tester and hands its IDEAL test to the main loop.
 func (r *Run) keep(ctx context.Context, tester *testerSlot, test Vetted) ([]Vetted, error) {
 	if err := r.thank(ctx, tester, thanksForTest); err != nil {

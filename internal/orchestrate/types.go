@@ -2,15 +2,6 @@ package orchestrate
 
 import "github.com/dixit-bot/dixit/internal/ci"
 
-// Class is a candidate test's classification under the Dixit rule.
-type Class string
-
-const (
-	TooWeak Class = "TOO_WEAK" // every coder passes: it tells the coders nothing new
-	TooHard Class = "TOO_HARD" // fewer than the threshold pass: broken, wrong, or ahead of its time
-	Ideal   Class = "IDEAL"    // most coders pass but not all: it enters the vetted suite
-)
-
 // Candidate is a proposed test.
 type Candidate struct {
 	ID       string `json:"id"`       // <tester>-<draw>: unique in a run

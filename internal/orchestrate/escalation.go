@@ -1,7 +1,8 @@
 package orchestrate
 
-// How a run takes up a human's decision at an escalation: journalled, checked against
-// where the run stands, then carried out (decision.go has the decisions themselves).
+// How a run stops for a human and takes up the answer: where it stands, the decision
+// journalled and checked against that, then carried out (decision.go has the decisions
+// themselves: their words and Check; outcomes.go what each stop offers).
 
 import (
 	"context"
@@ -18,6 +19,12 @@ var errNoDecision = errors.New("no decision")
 
 // humanAgent is the agent a decision's journal entry names; agent names cannot hold "(".
 const humanAgent = "(human)"
+
+// escalate ends the run and hands the reason to a human.
+func (r *Run) escalate(ctx context.Context, outcome Outcome, reason string) (*Result, error) {
+	r.emit(ctx, Event{Kind: EvEscalate, Outcome: outcome, Detail: reason})
+	return r.result(outcome, reason), nil
+}
 
 // standing is where the run stands at an escalation.
 func (r *Run) standing(outcome Outcome) Standing {
@@ -46,11 +53,14 @@ func (r *Run) standing(outcome Outcome) Standing {
 	return s
 }
 
-// decide takes up the humans' answers to an escalation, in the order they came: each is
-// journalled, then applied if it fits (a decision that does not is journalled as
-// refused, so it is never asked about again). It reports whether the run goes on.
-func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
+// decide takes up the humans' answers to a stop, in the order they came: each is
+// journalled, and one that does not fit is journalled as refused, so it is never asked
+// about again. It returns the first that fits, and for a replace the fresh coder made
+// while it was checked (nil when replayed: replace makes it then); ok is false when no
+// answer is left.
+func (r *Run) decide(ctx context.Context, outcome Outcome) (Decision, Coder, bool, error) {
 	for {
+		var fresh Coder
 		want := record{Effect: "decide", Agent: humanAgent, Draw: len(r.decided) + 1}
 		rec, _, err := r.effect(want, func() (record, error) {
 			d, ok, err := r.pending()
@@ -66,22 +76,22 @@ func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
 			} else if d.Verb == DecideReplace {
 				// Made now, so a replacement that cannot be made is refused, not journalled
 				// as taken and then failed on every resume.
-				fresh, err := r.newCoder(d.Args[0], successor(d.Args[0], r.taken()))
+				made, err := r.newCoder(d.Args[0], successor(d.Args[0], r.taken()))
 				if err != nil {
 					rec.Refused = "no fresh coder can be brought in: " + err.Error()
 				}
-				r.fresh = fresh
+				fresh = made
 			}
 			return rec, nil
 		})
 		if errors.Is(err, errNoDecision) {
-			return false, nil
+			return Decision{}, nil, false, nil
 		}
 		if err != nil {
-			return false, err
+			return Decision{}, nil, false, err
 		}
 		if rec.Decision == nil {
-			return false, fmt.Errorf("journal entry %d: a decision without its content", rec.Seq)
+			return Decision{}, nil, false, fmt.Errorf("journal entry %d: a decision without its content", rec.Seq)
 		}
 		d := *rec.Decision
 		r.decided = append(r.decided, AppliedDecision{Decision: d, Round: r.round, Refused: rec.Refused})
@@ -98,7 +108,7 @@ func (r *Run) decide(ctx context.Context, outcome Outcome) (bool, error) {
 			ev.Coder = d.Args[0]
 		}
 		r.emit(ctx, ev)
-		return r.apply(ctx, d)
+		return d, fresh, true, nil
 	}
 }
 
@@ -119,23 +129,19 @@ func (r *Run) pending() (Decision, bool, error) {
 	return Decision{}, false, nil
 }
 
-// apply carries a fitting decision out; it reports whether the run goes on.
-func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
+// apply carries out a fitting decision that takes the run on (accept ends it instead,
+// in main); fresh is the coder a replace brought in, if decide made it.
+func (r *Run) apply(ctx context.Context, d Decision, fresh Coder) error {
 	switch d.Verb {
-	case DecideAccept:
-		r.accepted = d.Args[0]
-		return false, nil
 	case DecideDrop:
 		e, _ := r.standing("").Test(d.Args[0])
 		r.suite = slices.DeleteFunc(r.suite, func(v Vetted) bool { return v.ID == e.ID })
 		r.dropped = append(r.dropped, e.ID)
 	case DecideReplace:
-		if err := r.replace(ctx, d.Args[0]); err != nil {
-			return false, err
-		}
+		return r.replace(ctx, d.Args[0], fresh)
 	case DecideWake:
 		// Each sleeping tester first tries to revive as usual, at the next round; if its
-		// stacked tests are still too hard, the human's word wakes it anyway.
+		// stacked tests are still too hard, the human's word wakes it anyway (revive).
 		for _, t := range r.testers {
 			t.forceWake = t.hibernated
 		}
@@ -154,31 +160,15 @@ func (r *Run) apply(ctx context.Context, d Decision) (bool, error) {
 	case DecideContinue:
 		r.cfg.MaxRounds = max(r.cfg.MaxRounds, r.round+r.maxRounds)
 	}
-	return true, nil
-}
-
-// revive is a sleeping tester's turn: attempt_revival, and if a human asked to wake it
-// and its stacked tests are still too hard, a wake at checkpoint A (before its stacked
-// tests), from where it proposes afresh.
-func (r *Run) revive(ctx context.Context, tester *testerSlot) ([]Vetted, error) {
-	got, err := r.attemptRevival(ctx, tester)
-	forced := tester.forceWake
-	tester.forceWake = false
-	if err != nil || !forced || !tester.hibernated {
-		return got, err
-	}
-	tester.hibernated = false
-	r.emit(ctx, Event{Kind: EvRevive, Agent: tester.Name(), Detail: "woken by a human: its stacked tests are still too hard"})
-	if err := r.rollback(ctx, tester, tester.beforeTest1, "checkpoint A, before its stacked tests"); err != nil {
-		return nil, err
-	}
-	return r.proposeTest(ctx, tester)
+	return nil
 }
 
 // replace puts a fresh coder in a coder's place: same settings, a new seed and a new name
 // (basil, then basil_2, basil_3), starting from the spec. The main loop then brings it up
 // to the whole vetted suite before the testers' next turn, as every coder.
-func (r *Run) replace(ctx context.Context, name string) error {
+// fresh is the coder decide made when it took the decision up; nil on a replay, when it
+// is made here the same way.
+func (r *Run) replace(ctx context.Context, name string, fresh Coder) error {
 	if r.newCoder == nil {
 		return errors.New("this run cannot replace coders (its population has no replacements)")
 	}
@@ -186,8 +176,6 @@ func (r *Run) replace(ctx context.Context, name string) error {
 	if i < 0 {
 		return fmt.Errorf("no coder %s", name)
 	}
-	fresh := r.fresh
-	r.fresh = nil
 	if fresh == nil { // replayed: made here, as when the decision was first taken
 		var err error
 		if fresh, err = r.newCoder(name, successor(name, r.taken())); err != nil {
