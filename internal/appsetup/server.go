@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -236,4 +235,3 @@ func (s *Setup) answerProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = io.WriteString(w, s.probe)
 }
-
