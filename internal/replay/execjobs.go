@@ -60,17 +60,19 @@ func runBatches(ctx context.Context, pi int, p *Problem, progs []program, opts E
 			if known > 0 || next[g] == len(p.Tests) {
 				continue
 			}
-			// No assert reported. The runner could not run (environment), or the first
-			// assert took the process down or past the job's limit.
+			// No assert reported: the runner could not run at all (environment: the rest of
+			// this program's cells are not results), the first assert took the process past
+			// the job's limit, or its output could not be read (that cell alone is lost).
+			where := fmt.Sprintf("%s %s", p.TaskID, p.Coders[progs[g].coders[0]].ID)
 			switch {
 			case environmentOutput.MatchString(v.Output) || v.Outcome == ci.BuildFailed:
-				envFailure(rep, fmt.Sprintf("%s %s", p.TaskID, p.Coders[progs[g].coders[0]].ID), v.Output)
+				envFailure(rep, where, v.Output)
 				next[g] = len(p.Tests)
 			case v.Outcome == ci.Timeout:
 				results[g][next[g]] = cellTimeout
 				next[g]++
 			default:
-				results[g][next[g]] = cellFail
+				envFailure(rep, fmt.Sprintf("%s, test %s: no readable result", where, p.Tests[next[g]].ID), v.Output)
 				next[g]++
 			}
 		}

@@ -167,3 +167,9 @@ func TestParseProgress(t *testing.T) {
 	short := parseProgress("..F\n", 5)
 	assert.Equal(t, []cell{cellPass, cellPass, cellFail, cellUnknown, cellUnknown}, short)
 }
+
+// Progress characters read from a cut tail would land on the wrong asserts: none are read.
+func TestProgressFromACutTailIsNotRead(t *testing.T) {
+	tail := "e/site-packages/_pytest/main.py\n....F.....                     [100%]\n1 failed, 9 passed\n"
+	assert.Equal(t, []cell{cellUnknown, cellUnknown}, parseProgress(tail, 2))
+}

@@ -90,7 +90,9 @@ def _check(i):
 
 // pytestEnv makes the runner's output one progress character per test, in file order,
 // and nothing else worth parsing: no tracebacks, no summary lines.
-var pytestEnv = map[string]string{"PYTEST_ADDOPTS": "--tb=no -rN -p no:randomly"}
+// Warnings are ignored so that no summary grows the output past the judge's kept tail,
+// which would cut the progress lines off.
+var pytestEnv = map[string]string{"PYTEST_ADDOPTS": "--tb=no -rN -W ignore -p no:randomly"}
 
 // cell is what one assert did in an execution.
 type cell int8
@@ -111,9 +113,14 @@ func (c cell) String() string {
 var progressLine = regexp.MustCompile(`(?m)^([.FEsxX]+)\s*(?:\[\s*\d+%\])?\s*$`)
 
 // parseProgress reads n results from a pytest run's output. Fewer characters than n
-// leave the rest unknown (the output was cut, or the run crashed).
+// leave the rest unknown (the run crashed or ran out of time). Under -q the output starts
+// with the progress: when it does not (the runner failed, or the judge kept only a tail),
+// every result is unknown, for characters read from a tail would land on the wrong asserts.
 func parseProgress(output string, n int) []cell {
 	out := make([]cell, n)
+	if !progressLine.MatchString(firstLine(output)) {
+		return out
+	}
 	i := 0
 	for _, m := range progressLine.FindAllStringSubmatch(output, -1) {
 		for _, ch := range m[1] {
@@ -132,4 +139,12 @@ func parseProgress(output string, n int) []cell {
 		}
 	}
 	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, "\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
