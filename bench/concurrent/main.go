@@ -5,8 +5,8 @@
 //	go run ./bench/concurrent [-n 100] [-concurrency N] [-no-cache] [-sandbox auto] [-parallel 0]
 //
 // One fake model (internal/llm/llmtest, real HTTP on loopback, streamed replies) plays the
-// population of internal/localrun's live test for every run. Each run works on its own
-// copy of a small repository, in its own state directory, through localrun.RunLive as
+// population of internal/session's live test for every run. Each run works on its own
+// copy of a small repository, in its own state directory, through session.RunLive as
 // `bot run` does; all share one model client, as a server process would.
 //
 // A single reference run goes first, untimed: it gives the outcome every concurrent run
@@ -39,7 +39,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 type config struct {
@@ -131,12 +131,12 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) (err error) {
 		if err := makeRepo(repo); err != nil {
 			return result{err: err}
 		}
-		opts := localrun.Options{Spec: spec, Repo: repo, Client: client, StateDir: filepath.Join(dir, "state"),
+		opts := session.Options{Spec: spec, Repo: repo, Client: client, StateDir: filepath.Join(dir, "state"),
 			BuildCache: c.buildCache, Sandbox: ci.Sandbox(c.sandbox), Parallel: c.parallel, Logger: logger}
 		if !c.noCache {
 			opts.ResultCache = shared
 		}
-		out, err := localrun.RunLive(ctx, opts)
+		out, err := session.RunLive(ctx, opts)
 		if err != nil {
 			return result{err: fmt.Errorf("run %d: %w", i, err), wall: time.Since(start)}
 		}
@@ -292,7 +292,7 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) (err error) {
 // signature is what every run must share with the reference: the outcome, the rounds,
 // the vetted suite with who failed each test, and the differential comparison (the
 // caller adds the judge's isolation).
-func signature(out *localrun.Outcome) string {
+func signature(out *session.Outcome) string {
 	res := out.Result
 	var vetted []string
 	for _, v := range res.Vetted {

@@ -86,7 +86,7 @@ func (b *benchTB) errors() []string {
 	return append([]string(nil), b.errs...)
 }
 
-// script plays the population of internal/localrun's live test: coders tea, coffee and
+// script plays the population of internal/session's live test: coders tea, coffee and
 // water (water adds one in its first attempt) and testers sum and zero. It decides from
 // the request alone, so one server serves any number of runs at once.
 func script(req llmtest.RecordedRequest) llmtest.Step {

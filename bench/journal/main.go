@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 func main() {
@@ -31,7 +31,7 @@ func run(population, cache string) error {
 		return err
 	}
 	defer os.RemoveAll(state)
-	out, err := localrun.Run(context.Background(), localrun.Options{Population: population, StateDir: state, BuildCache: cache})
+	out, err := session.Run(context.Background(), session.Options{Population: population, StateDir: state, BuildCache: cache})
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // newDecide records a human's answer to a stopped run's escalation: `bot decide <run>
@@ -47,7 +47,7 @@ Decisions:
 				return usagef(cmd, "decide: %w", err)
 			}
 			d.ID = "local-" + strconv.FormatInt(now.UnixNano(), 36)
-			if err := localrun.Decide(state, args[0], d); err != nil {
+			if err := session.Decide(state, args[0], d); err != nil {
 				return fmt.Errorf("decide: %w", err)
 			}
 			what := strings.Join(append([]string{d.Verb}, d.Args...), " ")

@@ -13,10 +13,10 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/patchdiff"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -169,14 +169,14 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	opts := localrun.Options{
+	opts := session.Options{
 		Population: f.population, Spec: f.spec, Repo: f.repo, Config: f.config,
 		StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
-		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
+		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Host: session.Terminal{Out: stdout},
 		Logger: f.logger(stderr),
 	}
 	if f.resume != "" {
-		in, err := localrun.ReadInputs(f.state, f.resume)
+		in, err := session.ReadInputs(f.state, f.resume)
 		if err != nil {
 			return err
 		}
@@ -193,7 +193,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 			return err
 		}
 	}
-	var out *localrun.Outcome
+	var out *session.Outcome
 	switch {
 	case name == "demo" || opts.Population != "":
 		if opts.Population == "" {
@@ -203,7 +203,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 		}
 		fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", name, opts.Population)
 		fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
-		out, err = localrun.Run(ctx, opts)
+		out, err = session.Run(ctx, opts)
 	case opts.Spec != "":
 		models := func() ([]string, error) {
 			s, _, err := runSettings(opts.Config, opts.Repo)
@@ -217,7 +217,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 			endpoint += ", model " + m + " from " + source
 		}
 		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpoint, opts.Spec)
-		out, err = localrun.RunLive(ctx, opts)
+		out, err = session.RunLive(ctx, opts)
 	default:
 		return usagef(cmd, "%s: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try bot demo", name)
 	}
@@ -254,7 +254,7 @@ func checkInputs(f *localFlags) error {
 
 // printOutcome prints how the run ended, the decisions that fit when it stopped for a
 // human, and where its report is.
-func printOutcome(stdout io.Writer, name, state string, out *localrun.Outcome) error {
+func printOutcome(stdout io.Writer, name, state string, out *session.Outcome) error {
 	s := out.Summary
 	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
 	stopped := false

@@ -16,6 +16,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/logkey"
 )
 
 // Issue names an issue and the installation that can act on it. A pull request is an
@@ -304,4 +306,10 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// LogAttrs are the fixed log keys (package logkey) that say which issue or pull request
+// a line is about.
+func (i Issue) LogAttrs() []any {
+	return []any{logkey.InstallationID, i.Installation, logkey.Repository, i.Owner + "/" + i.Repo, logkey.Issue, i.Number}
 }

@@ -13,23 +13,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/dixit-bot/dixit/internal/agent/scripted"
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/actions"
-	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/localrun"
-	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
-	"github.com/dixit-bot/dixit/internal/webhook"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // Executor runs issues.
@@ -45,9 +40,10 @@ type Executor struct {
 	// when empty.
 	ResultCache string
 	Sandbox     ci.Sandbox
-	Client      llm.Client // live agents; nil when Population is set
-	Population  string     // scripted agents standing in for the model (demos, tests)
-	Logger      *slog.Logger
+	// Agents play the runs: live through a model, or a scripted population standing in
+	// for one (demos, tests).
+	Agents cast.Agents
+	Logger *slog.Logger
 
 	// Workshop names the private repository holding a target's hidden work: "{repo}-dixit"
 	// (the default) or "owner/name", with {owner} and {repo} replaced.
@@ -185,15 +181,14 @@ func (j *job) drive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pub, err := j.publisher(ctx, cfg.Settings, ghreport.Target{HeadSHA: head}, "github.json")
+	pub, err := j.publisher(ctx, cfg, ghreport.Target{HeadSHA: head}, "github.json")
 	if err != nil {
 		return err
 	}
-	opts := j.options(ctx)
-	defer j.useJudge(ctx, &opts, pub)()
-	out, err := localrun.RunInput(ctx, opts, localrun.Input{
-		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings,
-		Source: issue.String(), Reporters: []orchestrate.Reporter{pub, j.mirror},
+	h := j.host(ctx, pub)
+	defer h.close()
+	out, err := session.RunInput(ctx, j.options(h), session.Input{
+		Spec: spec(is.GetTitle(), is.GetBody()), Files: files, Head: head, Settings: cfg.Settings, Source: issue.String(),
 	})
 	if err != nil {
 		return err
@@ -215,21 +210,21 @@ func (j *job) drive(ctx context.Context) error {
 	return err
 }
 
-// options are the run's settings on this server; the judge is chosen by useJudge.
-func (j *job) options(ctx context.Context) localrun.Options {
+// options are the run's settings on this server, hosted by h.
+func (j *job) options(h *host) session.Options {
 	e := j.e
-	return localrun.Options{
+	return session.Options{
 		StateDir: e.StateDir, BuildCache: e.BuildCache, ResultCache: e.ResultCache, RunID: j.run, Sandbox: e.Sandbox,
-		Client: e.Client, Population: e.Population, Logger: j.log, Attach: j.mirror.attach(ctx), AfterAppend: e.AfterAppend,
+		Client: e.Agents.Client, Population: e.Agents.Population, Logger: j.log, Host: h, AfterAppend: e.AfterAppend,
 	}
 }
 
 // publisher shows the run on GitHub: the status comment and the check run on the head in
 // target (its other fields are the job's), remembered in the file named state.
-func (j *job) publisher(ctx context.Context, s config.Settings, target ghreport.Target, state string) (*ghreport.Publisher, error) {
+func (j *job) publisher(ctx context.Context, cfg repoconfig.Result, target ghreport.Target, state string) (*ghreport.Publisher, error) {
 	target.Owner, target.Repo, target.Issue, target.Run = j.issue.Owner, j.issue.Repo, j.issue.Number, j.run
 	target.Unsandboxed = j.e.Sandbox == ci.SandboxNone
-	coders, testers := j.e.agentNames(s)
+	coders, testers := cast.Names(j.e.Agents.Population, cfg.Settings)
 	return ghreport.New(ctx, j.gh, target, ghreport.Options{Coders: coders, Testers: testers, StateFile: filepath.Join(j.dir, state), Log: j.log})
 }
 
@@ -241,65 +236,9 @@ func (e *Executor) repoURL(owner, repo string) string {
 	return fmt.Sprintf("https://github.com/%s/%s.git", owner, repo)
 }
 
-// runLogger logs with the fixed keys of the App (webhook.LogKey*), plus the run.
+// runLogger logs with the fixed keys of the App (package logkey): the issue's, and the run.
 func (e *Executor) runLogger(issue app.Issue, run string) *slog.Logger {
-	return e.logger().With(webhook.LogKeyInstallationID, issue.Installation, webhook.LogKeyRepository, issue.Owner+"/"+issue.Repo,
-		webhook.LogKeyIssue, issue.Number, "run_id", run)
-}
-
-// agentNames lists the coders and testers of a run, for the status comment: the scripted
-// population's when there is one, else those the settings name.
-func (e *Executor) agentNames(s config.Settings) (coders, testers []string) {
-	if e.Population != "" {
-		if pop, err := scripted.Load(e.Population); err == nil {
-			for _, c := range pop.Coders {
-				coders = append(coders, c.Name)
-			}
-			for _, t := range pop.Testers {
-				testers = append(testers, t.Name)
-			}
-			return coders, testers
-		}
-	}
-	for _, c := range s.Agents.Coders {
-		coders = append(coders, c.Name)
-	}
-	for _, t := range s.Agents.Testers {
-		testers = append(testers, t.Name)
-	}
-	return coders, testers
-}
-
-// useJudge sets opts to judge on GitHub Actions runners when this run should (see
-// judgeKind), counting their minutes on pub; the returned func releases the judge.
-func (j *job) useJudge(ctx context.Context, opts *localrun.Options, pub *ghreport.Publisher) func() {
-	if j.judgeKind(ctx) != "actions" {
-		return func() {}
-	}
-	var mu sync.Mutex
-	var aj *actions.Judge
-	opts.Judge = func(contract ci.Contract) (ci.Judge, error) {
-		made, err := j.actionsJudge(contract)
-		mu.Lock()
-		aj = made
-		mu.Unlock()
-		return made, err
-	}
-	pub.CountMinutes(func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if aj == nil {
-			return 0
-		}
-		return aj.Minutes()
-	})
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if aj != nil {
-			aj.Close()
-		}
-	}
+	return e.logger().With(issue.LogAttrs()...).With("run_id", run)
 }
 
 // labelProtocol is the protocol a "<label>:<protocol>" label on the issue asks for, or "".

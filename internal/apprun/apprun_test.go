@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/ci/actions/actionstest"
@@ -131,7 +132,7 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 		GitURL:     func(_, repo string) string { return w.git.URL + "/" + repo + ".git" },
 		StateDir:   state,
 		BuildCache: filepath.Join(os.TempDir(), "dixit-test-gocache"),
-		Population: w.population,
+		Agents:     cast.Agents{Population: w.population},
 		Holder:     holder,
 		LeaseTTL:   10 * time.Second,
 		Judge:      "auto", // Actions only where the workshop holds the workflow

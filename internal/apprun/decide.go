@@ -14,9 +14,9 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ghreport"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // escalationBranch is the branch of the pull request Dixit opens for issue N (pushBranches).
@@ -46,8 +46,8 @@ func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orc
 		n, _ := strconv.Atoi(m[1])
 		target.Number = n
 	}
-	err := localrun.Decide(e.StateDir, RunID(target), d)
-	if errors.Is(err, localrun.ErrRecorded) {
+	err := session.Decide(e.StateDir, RunID(target), d)
+	if errors.Is(err, session.ErrRecorded) {
 		// The same comment again (a delivery handled twice after a crash): the run
 		// must still go on, so this is not an error.
 		return target, nil
@@ -55,7 +55,7 @@ func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orc
 	if err == nil && !onPR {
 		e.noteOnPR(ctx, target, d)
 	}
-	if errors.Is(err, localrun.ErrNoRun) {
+	if errors.Is(err, session.ErrNoRun) {
 		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmp.Or(e.Label, "dixit"))
 	}
 	return target, err

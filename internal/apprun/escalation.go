@@ -9,9 +9,9 @@ import (
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // pushBranches pushes every coder's work as a branch dixit/<issue>/<coder> of the workshop
@@ -19,7 +19,7 @@ import (
 // dixit/<issue>-pr to the target (url): the picked implementation plus the vetted tests,
 // placed as the test contract says. The target gets no other branch. It returns the PR
 // branch.
-func (j *job) pushBranches(ctx context.Context, out *localrun.Outcome, contract ci.Contract) (string, error) {
+func (j *job) pushBranches(ctx context.Context, out *session.Outcome, contract ci.Contract) (string, error) {
 	issue, wsURL, url := j.issue, j.mirror.url, j.e.repoURL(j.issue.Owner, j.issue.Repo)
 	token, err := j.token(ctx)
 	if err != nil {
@@ -74,7 +74,7 @@ func (j *job) pushBranches(ctx context.Context, out *localrun.Outcome, contract 
 func reportBranch(issue app.Issue) string { return fmt.Sprintf("dixit/%d-report", issue.Number) }
 
 // reportCommit records the report files of the run in the workshop.
-func reportCommit(ws *gitstate.Workshop, out *localrun.Outcome) (string, error) {
+func reportCommit(ws *gitstate.Workshop, out *session.Outcome) (string, error) {
 	var files []gitstate.File
 	for name, path := range map[string]string{"report.md": out.Report, "report.html": out.HTML, "summary.json": out.JSON} {
 		data, err := os.ReadFile(path)
@@ -101,7 +101,7 @@ const unreviewed = "**No one has reviewed this code yet: language models wrote i
 
 // prBody is the escalation PR's body: the issue it answers, what the branch holds, and
 // the report, shortened to GitHub's limit with a link to the full one in the workshop.
-func prBody(out *localrun.Outcome, issue app.Issue, workshop, reportURL string) string {
+func prBody(out *session.Outcome, issue app.Issue, workshop, reportURL string) string {
 	var b strings.Builder
 	res := out.Result
 	if orchestrate.ReasonFor(res.Outcome).ClosesIssue {

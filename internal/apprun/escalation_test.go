@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dixit-bot/dixit/internal/app"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // A "dixit:<protocol>" label on the issue overrides the protocol dixit.yml names.
@@ -61,7 +61,7 @@ func TestThePRBodyClosesOnlyItsIssue(t *testing.T) {
 			Args: []string{"ann"}, By: "maria", Reason: said}}},
 		SpecComments: []string{"<!-- " + said + " -->"}}
 	s.Comparison.Pick = report.Choose(s, *s.Comparison)
-	out := &localrun.Outcome{Summary: s, Result: &orchestrate.Result{Outcome: orchestrate.TestersExhausted}}
+	out := &session.Outcome{Summary: s, Result: &orchestrate.Result{Outcome: orchestrate.TestersExhausted}}
 	body := prBody(out, app.Issue{Owner: "o", Repo: "r", Number: 7}, "o/r-dixit", "https://example.com/report.md")
 
 	assert.True(t, strings.HasPrefix(body, "Closes #7\n"), "the bot's own keyword stays live")

@@ -15,14 +15,12 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
 	"github.com/dixit-bot/dixit/internal/report"
-	"github.com/dixit-bot/dixit/internal/vet"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // VetCheck names the check run a vetted pull request's head gets.
@@ -43,9 +41,9 @@ func VetRunID(pr app.Issue) string {
 // next against the same run, so new commits cost the judge only, never the model.
 func (j *job) driveVet(ctx context.Context) error {
 	e, gh, pr, dir, log := j.e, j.gh, j.issue, j.dir, j.log
-	settings, err := vetSettings(ctx, gh, pr)
-	if err != nil {
-		return err
+	cfg := repoconfig.ForVetting(ctx, gh, pr.Owner, pr.Repo)
+	if cfg.Err != nil {
+		return fmt.Errorf("settings of %s: %w", pr, cfg.Err)
 	}
 	judged := ""
 	for turn := 0; ; turn++ {
@@ -80,7 +78,7 @@ func (j *job) driveVet(ctx context.Context) error {
 		if spec == "" {
 			return tellOnce(ctx, gh, pr, dir, "Dixit cannot vet this pull request: it names no issue it closes (`Fixes #N`) and its description is empty, so there is no spec to build independent implementations from. Link the issue, then `/dixit vet`.")
 		}
-		if judged, err = j.vetHead(ctx, pull, vetSpec{settings: settings, text: spec, source: source}); err != nil {
+		if judged, err = j.vetHead(ctx, pull, vetSpec{cfg: cfg, text: spec, source: source}); err != nil {
 			return err
 		}
 	}
@@ -96,14 +94,14 @@ const (
 // vetSpec is what a vetting builds: the settings from the default branch, the spec's
 // text, and where the text came from, for the review.
 type vetSpec struct {
-	settings     config.Settings
+	cfg          repoconfig.Result
 	text, source string
 }
 
 // vetHead judges the pull request's current head against the run, building the run first
 // if it is not built yet, and publishes the verdict. It returns the commit it judged.
 func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpec) (string, error) {
-	pr, run, log, settings := j.issue, j.run, j.log, spec.settings
+	pr, run, log, settings := j.issue, j.run, j.log, spec.cfg.Settings
 	token, err := j.token(ctx)
 	if err != nil {
 		return "", fmt.Errorf("token for %s: %w", pr, err)
@@ -123,15 +121,16 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 	if err != nil {
 		return "", fmt.Errorf("the head of %s: %w", pr, err)
 	}
-	pub, err := j.publisher(ctx, settings, ghreport.Target{HeadSHA: head, CheckName: VetCheck}, "github-"+head+".json")
+	pub, err := j.publisher(ctx, spec.cfg, ghreport.Target{HeadSHA: head, CheckName: VetCheck}, "github-"+head+".json")
 	if err != nil {
 		return "", err
 	}
-	opts := j.options(ctx)
+	h := j.host(ctx, pub)
+	defer h.close()
+	opts := j.options(h)
 	opts.Patch = patch
-	defer j.useJudge(ctx, &opts, pub)()
-	out, err := localrun.RunInput(ctx, opts, localrun.Input{
-		Spec: spec.text, Files: base, Head: baseHead, Settings: settings, Source: pr.String(), Reporters: []orchestrate.Reporter{pub, j.mirror},
+	out, err := session.RunInput(ctx, opts, session.Input{
+		Spec: spec.text, Files: base, Head: baseHead, Settings: settings, Source: pr.String(),
 	})
 	if err != nil {
 		return "", err
@@ -153,9 +152,7 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 	if err != nil {
 		return "", err
 	}
-	if v.Conclusion == vet.Success && disclosed(prev, run, head) {
-		v.Conclusion = vet.Neutral
-		v.Why = fmt.Sprintf("The patch passes all %d vetted tests, but this pull request's review showed them before this commit was pushed, so passing them is no longer independent evidence; `/dixit vet --fresh` judges it on tests nobody has shown.", len(v.Vetted))
+	if disclosed(prev, run, head) && v.Withdraw(fmt.Sprintf("The patch passes all %d vetted tests, but this pull request's review showed them before this commit was pushed, so passing them is no longer independent evidence; `/dixit vet --fresh` judges it on tests nobody has shown.", len(v.Vetted))) {
 		if _, err := report.Write(out.RunDir, out.Summary, out.Result); err != nil { // the full report says so too
 			return "", err
 		}
@@ -181,22 +178,6 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 	return head, nil
 }
 
-// vetSettings reads the settings from the default branch, never from the pull request: its
-// author must not choose the judge of their own patch. Vetting follows the Dixit rule,
-// whatever protocol dixit.yml names for issues.
-func vetSettings(ctx context.Context, gh *github.Client, pr app.Issue) (config.Settings, error) {
-	cfg := repoconfig.Fetch(ctx, gh, pr.Owner, pr.Repo)
-	if cfg.Err != nil {
-		return config.Settings{}, fmt.Errorf("settings of %s: %w", pr, cfg.Err)
-	}
-	s := cfg.Settings
-	s.Protocol = config.ProtocolDixit
-	if err := s.Validate(); err != nil {
-		return config.Settings{}, fmt.Errorf("settings of %s for vetting: %w", pr, err)
-	}
-	return s, nil
-}
-
 // closing finds the issues a pull request's description says it closes, as GitHub reads
 // closing keywords: "Fixes #12", "closes owner/repo#12", "resolves https://…/issues/12".
 var closing = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+` +
@@ -208,7 +189,7 @@ const maxClosing = 5
 
 // vetSpec is what the independent coders build: the issue the pull request closes, else
 // the pull request's own title and description; source says which, for the review. A
-// run keeps the spec it started with (localrun pins it), and the source it named then.
+// run keeps the spec it started with (the session pins it), and the source it named then.
 func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue, pull *github.PullRequest, dir string) (string, string, error) {
 	spec, source, lookups := "", "", 0
 	for _, m := range closing.FindAllStringSubmatch(pull.GetBody(), 50) {
@@ -247,7 +228,7 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 		spec = "# " + pull.GetTitle() + "\n\n" + pull.GetBody()
 		source = "this pull request's description (it names no issue it closes)"
 	}
-	// The first source named stays: the run's spec is pinned to it (localrun keeps the
+	// The first source named stays: the run's spec is pinned to it (the session keeps the
 	// spec itself), so a description emptied since changes nothing.
 	path := filepath.Join(dir, "spec-source")
 	if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
@@ -266,7 +247,7 @@ func (e *Executor) vetSpec(ctx context.Context, gh *github.Client, pr app.Issue,
 
 // pushVetReport records the full report in the workshop (branch dixit/<pr>-report) and
 // returns its address.
-func pushVetReport(ctx context.Context, out *localrun.Outcome, pr app.Issue, token, wsURL string) (string, error) {
+func pushVetReport(ctx context.Context, out *session.Outcome, pr app.Issue, token, wsURL string) (string, error) {
 	ws, err := gitstate.Open(out.RunDir + "/workshop.git")
 	if err != nil {
 		return "", err
@@ -299,7 +280,7 @@ type vetShown struct {
 }
 
 // vetPreface says what was judged against what, before the verdict.
-func vetPreface(out *localrun.Outcome, shown vetShown) string {
+func vetPreface(out *session.Outcome, shown vetShown) string {
 	s := out.Summary
 	run, head, source, workshop, reportURL := shown.run, shown.head, shown.source, shown.workshop, shown.reportURL
 	var b strings.Builder

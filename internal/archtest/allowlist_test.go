@@ -8,10 +8,7 @@ package archtest
 // knownFanOut: packages that import more than maxInternalImports internal packages.
 func knownFanOut() map[string]int {
 	return map[string]int{
-		"internal/apprun":   14,
-		"internal/localrun": 11,
-
-		// Grew to 16 while issue 19 was under way (8c02ef7, bot setup imports appsetup);
+		// Grew to 16 while issue 19 was under way (bot setup imports appsetup);
 		// it was 15 when the rule came.
 		"cmd/bot": 16,
 	}

@@ -21,21 +21,6 @@ type toolchain struct {
 	check    string            // a command that proves the toolchain works in the sandbox
 }
 
-// discoverToolchain asks the host where a toolchain lives.
-func discoverToolchain(ctx context.Context, name string) (toolchain, error) {
-	switch name {
-	case "":
-		return toolchain{check: "true"}, nil
-	case "go":
-		return goToolchain(ctx)
-	case "python":
-		return pythonToolchain(ctx)
-	case "node":
-		return nodeToolchain(ctx)
-	}
-	return toolchain{}, fmt.Errorf("unknown toolchain %q (want go, python, node or empty)", name)
-}
-
 func goToolchain(ctx context.Context) (toolchain, error) {
 	out, err := hostLines(ctx, "go", "env", "GOROOT", "GOMODCACHE")
 	if err != nil {

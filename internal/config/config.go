@@ -191,7 +191,7 @@ func (f file) settings() (Settings, error) {
 		if t.Preset != nil {
 			p, ok := ci.Preset(*t.Preset)
 			if !ok {
-				return Settings{}, strictyaml.Errorf("test.preset", "unknown preset %q; must be one of go, python, node", *t.Preset)
+				return Settings{}, strictyaml.Errorf("test.preset", "unknown preset %q; must be one of %s", *t.Preset, strings.Join(ci.Languages(), ", "))
 			}
 			s.Test = p
 		} else if t.Path != nil || t.Run != nil {
@@ -245,7 +245,7 @@ func (s Settings) Validate() error {
 		{"test.run", strings.TrimSpace(s.Test.Run) != "", "must be set: the command that runs one test"},
 		{"test.timeout", s.Test.Timeout >= time.Second && s.Test.Timeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.Timeout)},
 		{"test.build_timeout", s.Test.BuildTimeout == 0 || s.Test.BuildTimeout >= time.Second && s.Test.BuildTimeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.BuildTimeout)},
-		{"test.toolchain", map[string]bool{"": true, "go": true, "python": true, "node": true}[s.Test.Toolchain], fmt.Sprintf("must be go, python, node or empty (got %q)", s.Test.Toolchain)},
+		{"test.toolchain", s.Test.Toolchain == "" || slices.Contains(ci.Languages(), s.Test.Toolchain), fmt.Sprintf("must be %s or empty (got %q)", ci.LanguageList(), s.Test.Toolchain)},
 	}
 	for _, c := range checks {
 		if !c.ok {

@@ -14,8 +14,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
@@ -144,17 +144,17 @@ func runOne(ctx context.Context, opts Options, pr pair, status *statusline.Displ
 	if pr.protocol == config.ProtocolBlind {
 		hidden = pr.hidden
 	}
-	lo := localrun.Options{
+	lo := session.Options{
 		Population: pr.dir, StateDir: opts.StateDir, BuildCache: opts.BuildCache, RunID: pr.runID, Fresh: opts.Fresh,
 		Sandbox: opts.Sandbox, Parallel: opts.Parallel, Logger: opts.Logger,
-		Protocol: pr.protocol, Hidden: hidden, Status: status,
+		Protocol: pr.protocol, Hidden: hidden, Host: session.Terminal{Status: status},
 	}
-	var out *localrun.Outcome
+	var out *session.Outcome
 	var err error
 	if pr.live {
 		out, err = runLive(ctx, opts, pr, lo)
 	} else {
-		out, err = localrun.Run(ctx, lo)
+		out, err = session.Run(ctx, lo)
 	}
 	if err != nil {
 		return Row{}, err

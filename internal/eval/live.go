@@ -13,7 +13,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // With live agents, every protocol runs on every task: the agents come from the task's
@@ -49,13 +49,13 @@ func livePair(t Task, protocol string) (pair, string, error) {
 }
 
 // runLive runs a pair with the model behind opts.Client.
-func runLive(ctx context.Context, opts Options, pr pair, lo localrun.Options) (*localrun.Outcome, error) {
+func runLive(ctx context.Context, opts Options, pr pair, lo session.Options) (*session.Outcome, error) {
 	files, err := readFiles(filepath.Join(pr.task.Dir, "base"))
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", pr.task.Name, err)
 	}
 	lo.Population, lo.Client = "", opts.Client
-	return localrun.RunInput(ctx, lo, localrun.Input{
+	return session.RunInput(ctx, lo, session.Input{
 		Spec: pr.spec, Files: files, Head: "bench:" + pr.task.Name, Settings: pr.settings, Source: "bench/" + pr.task.Name,
 	})
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // measurement is what measure needs besides the run: the task's hidden tests and
@@ -26,7 +26,7 @@ type measurement struct {
 
 // measure judges a finished run on what no agent saw: its final implementation on the
 // hidden tests, and its tests on the reference solution.
-func measure(ctx context.Context, out *localrun.Outcome, m measurement) (Row, error) {
+func measure(ctx context.Context, out *session.Outcome, m measurement) (Row, error) {
 	res, sum := out.Result, out.Summary
 	row := Row{
 		Protocol: res.Protocol, Run: sum.Run, Outcome: string(res.Outcome), Reason: res.Reason,
@@ -85,7 +85,7 @@ func measure(ctx context.Context, out *localrun.Outcome, m measurement) (Row, er
 // finalCoder is the implementation a protocol ends with: dixit's pick (the escalation
 // PR's), the accepted coder of another protocol, else its first coder, which is what a
 // person would look at first.
-func finalCoder(out *localrun.Outcome) (name, commit string) {
+func finalCoder(out *session.Outcome) (name, commit string) {
 	res := out.Result
 	switch {
 	case res.Protocol == config.ProtocolDixit && out.Summary.Comparison != nil && out.Summary.Comparison.Pick.Coder != "":

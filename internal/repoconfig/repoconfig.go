@@ -79,3 +79,18 @@ func (r Result) Comment() string {
 	}
 	return ""
 }
+
+// ForVetting reads the settings that judge a pull request of owner/repo: from the default
+// branch, never from the pull request (its author must not choose the judge of their own
+// patch), with the Dixit rule whatever protocol dixit.yml names for issues.
+func ForVetting(ctx context.Context, gh *github.Client, owner, repo string) Result {
+	r := Fetch(ctx, gh, owner, repo)
+	if r.Err != nil {
+		return r
+	}
+	r.Settings.Protocol = config.ProtocolDixit
+	if err := r.Settings.Validate(); err != nil {
+		return Result{Outcome: Invalid, Branch: r.Branch, Err: fmt.Errorf("for vetting: %w", err)}
+	}
+	return r
+}

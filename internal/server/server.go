@@ -18,6 +18,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/apprun"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/ghapp"
@@ -69,7 +70,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	hub := actions.NewHub() // workflow_run webhooks → the Actions judges waiting on them
 	exec := &apprun.Executor{
 		Clients: gh, Token: gh.InstallationToken, StateDir: cfg.StateDir, BuildCache: cfg.BuildCache, ResultCache: cfg.ResultCache,
-		Sandbox: sandbox, Client: client, Population: cfg.Population, Logger: logger,
+		Sandbox: sandbox, Agents: cast.Agents{Client: client, Population: cfg.Population}, Logger: logger,
 		Workshop: cfg.Workshop, CreateWorkshop: cfg.WorkshopCreate, Holder: cfg.Name, LeaseTTL: cfg.LeaseTTL, Label: cfg.Label,
 		GitURL: func(owner, repo string) string { return cfg.GitHub.GitURL + owner + "/" + repo + ".git" },
 		Judge:  cfg.Judge, Hub: hub, BotVersion: cfg.Actions.BotVersion,

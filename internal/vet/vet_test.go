@@ -123,3 +123,16 @@ func TestConcludeFollowsTheTableOfOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// A pass whose tests were shown before the patch was pushed is withdrawn; anything else
+// stands as it was.
+func TestWithdrawOnlyTakesBackAPass(t *testing.T) {
+	pass := vet.Verdict{Conclusion: vet.Success, Why: "passes all 3"}
+	require.True(t, pass.Withdraw("shown before"))
+	assert.Equal(t, vet.Neutral, pass.Conclusion)
+	assert.Equal(t, "shown before", pass.Why)
+
+	fail := vet.Verdict{Conclusion: vet.Failure, Why: "fails t2"}
+	require.False(t, fail.Withdraw("shown before"))
+	assert.Equal(t, vet.Verdict{Conclusion: vet.Failure, Why: "fails t2"}, fail)
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/dixit-bot/dixit/internal/logkey"
 )
 
 // ServeHTTP receives one delivery. It answers in milliseconds: a delivery that
@@ -110,7 +112,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, rec record) {
 	err := s.store.put(rec)
 	s.endStoring(rec.ID, err == nil)
 	if err != nil { // not acknowledged: GitHub may redeliver it
-		s.log.Error("webhook delivery not stored", "error", err, LogKeyDeliveryID, rec.ID, LogKeyEvent, rec.Event)
+		s.log.Error("webhook delivery not stored", "error", err, logkey.DeliveryID, rec.ID, logkey.Event, rec.Event)
 		http.Error(w, "cannot store delivery", http.StatusInternalServerError)
 		return
 	}

@@ -4,15 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-)
 
-// The fixed log keys a delivery's context carries (go-githubapp's vocabulary).
-const (
-	LogKeyDeliveryID     = "github_delivery_id"
-	LogKeyEvent          = "github_event"
-	LogKeyInstallationID = "github_installation_id"
-	LogKeyRepository     = "github_repository"
-	LogKeyIssue          = "github_issue"
+	"github.com/dixit-bot/dixit/internal/logkey"
 )
 
 type loggerKey struct{}
@@ -52,22 +45,22 @@ type payloadKeys struct {
 // always, the installation, repository and issue (or pull request) number when
 // the payload has them.
 func deliveryAttrs(id, event string, payload []byte) []any {
-	attrs := []any{slog.String(LogKeyDeliveryID, id), slog.String(LogKeyEvent, event)}
+	attrs := []any{slog.String(logkey.DeliveryID, id), slog.String(logkey.Event, event)}
 	var p payloadKeys
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return attrs // the payload was validated on receipt; keep the two keys
 	}
 	if p.Installation != nil && p.Installation.ID != 0 {
-		attrs = append(attrs, slog.Int64(LogKeyInstallationID, p.Installation.ID))
+		attrs = append(attrs, slog.Int64(logkey.InstallationID, p.Installation.ID))
 	}
 	if p.Repository != nil && p.Repository.FullName != "" {
-		attrs = append(attrs, slog.String(LogKeyRepository, p.Repository.FullName))
+		attrs = append(attrs, slog.String(logkey.Repository, p.Repository.FullName))
 	}
 	switch {
 	case p.Issue != nil && p.Issue.Number != 0:
-		attrs = append(attrs, slog.Int(LogKeyIssue, p.Issue.Number))
+		attrs = append(attrs, slog.Int(logkey.Issue, p.Issue.Number))
 	case p.PullRequest != nil && p.PullRequest.Number != 0:
-		attrs = append(attrs, slog.Int(LogKeyIssue, p.PullRequest.Number))
+		attrs = append(attrs, slog.Int(logkey.Issue, p.PullRequest.Number))
 	}
 	return attrs
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/logkey"
 )
 
 // errInterrupted means a delivery was left pending because the server stopped.
@@ -129,7 +131,7 @@ func (s *Server) process(ctx context.Context, id string) {
 		return // already finished: the feeder listed it just before
 	}
 	if err != nil {
-		s.log.Error("webhook delivery unreadable", "error", err, LogKeyDeliveryID, id)
+		s.log.Error("webhook delivery unreadable", "error", err, logkey.DeliveryID, id)
 		return
 	}
 	log := s.log.With(deliveryAttrs(rec.ID, rec.Event, rec.Payload)...)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/logkey"
 )
 
 func TestDuplicateDeliveryRunsOnce(t *testing.T) {
@@ -216,10 +218,10 @@ func TestLogContextKeys(t *testing.T) {
 		}
 	}
 	require.NotNil(t, line, buf.String())
-	assert.Equal(t, "log-1", line[LogKeyDeliveryID])
-	assert.Equal(t, "issues", line[LogKeyEvent])
-	assert.Equal(t, "Codertocat/Hello-World", line[LogKeyRepository])
-	assert.EqualValues(t, 1, line[LogKeyIssue])
+	assert.Equal(t, "log-1", line[logkey.DeliveryID])
+	assert.Equal(t, "issues", line[logkey.Event])
+	assert.Equal(t, "Codertocat/Hello-World", line[logkey.Repository])
+	assert.EqualValues(t, 1, line[logkey.Issue])
 }
 
 type lockedWriter struct {

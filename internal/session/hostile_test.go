@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // TestHostileTestsGetVerdictsAndTheRunGoesOn runs a population whose testers propose an
@@ -21,7 +21,7 @@ import (
 // the run reaches its escalation, and the journal holds every effect.
 func TestHostileTestsGetVerdictsAndTheRunGoesOn(t *testing.T) {
 	state := t.TempDir()
-	out, err := localrun.Run(context.Background(), localrun.Options{
+	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/hostile", StateDir: state, BuildCache: buildCache, RunID: "hostile",
 	})
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // TestLiveRunAgainstAModelWithoutToolCalling: the endpoint answers every request that
@@ -51,8 +51,8 @@ func TestLiveRunAgainstAModelWithoutToolCalling(t *testing.T) {
 	})
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
-	opts := localrun.Options{Spec: writeSpec(t), Repo: greetRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache}
-	out, err := localrun.RunLive(context.Background(), opts)
+	opts := session.Options{Spec: writeSpec(t), Repo: greetRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache}
+	out, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	res := out.Result
 
@@ -83,7 +83,7 @@ func TestLiveRunAgainstAModelWithoutToolCalling(t *testing.T) {
 	}
 
 	requests := len(srv.Requests())
-	again, err := localrun.RunLive(context.Background(), opts)
+	again, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, res.Outcome, again.Result.Outcome)
 	assert.Len(t, srv.Requests(), requests, "no reply is paid for twice, and no tools are offered again")

@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"bytes"
@@ -10,16 +10,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // The demo's progress in a CI log or a pipe: the lines of each round and of the
 // comparison, and no control character a log viewer would show as garbage.
 func TestDemoProgressIsPlainOffATerminal(t *testing.T) {
 	var progress bytes.Buffer
-	_, err := localrun.Run(context.Background(), localrun.Options{
+	_, err := session.Run(context.Background(), session.Options{
 		Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("progress-%d", os.Getpid()),
-		Progress: &progress,
+		Host: session.Terminal{Out: &progress},
 	})
 	require.NoError(t, err)
 	out := progress.String()

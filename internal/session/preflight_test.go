@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // copyPopulation copies an example population into a fresh directory the test may edit.
@@ -28,7 +28,7 @@ func copyPopulation(t *testing.T, from string) string {
 // no agent called, the reason and summary.json naming what is missing.
 func runEnvironmentCase(t *testing.T, pop, missing string) {
 	t.Helper()
-	out, err := localrun.Run(context.Background(), localrun.Options{
+	out, err := session.Run(context.Background(), session.Options{
 		Population: pop, StateDir: t.TempDir(), BuildCache: buildCache, RunID: "env",
 	})
 	require.NoError(t, err)
@@ -87,8 +87,8 @@ func TestAnEnvironmentThatBreaksMidRunStopsItAndTheRunResumesOnceFixed(t *testin
 		t.Skip("needs a python3 without pytest in " + noPytest)
 	}
 	pop, state := copyPopulation(t, "../../examples/percent"), t.TempDir()
-	run := func(afterAppend func(int) error) (*localrun.Outcome, error) {
-		return localrun.Run(context.Background(), localrun.Options{
+	run := func(afterAppend func(int) error) (*session.Outcome, error) {
+		return session.Run(context.Background(), session.Options{
 			Population: pop, StateDir: state, BuildCache: buildCache, RunID: "midrun", AfterAppend: afterAppend,
 		})
 	}
@@ -128,7 +128,7 @@ func TestABaseWhoseOwnTestsFailIsNotedAndTheRunGoesOn(t *testing.T) {
 	pop := copyPopulation(t, "testdata/critics")
 	require.NoError(t, os.WriteFile(filepath.Join(pop, "base", "clamp_test.go"), []byte(
 		"package clamp\n\nimport \"testing\"\n\nfunc TestClampInRange(t *testing.T) {\n\tif Clamp(5, 0, 9) != 5 {\n\t\tt.Fatal(\"want 5\")\n\t}\n}\n"), 0o644))
-	out, err := localrun.Run(context.Background(), localrun.Options{
+	out, err := session.Run(context.Background(), session.Options{
 		Population: pop, StateDir: t.TempDir(), BuildCache: buildCache, RunID: "own",
 	})
 	require.NoError(t, err)

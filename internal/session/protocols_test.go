@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // The critics protocol end to end with scripted agents and the real judge: the critics'
 // corrections reach the fixer, the approved code's own tests run in the sandbox, and a
 // failing one goes back to the fixer until the code is accepted.
 func TestCriticsProtocolRunsWithTheRealJudge(t *testing.T) {
-	out, err := localrun.Run(context.Background(), localrun.Options{
+	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/critics", StateDir: t.TempDir(), BuildCache: buildCache,
 	})
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestCriticsProtocolRunsWithTheRealJudge(t *testing.T) {
 // the programmers; no candidate passes both at first, the navigator analyses the
 // failures, and the second iteration's candidate is accepted.
 func TestTDGProtocolRunsWithTheRealJudge(t *testing.T) {
-	out, err := localrun.Run(context.Background(), localrun.Options{
+	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/tdg", StateDir: t.TempDir(), BuildCache: buildCache,
 	})
 	require.NoError(t, err)
@@ -110,8 +110,8 @@ func TestLiveCriticsThroughTheWireFormat(t *testing.T) {
 	settings, err := config.Parse([]byte("protocol: critics\ncoders: 1\ntesters: 0\nreruns: 2\ncritics: {general: true}\n" +
 		"test: {preset: go, timeout: 20s}\nagents:\n  model: fake-model\n  max_steps: 6\n  coders:\n    - {name: solo}\n"))
 	require.NoError(t, err)
-	out, err := localrun.RunInput(context.Background(), localrun.Options{RunID: "live-critics", Client: client, StateDir: t.TempDir(), BuildCache: buildCache},
-		localrun.Input{Spec: "Implement `Add(a, b int) int` in package calc.\n", Files: files, Head: head, Settings: settings, Source: "test"})
+	out, err := session.RunInput(context.Background(), session.Options{RunID: "live-critics", Client: client, StateDir: t.TempDir(), BuildCache: buildCache},
+		session.Input{Spec: "Implement `Add(a, b int) int` in package calc.\n", Files: files, Head: head, Settings: settings, Source: "test"})
 	require.NoError(t, err)
 	assert.Equal(t, orchestrate.Accepted, out.Result.Outcome, out.Result.Reason)
 	assert.Equal(t, "solo", out.Result.Final)

@@ -1,4 +1,4 @@
-package localrun
+package session
 
 import (
 	"context"
@@ -21,13 +21,13 @@ var (
 	_ orchestrate.Watcher   = fanOut(nil)
 )
 
-// startStatus takes Options.Status, or makes a status line on Options.Progress and sends
-// the progress lines through it, so that it makes way for them.
+// startStatus takes the host's status line, or makes one on its progress writer and
+// sends the progress lines through it, so that it makes way for them.
 func (s *session) startStatus() {
-	s.status = s.opts.Status
-	if s.status == nil && s.opts.Progress != nil {
-		s.status = statusline.New(s.opts.Progress)
-		s.opts.Progress = s.status
+	s.out, s.status = s.opts.Host.Display()
+	if s.status == nil && s.out != nil {
+		s.status = statusline.New(s.out)
+		s.out = s.status
 		s.ownStatus = true
 	}
 }
@@ -53,7 +53,7 @@ func (s *session) watched(j ci.Judge) ci.Judge {
 	}
 	// The local judge writes a job's tree as the job starts; the Actions judge writes each
 	// tree once for a whole batch, so counting there would say nothing true.
-	return watchedJudge{inner: j, status: s.status, count: s.opts.Judge == nil}
+	return watchedJudge{inner: j, status: s.status, count: s.inner == ci.Judge(s.local)}
 }
 
 // watchedJudge says on the status line what a call to the judge runs, and with count how

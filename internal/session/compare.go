@@ -1,4 +1,4 @@
-package localrun
+package session
 
 import (
 	"context"
@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/dixit-bot/dixit/internal/agent"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/gitstate"
@@ -18,17 +17,10 @@ import (
 	"github.com/dixit-bot/dixit/internal/report"
 )
 
-// maxProbe bounds a probe file, as a proposal is bounded.
-const maxProbe = 1 << 20
-
-// prober writes the probe for differential testing. by names who wrote it; a nil
-// content with a reason means there is none.
-type prober func(ctx context.Context, res *orchestrate.Result) (content []byte, by, reason string, err error)
-
 // compare measures how the implementations differ, from the base revision and from
 // each other, runs the probe on those that pass the whole vetted suite, and picks the
 // one the pull request is built from. None of it changes a verdict.
-func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int, base string, probe prober) (*report.Comparison, error) {
+func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int, base string, probe cast.Prober) (*report.Comparison, error) {
 	s.stage("comparing the implementations")
 	c := &report.Comparison{}
 	for _, coder := range res.Coders {
@@ -99,7 +91,7 @@ func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *
 }
 
 // differential runs the probe on every implementation that passes the vetted suite.
-func (s *session) differential(ctx context.Context, c *report.Comparison, sum *report.Summary, res *orchestrate.Result, probe prober) error {
+func (s *session) differential(ctx context.Context, c *report.Comparison, sum *report.Summary, res *orchestrate.Result, probe cast.Prober) error {
 	passing := report.Consensus(*sum)
 	if len(passing) < 2 {
 		c.ProbeNote = fmt.Sprintf("%d implementation(s) pass every vetted test; there is nothing to compare", len(passing))
@@ -152,7 +144,7 @@ func (s *session) implementations(res *orchestrate.Result, names []string) ([]di
 
 // probeFile returns the run's probe: the one recorded in the workshop, or a new one,
 // recorded before use so that a resumed run never asks for it twice.
-func (s *session) probeFile(ctx context.Context, res *orchestrate.Result, probe prober) ([]byte, string, string, error) {
+func (s *session) probeFile(ctx context.Context, res *orchestrate.Result, probe cast.Prober) ([]byte, string, string, error) {
 	ref := "refs/dixit/" + s.opts.RunID + "/probe"
 	commit, ok, err := s.ws.Ref(ref)
 	if err != nil {
@@ -229,62 +221,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 func (s *session) progress(format string, args ...any) {
-	if s.opts.Progress != nil {
-		fmt.Fprintf(s.opts.Progress, format+"\n", args...)
-	}
-}
-
-// populationProbe serves a scripted population's probe/ file.
-func populationProbe(path string) prober {
-	return func(context.Context, *orchestrate.Result) ([]byte, string, string, error) {
-		if path == "" {
-			return nil, "", "the population has no probe/ directory", nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", "", fmt.Errorf("read the population's probe: %w", err)
-		}
-		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxProbe+1))
-		if err != nil {
-			return nil, "", "", fmt.Errorf("read the population's probe: %w", err)
-		}
-		if len(data) > maxProbe {
-			return nil, "", "", fmt.Errorf("the population's probe is larger than %d bytes", maxProbe)
-		}
-		return data, "the scripted population (probe/)", "", nil
-	}
-}
-
-// testerProbe asks a live tester for the probe, after the run: the first tester still
-// awake, else the first. Its reply is journalled like any other (the request's draw
-// follows its last proposal), so a resumed run does not pay for it twice.
-func testerProbe(testers []orchestrate.Tester, contract ci.Contract) prober {
-	return func(ctx context.Context, res *orchestrate.Result) ([]byte, string, string, error) {
-		if len(testers) == 0 {
-			return nil, "", "no tester to write a probe", nil
-		}
-		pick, draws := testers[0], 0
-		for i, st := range res.Testers {
-			if i < len(testers) && st.State == "active" {
-				pick, draws = testers[i], st.Proposals
-				break
-			}
-			if i == 0 {
-				draws = st.Proposals
-			}
-		}
-		var tests []ci.Test
-		for _, v := range res.Vetted {
-			tests = append(tests, ci.Test{ID: fmt.Sprintf("%d", v.Number), Content: v.Content})
-		}
-		p, err := pick.Propose(ctx, orchestrate.Turn{Message: agent.ProbeRequest(contract, tests), Draw: draws + 1})
-		if err != nil {
-			return nil, "", "", fmt.Errorf("ask %s for a probe: %w", pick.Name(), err)
-		}
-		if p.None {
-			return nil, "", fmt.Sprintf("tester %s wrote no probe", pick.Name()), nil
-		}
-		return p.Content, "tester " + pick.Name(), "", nil
+	if s.out != nil {
+		fmt.Fprintf(s.out, format+"\n", args...)
 	}
 }

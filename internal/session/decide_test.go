@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // pythonOnPath puts the system's python3 (Debian's, with pytest) first, as the python
@@ -28,9 +28,9 @@ func pythonOnPath(t *testing.T) {
 func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	pythonOnPath(t)
 	state := t.TempDir()
-	opts := localrun.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache}
-	run := func() *localrun.Outcome {
-		out, err := localrun.Run(context.Background(), opts)
+	opts := session.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache}
+	run := func() *session.Outcome {
+		out, err := session.Run(context.Background(), opts)
 		require.NoError(t, err)
 		return out
 	}
@@ -38,7 +38,7 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 		d, err := orchestrate.ParseDecision(words[0], words[1:], "maria", time.Now())
 		require.NoError(t, err)
 		d.ID = "d-" + words[0] + "-" + time.Now().Format("150405.000000000")
-		return localrun.Decide(state, opts.RunID, d)
+		return session.Decide(state, opts.RunID, d)
 	}
 
 	out := run()
@@ -52,8 +52,8 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	wake, err := orchestrate.ParseDecision("wake", nil, "maria", time.Now())
 	require.NoError(t, err)
 	wake.ID = "comment-7"
-	require.NoError(t, localrun.Decide(state, opts.RunID, wake))
-	assert.ErrorIs(t, localrun.Decide(state, opts.RunID, wake), localrun.ErrRecorded, "the same decision twice is recorded once")
+	require.NoError(t, session.Decide(state, opts.RunID, wake))
+	assert.ErrorIs(t, session.Decide(state, opts.RunID, wake), session.ErrRecorded, "the same decision twice is recorded once")
 	assert.ErrorContains(t, decide("continue"), "has a decision waiting already (wake by maria)")
 
 	out = run()
@@ -81,11 +81,11 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	assert.Contains(t, string(report), "drop t2: wrong expectation: the spec rounds halves away from zero")
 
 	// --resume finds the run by its id alone.
-	in, err := localrun.ReadInputs(state, opts.RunID)
+	in, err := session.ReadInputs(state, opts.RunID)
 	require.NoError(t, err)
 	abs, _ := filepath.Abs("../../examples/percent")
 	assert.Equal(t, abs, in.Population)
-	_, err = localrun.ReadInputs(state, "../elsewhere")
+	_, err = session.ReadInputs(state, "../elsewhere")
 	assert.ErrorContains(t, err, "not a run id")
 }
 

@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -23,8 +23,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // calcRepo is a real git repository with a stub to implement and a committed dixit.yml.
@@ -113,11 +113,11 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
 	repo := calcRepo(t)
-	opts := localrun.Options{
+	opts := session.Options{
 		Spec: writeSpec(t), Repo: repo, Client: client,
 		StateDir: t.TempDir(), BuildCache: buildCache,
 	}
-	out, err := localrun.RunLive(context.Background(), opts)
+	out, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	res := out.Result
 	assert.Equal(t, orchestrate.TestersExhausted, res.Outcome, res.Reason)
@@ -170,7 +170,7 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	assert.True(t, seen["coder=false code=false test=true"], "testers do see their own tests")
 
 	// The same command resumes the finished run without asking the model anything.
-	again, err := localrun.RunLive(context.Background(), opts)
+	again, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, res.Outcome, again.Result.Outcome)
 	assert.Len(t, srv.Requests(), len(requests), "no reply is paid for twice")
@@ -201,21 +201,21 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 	require.NotEmpty(t, settings.Agents.Coders)
 	const liveSpec = "Implement `Add(a, b int) int` in package calc: it returns the sum.\n"
 	cut := errors.New("cut")
-	opts := localrun.Options{RunID: "issue-7", Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
+	opts := session.Options{RunID: "issue-7", Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
 		AfterAppend: func(seq int) error {
 			if seq == 3 {
 				return cut
 			}
 			return nil
 		}}
-	in := localrun.Input{Spec: "SPEC-AS-LABELLED: " + liveSpec, Files: files, Head: head, Settings: settings, Source: "test"}
-	_, err = localrun.RunInput(context.Background(), opts, in)
+	in := session.Input{Spec: "SPEC-AS-LABELLED: " + liveSpec, Files: files, Head: head, Settings: settings, Source: "test"}
+	_, err = session.RunInput(context.Background(), opts, in)
 	require.ErrorIs(t, err, cut)
 	before := len(srv.Requests())
 
 	opts.AfterAppend = nil
 	in.Spec = "SPEC-AS-EDITED-LATER: " + liveSpec
-	_, err = localrun.RunInput(context.Background(), opts, in)
+	_, err = session.RunInput(context.Background(), opts, in)
 	require.NoError(t, err)
 	after := srv.Requests()[before:]
 	require.NotEmpty(t, after)
@@ -233,7 +233,7 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 // connection, in turn): the run still completes with the same outcome and the same vetted
 // tests as a clean one, and every fault costs exactly one more request: no storm.
 func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
-	run := func(faulty bool) (*localrun.Outcome, int, int) {
+	run := func(faulty bool) (*session.Outcome, int, int) {
 		srv := llmtest.NewServer(t)
 		var faults atomic.Int32
 		srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
@@ -257,7 +257,7 @@ func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 		cfg.RequestTimeout = 3 * time.Second // the timeout fault holds its answer for a minute
 		client, err := llm.NewOpenAI(cfg)
 		require.NoError(t, err)
-		out, err := localrun.RunLive(context.Background(), localrun.Options{
+		out, err := session.RunLive(context.Background(), session.Options{
 			Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
 		})
 		require.NoError(t, err, "faulty=%v", faulty)
@@ -267,7 +267,7 @@ func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 	faulty, faultyRequests, faults := run(true)
 	require.Positive(t, faults)
 	assert.Equal(t, clean.Result.Outcome, faulty.Result.Outcome)
-	ids := func(o *localrun.Outcome) []string {
+	ids := func(o *session.Outcome) []string {
 		var out []string
 		for _, v := range o.Result.Vetted {
 			out = append(out, v.ID)
@@ -335,8 +335,8 @@ func TestLiveRunAgainstAModelThatWritesItsCallsAsText(t *testing.T) {
 	})
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
-	opts := localrun.Options{Spec: writeSpec(t), Repo: greetRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache}
-	out, err := localrun.RunLive(context.Background(), opts)
+	opts := session.Options{Spec: writeSpec(t), Repo: greetRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache}
+	out, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	res := out.Result
 
@@ -381,7 +381,7 @@ func TestLiveRunAgainstAModelThatWritesItsCallsAsText(t *testing.T) {
 	assert.NotEqual(t, "silent", out.Summary.Comparison.Pick.Coder)
 
 	requests := len(srv.Requests())
-	again, err := localrun.RunLive(context.Background(), opts)
+	again, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, res.Outcome, again.Result.Outcome)
 	assert.Len(t, srv.Requests(), requests, "no reply is paid for twice")

@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -23,10 +23,10 @@ import (
 // one compares version numbers as strings (the bug the issue is about), one is a consensus
 // implementation. The run, and so what was vetted, is the same for both.
 func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
-	vetDemo := func(patch string) *localrun.Outcome {
+	vetDemo := func(patch string) *session.Outcome {
 		tree, err := gitstate.ReadDir(patch)
 		require.NoError(t, err)
-		out, err := localrun.Run(context.Background(), localrun.Options{
+		out, err := session.Run(context.Background(), session.Options{
 			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("vet-%d", os.Getpid()), Patch: tree,
 		})
 		require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestThePatchUnderReviewReachesNoAgent(t *testing.T) {
 		[]byte("package calc\n\n// CANARY-PATCH\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b + 1 }\n"), 0o644))
 	patch, err := gitstate.ReadDir(patchDir)
 	require.NoError(t, err)
-	out, err := localrun.RunLive(context.Background(), localrun.Options{
+	out, err := session.RunLive(context.Background(), session.Options{
 		Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache, Patch: patch,
 	})
 	require.NoError(t, err)

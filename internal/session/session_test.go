@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/localrun"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 const demo = "../../examples/semver"
@@ -44,9 +44,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func runDemo(t *testing.T, runID string, afterAppend func(int) error) (*localrun.Outcome, error) {
+func runDemo(t *testing.T, runID string, afterAppend func(int) error) (*session.Outcome, error) {
 	t.Helper()
-	return localrun.Run(context.Background(), localrun.Options{
+	return session.Run(context.Background(), session.Options{
 		Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: runID, AfterAppend: afterAppend,
 	})
 }

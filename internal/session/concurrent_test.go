@@ -1,4 +1,4 @@
-package localrun_test
+package session_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/localrun"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // TestConcurrentLiveRunsInOneProcess: eight live runs at once in one process, sharing one
@@ -40,11 +40,11 @@ func TestConcurrentLiveRunsInOneProcess(t *testing.T) {
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
 	spec, cache := writeSpec(t), t.TempDir()
-	opts := func() localrun.Options {
-		return localrun.Options{Spec: spec, Repo: calcRepo(t), Client: client, StateDir: t.TempDir(),
+	opts := func() session.Options {
+		return session.Options{Spec: spec, Repo: calcRepo(t), Client: client, StateDir: t.TempDir(),
 			BuildCache: buildCache, ResultCache: cache}
 	}
-	signature := func(out *localrun.Outcome) string {
+	signature := func(out *session.Outcome) string {
 		var vetted []string
 		for _, v := range out.Result.Vetted {
 			vetted = append(vetted, v.ID+" failed by "+strings.Join(v.FailedBy, ","))
@@ -53,21 +53,21 @@ func TestConcurrentLiveRunsInOneProcess(t *testing.T) {
 	}
 
 	// One run alone first: the outcome to match, and the verdicts the others find cached.
-	alone, err := localrun.RunLive(context.Background(), opts())
+	alone, err := session.RunLive(context.Background(), opts())
 	require.NoError(t, err)
 	want := signature(alone)
 	assert.Equal(t, "TESTERS_EXHAUSTED: sum-1 failed by water; zero-1 failed by water", want)
 	perRun := len(srv.Requests())
 
-	all := make([]localrun.Options, runs) // made here: calcRepo and TempDir may stop the test
+	all := make([]session.Options, runs) // made here: calcRepo and TempDir may stop the test
 	for i := range all {
 		all[i] = opts()
 	}
-	outs := make([]*localrun.Outcome, runs)
+	outs := make([]*session.Outcome, runs)
 	errs := make([]error, runs)
 	var wg sync.WaitGroup
 	for i := range all {
-		wg.Go(func() { outs[i], errs[i] = localrun.RunLive(context.Background(), all[i]) })
+		wg.Go(func() { outs[i], errs[i] = session.RunLive(context.Background(), all[i]) })
 	}
 	wg.Wait()
 	for i, out := range outs {

@@ -1,6 +1,6 @@
 // Package localrun wires a run on this machine: a population (or, later, live agents), the
 // workshop repository, the local judge and the reporters. cmd/bot only parses flags.
-package localrun
+package session
 
 import (
 	"context"
@@ -17,11 +17,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/dixit-bot/dixit/internal/agent/scripted"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/statusline"
@@ -33,7 +32,7 @@ type Options struct {
 	Spec       string // spec file (live run)
 	Repo       string // repository whose HEAD is the base revision (live run)
 	Config     string // dixit.yml for a live run; default: .github/dixit.yml at HEAD
-	Client     llm.Client
+	Client     cast.Client
 	StateDir   string // where runs, caches and the workshop live
 	BuildCache string // toolchain build cache; StateDir/cache/build when empty
 	// ResultCache holds verdicts and probe runs, keyed by what produced them, so runs and
@@ -43,31 +42,22 @@ type Options struct {
 	Fresh       bool   // discard an earlier run with the same id
 	Sandbox     ci.Sandbox
 	Parallel    int
-	Progress    io.Writer // progress lines; nil for none
 	Logger      *slog.Logger
+	// Host is where the run is hosted: its judge, its workshop's mirror, its reporters
+	// and its display. Nil is a Terminal that shows nothing.
+	Host Host
 	// AfterAppend is passed to the orchestrator (tests cut runs with it).
 	AfterAppend func(seq int) error
-	// Judge, when set, makes the judge that classifies tests and runs the suite (the
-	// GitHub Actions judge); the local sandbox still serves live coders' own commands.
-	// Verdicts are cached in front of it all the same.
-	Judge func(contract ci.Contract) (ci.Judge, error)
 	// Protocol, when set, overrides the protocol dixit.yml names (bot eval runs the same
 	// task under each protocol; the App's dixit:<protocol> labels).
 	Protocol string
 	// Hidden are tests no agent sees (bot eval's reference tests); protocol blind runs
 	// them as its final check.
 	Hidden []orchestrate.Candidate
-	// Attach, when set, is called once the run's workshop is open and locked, before its
-	// journal is read: the App adopts a run mirrored by another server here, and keeps the
-	// workshop to mirror the run as it goes.
-	Attach func(ws *gitstate.Workshop) error
 	// Patch, when set, is a patch under review (an agent's pull request): once the run is
 	// over it is judged on every test the run proposed, and the summary gets its verdict.
 	// No agent ever sees it.
 	Patch ci.Tree
-	// Status, when set, is a status line the run keeps up to date (bot eval shares one
-	// across its runs); otherwise a run with Progress makes its own on it.
-	Status *statusline.Display
 }
 
 // Outcome is what a finished local run produced.
@@ -82,7 +72,7 @@ type Outcome struct {
 
 // Run executes (or resumes) the Dixit protocol on a scripted population.
 func Run(ctx context.Context, opts Options) (*Outcome, error) {
-	pop, err := scripted.Load(opts.Population)
+	pop, err := cast.Load(opts.Population)
 	if err != nil {
 		return nil, err
 	}
@@ -99,24 +89,14 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer s.close()
-	var coders []orchestrate.Coder
-	var testers []orchestrate.Tester
-	for _, c := range pop.Coders {
-		coders = append(coders, scripted.NewCoder(s.ws, opts.RunID, c))
-	}
-	for _, t := range pop.Testers {
-		testers = append(testers, scripted.NewTester(s.ws, opts.RunID, t))
-	}
-	for _, a := range pop.Advisors {
-		s.advisors = append(s.advisors, scripted.NewAdvisor(s.ws, opts.RunID, a))
-	}
-	s.newCoder = scriptedReplacement(s, pop)
-	if s.base, err = s.ws.ImportDir(filepath.Join(pop.Dir, "base")); err != nil {
+	c := cast.Scripted(pop, cast.Stage{Workshop: s.ws, Run: opts.RunID, RunDir: s.runDir, Logger: s.opts.Logger})
+	base, err := s.ws.ImportDir(filepath.Join(pop.Dir, "base"))
+	if err != nil {
 		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
 	}
-	s.probe = populationProbe(pop.Probe)
-	return s.execute(ctx, pop.Settings, coders, testers, nil, func(sum *report.Summary) {
-		sum.Population, sum.Agents = opts.Population, "scripted"
+	s.cast(c, base, pop.Settings)
+	return s.execute(ctx, pop.Settings, c, func(sum *report.Summary) {
+		sum.Population, sum.Agents = opts.Population, cast.KindScripted
 	})
 }
 
@@ -134,12 +114,11 @@ type session struct {
 	// base is the base revision's tree or commit, and probe writes the probe for
 	// differential testing: what compare needs once the protocol has ended.
 	base     string
-	probe    prober
+	probe    cast.Prober
 	contract ci.Contract
-	advisors []orchestrate.Advisor // critics and navigators: the protocols other than dixit
-	// newCoder makes the fresh coder a human's `replace` brings in (decide.go).
-	newCoder func(replaces, name string) (orchestrate.Coder, error)
-	// status says what runs now (progress.go); ownStatus when the run made it.
+	// out shows progress lines, and status what runs now (progress.go); ownStatus when
+	// the run made it.
+	out       io.Writer
 	status    *statusline.Display
 	ownStatus bool
 }
@@ -148,6 +127,9 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID), contract: contract}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.opts.Host == nil {
+		s.opts.Host = Terminal{}
 	}
 	if s.opts.BuildCache == "" {
 		s.opts.BuildCache = filepath.Join(opts.StateDir, "cache", "build")
@@ -178,10 +160,8 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err := s.ws.ClearLocks(); err != nil {
 		return nil, err
 	}
-	if opts.Attach != nil {
-		if err := opts.Attach(s.ws); err != nil {
-			return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
-		}
+	if err := s.opts.Host.Attach(s.ws); err != nil {
+		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
 	journal, err := s.ws.Journal("refs/dixit/" + opts.RunID + "/journal")
 	if err != nil {
@@ -206,11 +186,11 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	s.inner = s.local
-	if opts.Judge != nil {
-		if s.inner, err = opts.Judge(contract); err != nil {
-			return nil, fmt.Errorf("start the judge: %w", err)
-		}
+	if s.inner, err = s.hostJudge(contract); err != nil {
+		return nil, fmt.Errorf("start the judge: %w", err)
+	}
+	if s.inner == nil {
+		s.inner = s.local
 	}
 	// The guard sits under the cache: a batch it refuses is never cached.
 	if s.judge, err = ci.NewCached(&envGuard{s: s, inner: s.inner}, contract, filepath.Join(s.opts.ResultCache, "verdicts"), s.opts.Logger); err != nil {
@@ -228,10 +208,10 @@ func (s *session) close() {
 }
 
 // execute runs the protocol with the given agents and writes the report and summary.
-func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orchestrate.Coder, testers []orchestrate.Tester,
-	reporters []orchestrate.Reporter, describe func(*report.Summary)) (*Outcome, error) {
-	if s.opts.Progress != nil || s.status != nil {
-		reporters = append(reporters, report.NewProgress(s.opts.Progress, s.status))
+func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*report.Summary)) (*Outcome, error) {
+	reporters := s.opts.Host.Reporters()
+	if s.out != nil || s.status != nil {
+		reporters = append(reporters, report.NewProgress(s.out, s.status))
 	}
 	var human []orchestrate.Candidate
 	if cfg.Protocol == config.ProtocolTDG { // the only protocol that conditions on them
@@ -247,9 +227,9 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	if pre != nil && !pre.Passed {
 		return s.stopForEnvironment(ctx, cfg, pre, fanOut(reporters), describe)
 	}
-	deps := orchestrate.Deps{Coders: coders, Testers: testers, Advisors: s.advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.watched(s.judge), Store: store{s.ws}, Journal: s.journal,
+	deps := orchestrate.Deps{Coders: c.Coders, Testers: c.Testers, Advisors: c.Advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.watched(s.judge), Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters),
-		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: s.newCoder}
+		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: c.NewCoder}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
@@ -291,6 +271,12 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, coders []orc
 	}
 	out.JSON, out.Report, out.HTML = paths.Summary, paths.Markdown, paths.HTML
 	return out, nil
+}
+
+// cast notes what the comparison needs once the protocol has ended: the base revision,
+// and where the probe comes from (the population's file, or a tester's).
+func (s *session) cast(c *cast.Cast, base string, cfg config.Settings) {
+	s.base, s.probe = base, c.Prober(cfg.Test)
 }
 
 // humanTests are the tests already in the base revision (the files the contract marks
