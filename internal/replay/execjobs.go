@@ -19,7 +19,8 @@ var environmentOutput = regexp.MustCompile(`No module named '?pytest|error: unre
 // runBatches executes every program against all the problem's asserts: one job per
 // program, and when a run stops early (a crash, the job's time limit), a new job for the
 // asserts it did not reach, as the data set's runner re-forked after a crash.
-func runBatches(ctx context.Context, pi int, p *Problem, progs []program, opts ExecOptions, rep *ExecReport) ([][]cell, error) {
+func (e execution) runBatches(ctx context.Context, pi int, p *Problem, progs []program) ([][]cell, error) {
+	rep := e.rep
 	results := make([][]cell, len(progs))
 	next := make([]int, len(progs)) // the first assert not yet known
 	for g := range progs {
@@ -38,7 +39,7 @@ func runBatches(ctx context.Context, pi int, p *Problem, progs []program, opts E
 		if len(jobs) == 0 {
 			return results, nil
 		}
-		verdicts, err := opts.Judge.Run(ctx, 1, jobs)
+		verdicts, err := e.opts.Judge.Run(ctx, 1, jobs)
 		rep.Jobs += len(jobs)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -108,7 +109,8 @@ type pending struct {
 
 // confirm runs each disagreeing (program, assert) again as a job of its own, with the
 // configured reruns, and classifies the disagreement by what it shows.
-func confirm(ctx context.Context, pi int, p *Problem, progs []program, ds []pending, opts ExecOptions, rep *ExecReport) error {
+func (e execution) confirm(ctx context.Context, pi int, p *Problem, progs []program, ds []pending) error {
+	opts, rep := e.opts, e.rep
 	type key struct{ prog, test int }
 	var jobs []ci.Job
 	index := map[key]int{}

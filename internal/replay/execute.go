@@ -96,7 +96,7 @@ func Execute(ctx context.Context, problems []Problem, opts ExecOptions) (*ExecRe
 			return nil, err
 		}
 		t0, agree, cells := time.Now(), rep.Agree, rep.Cells
-		if err := executeProblem(ctx, i, &problems[i], opts, rep); err != nil {
+		if err := (execution{opts, rep}).problem(ctx, i, &problems[i]); err != nil {
 			return nil, err
 		}
 		opts.Progress(fmt.Sprintf("execute %s: %d coders × %d asserts, %d of %d cells agree (%.1f s)",
@@ -128,14 +128,21 @@ func programs(p *Problem) []program {
 	return out
 }
 
-func executeProblem(ctx context.Context, pi int, p *Problem, opts ExecOptions, rep *ExecReport) error {
+// execution is one Execute call: its options and the report it fills.
+type execution struct {
+	opts ExecOptions
+	rep  *ExecReport
+}
+
+func (e execution) problem(ctx context.Context, pi int, p *Problem) error {
+	rep := e.rep
 	progs := programs(p)
 	rep.Coders += len(p.Coders)
 	rep.Programs += len(progs)
 	if len(p.Tests) == 0 {
 		return nil
 	}
-	results, err := runBatches(ctx, pi, p, progs, opts, rep)
+	results, err := e.runBatches(ctx, pi, p, progs)
 	if err != nil {
 		return err
 	}
@@ -160,7 +167,7 @@ func executeProblem(ctx context.Context, pi int, p *Problem, opts ExecOptions, r
 			}
 		}
 	}
-	return confirm(ctx, pi, p, progs, disagree, opts, rep)
+	return e.confirm(ctx, pi, p, progs, disagree)
 }
 
 // memTree is a coder's tree: its program alone.

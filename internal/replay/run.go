@@ -151,7 +151,7 @@ func Run(ctx context.Context, problems []Problem, cfg Config, progress func(stri
 				continue
 			}
 			bySize[k] = panels
-			rep.Rows = append(rep.Rows, evaluateRows(problems, panels, AllProblems, kind, k, cfg.Rules, boot)...)
+			rep.Rows = append(rep.Rows, evaluateRows(problems, panels, rowOf{AllProblems, kind, k}, cfg.Rules, boot)...)
 		}
 		common, differ := commonSet(problems, bySize)
 		if !differ {
@@ -160,20 +160,27 @@ func Run(ctx context.Context, problems []Problem, cfg Config, progress func(stri
 		progress(fmt.Sprintf("panel kind %s: %d problems have a panel at every K; every K again on those", kind, len(common)))
 		for _, k := range cfg.Sizes {
 			if panels, ok := bySize[k]; ok {
-				rep.Rows = append(rep.Rows, evaluateRows(problems, panels.only(common), CommonProblems, kind, k, cfg.Rules, boot)...)
+				rep.Rows = append(rep.Rows, evaluateRows(problems, panels.only(common), rowOf{CommonProblems, kind, k}, cfg.Rules, boot)...)
 			}
 		}
 	}
 	return rep, nil
 }
 
+// rowOf names the rows of one problem set, kind and size.
+type rowOf struct {
+	set  string
+	kind Kind
+	k    int
+}
+
 // evaluateRows evaluates one kind and size's panels at every threshold.
-func evaluateRows(problems []Problem, panels Panels, set string, kind Kind, k int, rules []Rule, boot *resampler) []Row {
+func evaluateRows(problems []Problem, panels Panels, of rowOf, rules []Rule, boot *resampler) []Row {
 	var out []Row
 	for _, rule := range rules {
 		c := Evaluate(problems, panels, rule)
 		out = append(out, Row{
-			Kind: kind.String(), K: k, Threshold: rule.Threshold(), Set: set,
+			Kind: of.kind.String(), K: of.k, Threshold: rule.Threshold(), Set: of.set,
 			Problems: c.Problems, Panels: c.Panels, Figures: c.Figures(), Counts: c,
 			CI: boot.intervals(c.PerProblem), Spread: spread(problems, c.PerProblem),
 		})
