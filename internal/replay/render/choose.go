@@ -48,10 +48,10 @@ func choose(rep *replay.Report) []choice {
 				}
 				continue
 			}
-			if !c.found || r.K < c.smallest.K || (r.K == c.smallest.K && r.Figures.AnyKept > c.smallest.Figures.AnyKept) {
+			if !c.found || r.K < c.smallest.K || (r.K == c.smallest.K && better(r, c.smallest)) {
 				c.smallest = r
 			}
-			if !c.found || r.Figures.AnyKept > c.yield.Figures.AnyKept {
+			if !c.found || better(r, c.yield) {
 				c.yield = r
 			}
 			c.found = true
@@ -59,6 +59,16 @@ func choose(rep *replay.Report) []choice {
 		out = append(out, c)
 	}
 	return out
+}
+
+// better prefers more yield and, between thresholds that make the same rule at a K (0.5
+// and 0.6 at K=5, say), the one nearer the seeds' 0.6.
+func better(a, b replay.Row) bool {
+	if a.Figures.AnyKept != b.Figures.AnyKept {
+		return a.Figures.AnyKept > b.Figures.AnyKept
+	}
+	near := func(r replay.Row) int { return max(pctOf(r)-headline, headline-pctOf(r)) }
+	return a.Figures.KeptPrecision == b.Figures.KeptPrecision && a.K == b.K && near(a) < near(b)
 }
 
 // setting names a row's K and threshold with its figures.

@@ -100,7 +100,7 @@ func reading(b *strings.Builder, rep *replay.Report) {
 	calibrationReading(b, rep)
 	b.WriteString("- **What this does not measure.** This is a static replay: coders never see the vetted tests or repair their " +
 		"code, as the protocol's catch-up step would make them, and nothing is rerun (each matrix cell was executed once), " +
-		"so flakiness and reruns are outside it. It measures the rule as a filter and the pick rules as selectors.\n")
+		"so flakiness and reruns are outside it (`bot eval --replay --execute` runs the recorded code again through the judge). It measures the rule as a filter and the pick rules as selectors.\n")
 }
 
 // calibrationReading sums up the diverse calibration: K at the headline threshold, then

@@ -124,3 +124,25 @@ func TestExecReportSaysWhatDisagreedAndWhy(t *testing.T) {
 	assert.Contains(t, sum.String(), "agreement with the recorded matrix: 5 of 6 cells (83.333%) at the first execution")
 	assert.Contains(t, sum.String(), "disagreements: 1 timeout; cells timed out here: 1; cells the environment kept from running (not counted): 2")
 }
+
+// The recommendation reads the interval's lower end, prefers fewer coders, then yield.
+func TestChooseReadsTheLowerEndOfTheInterval(t *testing.T) {
+	row := func(k, pct int, prec, lo, yield float64) replay.Row {
+		r := replay.Row{Kind: "diverse", K: k, Threshold: float64(pct) / 100, Set: replay.AllProblems, Problems: 10}
+		r.Figures.KeptPrecision, r.Figures.AnyKept, r.Figures.KeptTests = prec, yield, 100
+		r.CI.Precision = replay.Interval{Lo: lo, Hi: 1}
+		return r
+	}
+	rep := &replay.Report{Problems: 10, Sizes: []int{3, 5}, Kinds: []string{"diverse"}, Resamples: 1000, Rows: []replay.Row{
+		row(3, 60, 0.96, 0.93, 0.6), // point above 95%, lower end not
+		row(5, 60, 0.97, 0.955, 0.7),
+		row(5, 80, 0.99, 0.985, 0.5),
+	}}
+	lines := chooseLines(rep)
+	require.Len(t, lines, 4)
+	assert.Contains(t, lines[0], "precision ≥ 90%: fewest coders K=3, t=0.6")
+	assert.Contains(t, lines[0], "most yield K=5, t=0.6")
+	assert.True(t, strings.HasPrefix(lines[1], "precision ≥ 95%: K=5, t=0.6: precision 97.0% [95.5, 100.0], yield 70.0%"), lines[1])
+	assert.True(t, strings.HasPrefix(lines[2], "precision ≥ 98%: K=5, t=0.8"), lines[2])
+	assert.Contains(t, lines[3], "precision ≥ 99%: no replayed setting is sure to reach it; the closest is K=5, t=0.8")
+}
