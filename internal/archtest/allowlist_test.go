@@ -18,11 +18,7 @@ func knownFanOut() map[string]int {
 // than maxParams parameters.
 func knownLongSignatures() map[string]int {
 	return map[string]int{
-		"internal/ghreport.New":              7,
 		"internal/llm/llmtest.Server.stream": 7,
 		"internal/replay/render.chart":       8,
-
-		// New while issue 19 was under way (87b4287): fix it first.
-		"internal/replay.evaluateRows": 7,
 	}
 }
