@@ -32,7 +32,7 @@ const benchDir = "examples/bench"
 func newEval(getenv func(string) string) *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data FILE]",
+		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data FILE] [--execute [--problems N]]",
 		Short: "Run the protocols on a benchmark and measure them on hidden tests; --replay: on recorded HumanEval output",
 		Long: `Runs each task of the benchmark under each protocol and measures the result on hidden tests
 and a reference solution (docs/eval.md). The bundled benchmark's agents are scripted: its
@@ -41,11 +41,14 @@ after one short completion checks it (bot doctor); --model or DIXIT_MODEL replac
 model the tasks' dixit.yml name.
 
 With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded HumanEval
-runs, with no model and no execution (docs/replay.md).`,
+runs, with no model and no execution (docs/replay.md); --replay --execute runs the recorded
+solutions against the recorded asserts in the judge's sandbox and compares each cell with
+the recorded matrix.`,
 		Example: `  bot eval --protocols dixit,single
   OPENAI_API_KEY=sk-... bot eval --live
   OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
-  bot eval --replay --panels 20`,
+  bot eval --replay --panels 20 --sizes 3,5,7 --thresholds 0.6,0.7
+  bot eval --replay --execute --problems 20`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEval(cmd, &f, getenv)
