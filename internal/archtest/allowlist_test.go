@@ -18,7 +18,6 @@ func knownFanOut() map[string]int {
 // than maxParams parameters.
 func knownLongSignatures() map[string]int {
 	return map[string]int{
-		"internal/llm/llmtest.Server.stream": 7,
-		"internal/replay/render.chart":       8,
+		"internal/replay/render.chart": 8,
 	}
 }

@@ -46,7 +46,7 @@ func (s *Server) serveStep(w http.ResponseWriter, r *http.Request, rec RecordedR
 	usage := st.usage(rec.ChatRequest)
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", rec.Index)
 	if rec.Stream {
-		s.stream(w, r, rec, st, id, calls, usage)
+		s.stream(w, r, reply{rec: rec, step: st, id: id, calls: calls, usage: usage})
 		return
 	}
 	msg := replyMessage{Role: "assistant"}
@@ -65,9 +65,19 @@ func (s *Server) serveStep(w http.ResponseWriter, r *http.Request, rec RecordedR
 	})
 }
 
+// reply is one answer being written: the request it answers, the scripted step, and what
+// was worked out from them.
+type reply struct {
+	rec   RecordedRequest
+	step  Step
+	id    string
+	calls []WireToolCall
+	usage Usage
+}
+
 // stream sends the reply as server-sent events, chunk by chunk, as the real API does.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec RecordedRequest, st Step,
-	id string, calls []WireToolCall, usage Usage) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rp reply) {
+	rec, st, id, calls, usage := rp.rec, rp.step, rp.id, rp.calls, rp.usage
 	includeUsage := rec.StreamOptions != nil && rec.StreamOptions.IncludeUsage
 	base := chunk{ID: id, Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: rec.Model,
 		SystemFingerprint: "fp_llmtest"}
