@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/classify"
-	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
 // newClassify is `bot classify`: a batch of tests against one coder's tree, verdicts to
@@ -75,7 +73,8 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		}
 	}
 	out := in.out
-	opts, err := classifyInput(in)
+	opts, err := classify.Request{Tree: in.tree, Repo: in.repo, Ref: in.ref, Tests: in.tests, Contract: in.contract,
+		Config: in.config, Reruns: in.reruns, Run: in.run, Batch: in.batch}.Options()
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
@@ -111,85 +110,4 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		}
 	}
 	return nil
-}
-
-// classifyInput reads the tree, the tests, the contract and the reruns from the flags.
-func classifyInput(in *classifyFlags) (classify.Options, error) {
-	treeDir, repo, ref, tests, contractFile, configFile := in.tree, in.repo, in.ref, in.tests, in.contract, in.config
-	reruns, runID, batchID := in.reruns, in.run, in.batch
-	var o classify.Options
-	var err error
-	switch {
-	case treeDir != "" && repo != "":
-		return o, errors.New("give --tree DIR or --repo DIR [--ref REF], not both")
-	case treeDir != "":
-		o.Tree, err = gitstate.ReadDir(treeDir)
-	case repo != "":
-		o.Tree, err = gitstate.ReadRevision(repo, ref)
-	default:
-		return o, errors.New("give the coder's tree: --tree DIR or --repo DIR [--ref REF]")
-	}
-	if err != nil {
-		return o, err
-	}
-	if tests == "" {
-		return o, errors.New("give the tests: --tests batch.json or --tests DIR")
-	}
-	if contractFile != "" && configFile != "" {
-		return o, errors.New("give --contract or --config, not both")
-	}
-	var batch classify.Batch
-	if fi, err := os.Stat(tests); err != nil {
-		return o, err
-	} else if fi.IsDir() {
-		if o.Tests, err = classify.DirTests(tests); err != nil {
-			return o, err
-		}
-	} else if batch, o.Tests, err = classify.ReadBatch(tests); err != nil {
-		return o, err
-	}
-	o.Run, o.Batch, o.Reruns = batch.Run, batch.Batch, batch.Reruns
-	if runID != "" {
-		if o.Run != "" && o.Run != runID {
-			return o, fmt.Errorf("--run %s, but the batch is for run %s", runID, o.Run)
-		}
-		o.Run = runID
-	}
-	if batchID != "" {
-		if o.Batch != "" && o.Batch != batchID {
-			return o, fmt.Errorf("--batch %s, but the batch file is %s", batchID, o.Batch)
-		}
-		o.Batch = batchID
-	}
-	configReruns := 0
-	switch {
-	case contractFile != "":
-		data, err := os.ReadFile(contractFile)
-		if err != nil {
-			return o, err
-		}
-		if o.Contract, err = classify.ContractFromJSON(data); err != nil {
-			return o, fmt.Errorf("%s: %w", contractFile, err)
-		}
-	case configFile != "":
-		if o.Contract, configReruns, err = classify.ContractFromConfig(configFile); err != nil {
-			return o, err
-		}
-	case len(batch.Contract) > 0:
-		if o.Contract, err = classify.ContractFromJSON(batch.Contract); err != nil {
-			return o, fmt.Errorf("%s: %w", tests, err)
-		}
-	default:
-		return o, errors.New("no contract: the batch has none; give --contract FILE or --config dixit.yml")
-	}
-	switch {
-	case reruns > 0:
-		o.Reruns = reruns
-	case o.Reruns > 0:
-	case configReruns > 0:
-		o.Reruns = configReruns
-	default:
-		o.Reruns = 20
-	}
-	return o, nil
 }

@@ -2,15 +2,13 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -18,10 +16,6 @@ import (
 // drop t7 "wrong expectation"`. `bot run --resume <run>` then carries it out.
 func newDecide(getenv func(string) string) *cobra.Command {
 	var state, by string
-	var verbs strings.Builder
-	for _, v := range orchestrate.DecisionVerbs {
-		fmt.Fprintf(&verbs, "  %-50s %s\n", v.Usage, v.Does)
-	}
 	cmd := &cobra.Command{
 		Use:   "decide RUN DECISION [ARGS...] [REASON...]",
 		Short: "Record a human's answer to a stopped run; bot run --resume carries it out",
@@ -30,7 +24,7 @@ printing the decisions that fit, with the ids to use. Then "bot run --resume RUN
 A reason that starts with a dash goes after --.
 
 Decisions:
-` + verbs.String(),
+` + session.DecisionUsage(),
 		Example: `  bot decide semver-47cb31f6 drop t2 the expectation contradicts the spec
   bot decide --state /tmp/dixit percent-1a2b3c4d wake
   bot decide percent-1a2b3c4d budget rounds 12 --by maria`,
@@ -42,19 +36,16 @@ Decisions:
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			now := time.Now()
-			d, err := orchestrate.ParseDecision(args[1], args[2:], by, now)
-			if err != nil {
+			ask := session.Ask{ID: "local-" + strconv.FormatInt(now.UnixNano(), 36), Verb: args[1], Args: args[2:], By: by, At: now}
+			d, err := session.Decide(state, args[0], ask)
+			var misworded *session.MiswordedError
+			if errors.As(err, &misworded) {
 				return usagef(cmd, "decide: %w", err)
 			}
-			d.ID = "local-" + strconv.FormatInt(now.UnixNano(), 36)
-			if err := session.Decide(state, args[0], d); err != nil {
+			if err != nil {
 				return fmt.Errorf("decide: %w", err)
 			}
-			what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
-			if d.Reason != "" {
-				what += " (" + d.Reason + ")"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Recorded: %s. `%s` carries it out.\n", what, report.ResumeCommand(args[0], state))
+			fmt.Fprintln(cmd.OutOrStdout(), session.Recorded(d, args[0], state))
 			return nil
 		},
 	}

@@ -5,19 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/patchdiff"
-	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/session"
-	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // noEndpoint is what a live run says when no model endpoint is configured.
@@ -28,7 +21,7 @@ const noEndpoint = `no LLM endpoint configured. Set one of:
 and choose models in dixit.yml (agents.model). To watch Dixit work without a model, run: bot demo`
 
 // defaultState is the state directory when --state is not given.
-const defaultState = report.DefaultStateDir
+const defaultState = session.DefaultStateDir
 
 // judgeFlags are the flags of every command that runs the local judge.
 type judgeFlags struct {
@@ -189,7 +182,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	}
 	var err error
 	if name == "vet" {
-		if opts.Patch, err = patchTree(f.patch, f.population, f.repo); err != nil {
+		if opts.Patch, err = session.ReadPatch(f.patch, f.population, f.repo); err != nil {
 			return err
 		}
 	}
@@ -224,7 +217,11 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	if err != nil {
 		return err
 	}
-	return printOutcome(stdout, name, f.state, out)
+	ending := out.Print(stdout, f.state, name != "vet")
+	if ending == session.StoppedForHuman && name != "run" {
+		return nil // the demo always ends at a human's desk: that is what it shows, not a failure
+	}
+	return exitFor(ending)
 }
 
 // checkInputs names the flag whose file or directory is missing, before any work starts.
@@ -252,109 +249,17 @@ func checkInputs(f *localFlags) error {
 	return nil
 }
 
-// printOutcome prints how the run ended, the decisions that fit when it stopped for a
-// human, and where its report is.
-func printOutcome(stdout io.Writer, name, state string, out *session.Outcome) error {
-	s := out.Summary
-	fmt.Fprintf(stdout, "\nOutcome: %s — %s\n", s.Outcome, s.Reason)
-	stopped := false
-	if s.Accepted != "" {
-		fmt.Fprintf(stdout, "Accepted: %s's implementation.\n", s.Accepted)
-	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && name != "vet" {
-		stopped = true
-		fmt.Fprintf(stdout, "A human decides now; then `%s` goes on from here:\n", report.ResumeCommand(s.Run, state))
-		for _, fit := range fitting {
-			line := "  " + report.DecidePrefix(s.Run, state) + fit.Usage
-			if fit.Choices != "" {
-				line += "    (" + fit.Choices + ")"
-			}
-			fmt.Fprintln(stdout, line)
-		}
-	}
-	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
-		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
-	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {
-		fmt.Fprintf(stdout, "Model: %d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
-		if s.Spend.CostUSD > 0 {
-			fmt.Fprintf(stdout, ", about $%.2f", s.Spend.CostUSD)
-		}
-		fmt.Fprintln(stdout)
-	}
-	fmt.Fprintf(stdout, "Report:  %s (and %s)\nSummary: %s\nHidden state (git): %s\n", out.Report, out.HTML, out.JSON, out.RunDir+"/workshop.git")
-	if v := s.Vet; v != nil {
-		fmt.Fprintf(stdout, "\nThe patch: %s — %s\n", v.Conclusion, v.Why)
-		if v.Conclusion == vet.Failure {
-			return errPatchFails
-		}
-	}
-	if s.Outcome == orchestrate.Environment {
+// exitFor is the exit status a script reads for how the run ended (docs/cli.md).
+func exitFor(e session.Ending) error {
+	switch e {
+	case session.PatchFails:
+		return errPatchFails
+	case session.EnvironmentFailed:
 		return errEnvironment // no agent worked: the machine must change, not the code
-	}
-	// The demo always ends at a human's desk: that is what it shows, not a failure.
-	if stopped && name == "run" {
+	case session.StoppedForHuman:
 		return errStopped
 	}
 	return nil
-}
-
-// patchTree reads the patch under review: a diff file applied to the run's base (the
-// population's base/, else HEAD of repo), a directory with the whole patched tree, or a
-// revision (branch, tag, commit) of the repository.
-func patchTree(patch, population, repo string) (ci.Tree, error) {
-	if patch == "" {
-		return nil, errors.New("vet: give --patch FILE (a diff against the base), --patch DIR (the whole patched tree) or --patch REV (a branch or commit of --repo)")
-	}
-	info, statErr := os.Stat(patch)
-	if statErr == nil {
-		switch {
-		case info.IsDir():
-			return gitstate.ReadDir(patch)
-		case info.Mode().IsRegular():
-			return diffTree(patch, population, repo)
-		}
-		return nil, fmt.Errorf("vet: --patch %s is neither a regular file nor a directory", patch)
-	}
-	tree, err := gitstate.ReadRevision(repo, patch)
-	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s: no such file or directory, and %v", patch, err)
-	}
-	return tree, nil
-}
-
-// diffTree applies the diff in the file at path to the run's base revision.
-func diffTree(path, population, repo string) (ci.Tree, error) {
-	var base []gitstate.File
-	var err error
-	baseName := filepath.Join(population, "base")
-	if population != "" {
-		var tree *gitstate.Snapshot
-		if tree, err = gitstate.ReadDir(baseName); err == nil {
-			base = tree.Files()
-		}
-	} else {
-		baseName = "HEAD of " + repo
-		base, _, err = gitstate.ReadHead(repo)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("vet: the base to apply --patch %s to: %w", path, err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vet: --patch: %w", err)
-	}
-	defer f.Close()
-	files, err := patchdiff.Apply(base, f)
-	if errors.Is(err, patchdiff.ErrNoDiff) {
-		return nil, fmt.Errorf("vet: --patch %s holds no diff", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s does not apply to %s: %w", path, baseName, err)
-	}
-	tree, err := gitstate.SnapshotOf(files)
-	if err != nil {
-		return nil, fmt.Errorf("vet: --patch %s: the patched tree: %w", path, err)
-	}
-	return tree, nil
 }
 
 // clientFromEnv builds the model client from the OpenAI client conventions.

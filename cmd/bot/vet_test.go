@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // TestVetTakesAPatchAsADiff vets the bundled buggy patch twice, as the whole patched tree
@@ -20,9 +22,9 @@ import (
 func TestVetTakesAPatchAsADiff(t *testing.T) {
 	const population = "../../examples/semver"
 	dir, diff := "../../examples/semver-patches/string-compare", "../../examples/semver-patches/string-compare.diff"
-	fromDir, err := patchTree(dir, population, ".")
+	fromDir, err := session.ReadPatch(dir, population, ".")
 	require.NoError(t, err)
-	fromDiff, err := patchTree(diff, population, ".")
+	fromDiff, err := session.ReadPatch(diff, population, ".")
 	require.NoError(t, err)
 	require.Equal(t, fromDir.Hash(), fromDiff.Hash(), "the diff applied to base/ is the patched tree")
 
@@ -56,9 +58,9 @@ func TestVetAppliesADiffToHEADOfTheRepository(t *testing.T) {
 		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
 		require.NoError(t, err, string(out))
 	}
-	fromDiff, err := patchTree("../../examples/semver-patches/string-compare.diff", "", repo)
+	fromDiff, err := session.ReadPatch("../../examples/semver-patches/string-compare.diff", "", repo)
 	require.NoError(t, err)
-	fromDir, err := patchTree("../../examples/semver-patches/string-compare", "", repo)
+	fromDir, err := session.ReadPatch("../../examples/semver-patches/string-compare", "", repo)
 	require.NoError(t, err)
 	assert.Equal(t, fromDir.Hash(), fromDiff.Hash())
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/commands"
-	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // refused tells the commenter their decision changed nothing. The error may echo their
@@ -19,8 +19,8 @@ func refused(user string, err error) string {
 	return fmt.Sprintf("@%s I did not change anything: %s.", user, report.Inert(err.Error()))
 }
 
-// decide answers a decision command (`/dixit drop t2 wrong expectation`) from someone
-// with write access: it is checked against where the run stopped and recorded, then the
+// decide relays a decision command (`/dixit drop t2 wrong expectation`) from someone with
+// write access to the run, which reads, checks and records it (session.Decide); then the
 // run goes on from there. One that does not fit gets the reason and changes nothing.
 func (h *CommentHandler) decide(ctx context.Context, gh *github.Client, ev github.IssueCommentEvent, cmd commands.Command) error {
 	issue := issueOf(ev.GetInstallation(), ev.GetRepo(), ev.GetIssue())
@@ -28,13 +28,10 @@ func (h *CommentHandler) decide(ctx context.Context, gh *github.Client, ev githu
 	if h.Decide == nil {
 		return comment(ctx, gh, issue, "This server does not take decisions on runs.")
 	}
-	d, err := orchestrate.ParseDecision(cmd.Verb, cmd.Args, user, ev.GetComment().GetCreatedAt().Time)
-	if err != nil {
-		return comment(ctx, gh, issue, refused(user, err))
-	}
 	// The comment's id names the decision: a redelivered webhook cannot record it twice.
-	d.ID = "comment-" + strconv.FormatInt(ev.GetComment().GetID(), 10)
-	target, err := h.Decide(ctx, issue, ev.GetIssue().IsPullRequest(), d)
+	ask := session.Ask{ID: "comment-" + strconv.FormatInt(ev.GetComment().GetID(), 10), Verb: cmd.Verb, Args: cmd.Args,
+		By: user, At: ev.GetComment().GetCreatedAt().Time}
+	target, d, err := h.Decide(ctx, issue, ev.GetIssue().IsPullRequest(), ask)
 	if err != nil {
 		return comment(ctx, gh, issue, refused(user, err))
 	}

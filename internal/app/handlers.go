@@ -14,6 +14,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
@@ -32,7 +33,7 @@ type Base struct {
 	// pull request, which may be the escalation PR of an issue) once it fits where the
 	// run stopped; it returns the issue whose run it answers. The error, if any, says
 	// why in words for the person who asked, and nothing changed. Nil: no decisions.
-	Decide func(ctx context.Context, issue Issue, onPR bool, d orchestrate.Decision) (Issue, error)
+	Decide func(ctx context.Context, issue Issue, onPR bool, ask session.Ask) (Issue, orchestrate.Decision, error)
 }
 
 func (b Base) logger() *slog.Logger {

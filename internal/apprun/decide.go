@@ -24,41 +24,41 @@ var escalationBranch = regexp.MustCompile(`^dixit/([0-9]+)-pr$`)
 
 // Decide records a human's decision on the run of an issue (app.Base.Decide). A decision
 // written on the escalation pull request answers the issue that pull request is for.
-func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, d orchestrate.Decision) (app.Issue, error) {
+func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, ask session.Ask) (app.Issue, orchestrate.Decision, error) {
 	target := issue
 	if onPR {
 		gh, err := e.Clients.InstallationClient(issue.Installation)
 		if err != nil {
-			return target, fmt.Errorf("GitHub is out of reach (%v); try again", err)
+			return target, orchestrate.Decision{}, fmt.Errorf("GitHub is out of reach (%v); try again", err)
 		}
 		pr, resp, err := gh.PullRequests.Get(ctx, issue.Owner, issue.Repo, issue.Number)
 		if err != nil {
 			if resp != nil && resp.StatusCode == http.StatusNotFound {
-				return target, errors.New("this pull request cannot be read")
+				return target, orchestrate.Decision{}, errors.New("this pull request cannot be read")
 			}
-			return target, fmt.Errorf("GitHub is out of reach (%v); try again", err)
+			return target, orchestrate.Decision{}, fmt.Errorf("GitHub is out of reach (%v); try again", err)
 		}
 		m := escalationBranch.FindStringSubmatch(pr.GetHead().GetRef())
 		sameRepo := strings.EqualFold(pr.GetHead().GetRepo().GetFullName(), issue.Owner+"/"+issue.Repo) || pr.GetHead().GetRepo() == nil
 		if m == nil || !sameRepo {
-			return target, errors.New("decisions answer a Dixit run: write them on the issue, or on the pull request Dixit opened for it")
+			return target, orchestrate.Decision{}, errors.New("decisions answer a Dixit run: write them on the issue, or on the pull request Dixit opened for it")
 		}
 		n, _ := strconv.Atoi(m[1])
 		target.Number = n
 	}
-	err := session.Decide(e.StateDir, RunID(target), d)
+	d, err := session.Decide(e.StateDir, RunID(target), ask)
 	if errors.Is(err, session.ErrRecorded) {
 		// The same comment again (a delivery handled twice after a crash): the run
 		// must still go on, so this is not an error.
-		return target, nil
+		return target, d, nil
 	}
 	if err == nil && !onPR {
 		e.noteOnPR(ctx, target, d)
 	}
 	if errors.Is(err, session.ErrNoRun) {
-		return target, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmp.Or(e.Label, "dixit"))
+		return target, d, fmt.Errorf("this server holds no run for #%d; label the issue `%s` to start one", target.Number, cmp.Or(e.Label, "dixit"))
 	}
-	return target, err
+	return target, d, err
 }
 
 // noteOnPR tells the escalation pull request, if one is open, about a decision written

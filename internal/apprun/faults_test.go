@@ -86,8 +86,9 @@ func TestARunFinishesWhileGitHubFailsOneRequestInFive(t *testing.T) {
 		t.Logf("run %d: %d requests, %d faults %v", i+1, got.requests, faults, got.faults)
 		// Each fault costs a retry, or a run attempt that reads its state again (about ten
 		// requests at worst); a storm would cost far more. Seen: 1.6 per fault on average,
-		// 2.4 in an unlucky run with 17 faults.
-		assert.LessOrEqual(t, got.requests, clean.requests+4*faults, "no request storm")
+		// 2.4 in an unlucky run with 17 faults, and 4.25 in a run with 4 faults of which
+		// one cost a whole attempt: the bound allows one such attempt beside 4 a fault.
+		assert.LessOrEqual(t, got.requests, clean.requests+4*faults+10, "no request storm")
 		requests += got.requests
 	}
 	faults := 0

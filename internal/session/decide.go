@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
@@ -29,11 +30,40 @@ var ErrNoRun = errors.New("no such run")
 // redelivered webhook does, records it once.
 var ErrRecorded = errors.New("the decision was recorded already")
 
-// Decide records a human's decision on the run with that id under stateDir, after
-// checking it against where the run stopped (its summary.json). A decision that does not
-// fit gets an error saying why, and nothing is recorded. The run must not be going on:
-// decisions answer an escalation. `bot run --resume` (or the App) then carries it out.
-func Decide(stateDir, run string, d orchestrate.Decision) error {
+// Ask is a human's decision as they wrote it: `/dixit drop t2 wrong expectation` on
+// GitHub, or `bot decide RUN drop t2 wrong expectation`. Decide reads, checks and records
+// it, for the CLI and the App alike; the run carries it out when it resumes.
+type Ask struct {
+	ID   string // names the decision: asking twice (a redelivered webhook) records it once
+	Verb string
+	Args []string // the words after the verb: its arguments, then the reason
+	By   string
+	At   time.Time
+}
+
+// MiswordedError is a decision whose words do not parse: the asker typed something else
+// than a decision's usage.
+type MiswordedError struct{ Err error }
+
+func (e *MiswordedError) Error() string { return e.Err.Error() }
+func (e *MiswordedError) Unwrap() error { return e.Err }
+
+// Decide reads a human's decision on the run with that id under stateDir, checks it
+// against where the run stopped (its summary.json) and records it, returning it as
+// recorded. A decision that does not parse is a *MiswordedError; one that does not fit
+// gets an error saying why. Either way nothing is recorded. The run must not be going
+// on: decisions answer an escalation. `bot run --resume` (or the App) then carries it out.
+func Decide(stateDir, run string, ask Ask) (orchestrate.Decision, error) {
+	d, err := orchestrate.ParseDecision(ask.Verb, ask.Args, ask.By, ask.At)
+	if err != nil {
+		return d, &MiswordedError{err}
+	}
+	d.ID = ask.ID
+	return d, record(stateDir, run, d)
+}
+
+// record checks a decision against where the run stopped and appends it to its inbox.
+func record(stateDir, run string, d orchestrate.Decision) error {
 	if err := checkRunID(run); err != nil {
 		return err
 	}
@@ -212,4 +242,27 @@ func ReadInputs(stateDir, run string) (Inputs, error) {
 		return Inputs{}, fmt.Errorf("inputs of run %s: %w", run, err)
 	}
 	return in, nil
+}
+
+// DefaultStateDir is where runs live when no state directory is given.
+const DefaultStateDir = report.DefaultStateDir
+
+// DecisionUsage lists the decisions a human can take, one per line with what each does,
+// for help texts.
+func DecisionUsage() string {
+	var b strings.Builder
+	for _, v := range orchestrate.DecisionVerbs {
+		fmt.Fprintf(&b, "  %-50s %s\n", v.Usage, v.Does)
+	}
+	return b.String()
+}
+
+// Recorded says what was recorded on the run under stateDir, and the command that
+// carries it out.
+func Recorded(d orchestrate.Decision, run, stateDir string) string {
+	what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
+	if d.Reason != "" {
+		what += " (" + d.Reason + ")"
+	}
+	return fmt.Sprintf("Recorded: %s. `%s` carries it out.", what, report.ResumeCommand(run, stateDir))
 }

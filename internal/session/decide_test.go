@@ -35,10 +35,9 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 		return out
 	}
 	decide := func(words ...string) error {
-		d, err := orchestrate.ParseDecision(words[0], words[1:], "maria", time.Now())
-		require.NoError(t, err)
-		d.ID = "d-" + words[0] + "-" + time.Now().Format("150405.000000000")
-		return session.Decide(state, opts.RunID, d)
+		_, err := session.Decide(state, opts.RunID, session.Ask{ID: "d-" + words[0] + "-" + time.Now().Format("150405.000000000"),
+			Verb: words[0], Args: words[1:], By: "maria", At: time.Now()})
+		return err
 	}
 
 	out := run()
@@ -49,11 +48,15 @@ func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(state, "runs", opts.RunID, "decisions.jsonl"), []byte(junk), 0o644))
 	assert.ErrorContains(t, decide("drop", "t1", "no"), "not in the vetted suite")
 	assert.ErrorContains(t, decide("replace", "zed"), `there is no coder "zed"`)
-	wake, err := orchestrate.ParseDecision("wake", nil, "maria", time.Now())
+	wake := session.Ask{ID: "comment-7", Verb: "wake", By: "maria", At: time.Now()}
+	d, err := session.Decide(state, opts.RunID, wake)
 	require.NoError(t, err)
-	wake.ID = "comment-7"
-	require.NoError(t, session.Decide(state, opts.RunID, wake))
-	assert.ErrorIs(t, session.Decide(state, opts.RunID, wake), session.ErrRecorded, "the same decision twice is recorded once")
+	assert.Equal(t, "comment-7", d.ID)
+	_, err = session.Decide(state, opts.RunID, wake)
+	assert.ErrorIs(t, err, session.ErrRecorded, "the same decision twice is recorded once")
+	_, err = session.Decide(state, opts.RunID, session.Ask{ID: "x", Verb: "drop", By: "maria"})
+	var misworded *session.MiswordedError
+	assert.ErrorAs(t, err, &misworded, "words that are no decision are told apart from a decision that does not fit")
 	assert.ErrorContains(t, decide("continue"), "has a decision waiting already (wake by maria)")
 
 	out = run()
