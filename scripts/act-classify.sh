@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# act-classify.sh — run the real classification workflow (internal/classify/workflow/
+# act-classify.sh — run the real classification workflow (internal/ci/classify/workflow/
 # dixit-classify.yml) locally under nektos/act in self-hosted mode (no Docker engine), on a
 # scripted coder and tests of examples/semver, and compare its results.json with the
 # local judge's (`bot classify` run directly on the same tree and batch).
@@ -64,7 +64,7 @@ repo="$work/workshop"
 git init -q -b main "$repo"
 g() { git -C "$repo" -c user.name=dixit -c user.email=dixit@localhost "$@"; }
 mkdir -p "$repo/.github/workflows"
-cp "$HERE/internal/classify/workflow/dixit-classify.yml" "$repo/.github/workflows/"
+cp "$HERE/internal/ci/classify/workflow/dixit-classify.yml" "$repo/.github/workflows/"
 g add -A && g commit -q -m workflow
 # tree_of DIR: store DIR's files in the workshop and print the tree hash.
 tree_of() {
@@ -92,7 +92,7 @@ batch_commit=$(g commit-tree "$(tree_of "$batch_src")" -m batch)
 g update-ref refs/dixit/act/batches/act-1 "$batch_commit"
 
 # 3. Local stand-ins for the pinned actions (act --local-repository).
-uses=$(grep -oE 'uses: [^ ]+' "$HERE/internal/classify/workflow/dixit-classify.yml" | awk '{print $2}' | sort -u)
+uses=$(grep -oE 'uses: [^ ]+' "$HERE/internal/ci/classify/workflow/dixit-classify.yml" | awk '{print $2}' | sort -u)
 stub() { mkdir -p "$work/actions/$1"; cat >"$work/actions/$1/action.yml"; }
 stub checkout <<'EOF'
 name: "checkout, offline stand-in"
@@ -189,4 +189,4 @@ print(f'act results.json equals the local judge\'s (tree {act["tree"]}, {act["is
 EOF
 echo "act run: ${act_seconds} s; whole script: $(($(date +%s) - start)) s"
 # Record which workflow passed, so CI runs this again only when the workflow changes.
-(cd "$HERE" && sha256sum internal/classify/workflow/dixit-classify.yml | cut -d' ' -f1 >internal/classify/workflow/act-verified.sha256)
+(cd "$HERE" && sha256sum internal/ci/classify/workflow/dixit-classify.yml | cut -d' ' -f1 >internal/ci/classify/workflow/act-verified.sha256)

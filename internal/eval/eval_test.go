@@ -15,7 +15,7 @@ import (
 )
 
 // buildCache keeps Go's compile cache across test runs (a cold one costs ~40 s of
-// compiling the standard library); the localrun tests share it.
+// compiling the standard library); the session tests share it.
 var buildCache = filepath.Join(os.TempDir(), "dixit-test-gocache")
 
 const bench = "../../examples/bench"

@@ -119,7 +119,7 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 			cmp.Pairs = append(cmp.Pairs, PairDiff{A: c.Name, B: d.Name, Files: 1, Added: 5 + i, Deleted: 3})
 		}
 	}
-	// Dual agreement as localrun computes it: the final trees against every proposal.
+	// Dual agreement as the session computes it: the final trees against every proposal.
 	var names []string
 	final := map[string][]bool{}
 	for _, c := range res.Coders {

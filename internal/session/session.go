@@ -1,5 +1,7 @@
-// Package localrun wires a run on this machine: a population (or, later, live agents), the
-// workshop repository, the local judge and the reporters. cmd/bot only parses flags.
+// Package session drives one run of a protocol: it opens the run (its lease, workshop
+// repository, journal and judge), casts its agents (a scripted population, or live ones
+// through a model client), runs the protocol to its stop, compares the implementations and
+// writes the report. Where it is hosted (a terminal, the App, an evaluation) is its Host.
 package session
 
 import (

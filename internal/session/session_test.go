@@ -29,7 +29,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dixit-localrun-")
+	dir, err := os.MkdirTemp("", "dixit-session-")
 	if err != nil {
 		panic(err)
 	}
