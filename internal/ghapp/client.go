@@ -14,7 +14,6 @@ import (
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/google/go-github/v60/github"
-	ghtoken "github.com/google/go-github/v88/github" // the version ghinstallation uses
 )
 
 // Config says how to reach GitHub as the App.
@@ -138,7 +137,7 @@ func (c *ClientCreator) transport(installationID int64) *ghinstallation.Transpor
 	itr := ghinstallation.NewFromAppsTransport(c.apps, installationID)
 	// Without options ghinstallation posts the body "null", which GitHub's description
 	// of POST /app/installations/{id}/access_tokens does not allow; send {} instead.
-	itr.InstallationTokenOptions = &ghtoken.InstallationTokenOptions{}
+	itr.InstallationTokenOptions = &github.InstallationTokenOptions{}
 	c.transports[installationID] = itr
 	return itr
 }
