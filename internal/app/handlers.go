@@ -165,12 +165,9 @@ func (h *CommentHandler) Handle(ctx context.Context, eventType, deliveryID strin
 		return webhook.Retryable(fmt.Errorf("client for %s: %w", issue, err))
 	}
 	user := ev.GetComment().GetUser().GetLogin()
-	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, issue.Owner, issue.Repo, user)
-	if err != nil {
-		return webhook.Retryable(fmt.Errorf("permission of %s on %s: %w", user, issue, err))
-	}
-	// Fail closed: only admin and write (maintain is reported as write) may steer runs.
-	if p := perm.GetPermission(); p != "admin" && p != "write" {
+	if ok, err := mayWrite(ctx, gh, issue, user); err != nil {
+		return err
+	} else if !ok {
 		return comment(ctx, gh, issue, fmt.Sprintf("@%s only people with write access can use `/dixit` commands here.", user))
 	}
 	if cmd.Verb == "vet" {
@@ -228,6 +225,18 @@ func (h *CommentHandler) answer(issue Issue, cmd commands.Command) string {
 		return strings.Replace(b.String(), "I don't know `/dixit help`. ", "", 1)
 	}
 	return b.String()
+}
+
+// mayWrite tells whether user may steer runs in issue's repository: `/dixit` commands,
+// Re-run and the buttons of Dixit's check runs all ask it.
+func mayWrite(ctx context.Context, gh *github.Client, issue Issue, user string) (bool, error) {
+	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, issue.Owner, issue.Repo, user)
+	if err != nil {
+		return false, webhook.Retryable(fmt.Errorf("permission of %s on %s: %w", user, issue, err))
+	}
+	// Fail closed: only admin and write (maintain is reported as write) may steer runs.
+	p := perm.GetPermission()
+	return p == "admin" || p == "write", nil
 }
 
 func issueOf(inst *github.Installation, repo *github.Repository, is *github.Issue) Issue {
