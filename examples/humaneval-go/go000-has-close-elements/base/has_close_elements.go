@@ -1,0 +1,10 @@
+package humaneval
+
+// Check if in given list of numbers, are any two numbers closer to each other than given threshold.
+// >>> HasCloseElements([]float64{1.0, 2.0, 3.0}, 0.5)
+// false
+// >>> HasCloseElements([]float64{1.0, 2.8, 3.0, 4.0, 5.0, 2.0}, 0.3)
+// true
+func HasCloseElements(numbers []float64, threshold float64) bool {
+	panic("not implemented")
+}

@@ -1,0 +1,3 @@
+module example.com/humaneval/separate_paren_groups
+
+go 1.22

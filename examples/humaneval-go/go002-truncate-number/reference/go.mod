@@ -1,0 +1,3 @@
+module example.com/humaneval/truncate_number
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/below_zero
+
+go 1.22

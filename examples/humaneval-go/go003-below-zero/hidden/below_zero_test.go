@@ -1,0 +1,32 @@
+package humaneval
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+func TestBelowZero(t *testing.T) {
+    assert := newAsserter(t)
+    assert.Equal(false, BelowZero([]int{}))
+    assert.Equal(false, BelowZero([]int{1, 2, -3, 1, 2, -3}))
+    assert.Equal(true, BelowZero([]int{1, 2, -4, 5, 6}))
+    assert.Equal(false, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -4}))
+    assert.Equal(true, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -5}))
+    assert.Equal(true, BelowZero([]int{1, -2, 2, -2, 5, -5, 4, -4}))
+}
+
+// asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.
+type asserter struct{ t *testing.T }
+
+func newAsserter(t *testing.T) asserter { return asserter{t} }
+
+// Equal reports a failure when want and got differ, as testify's assert.Equal does.
+func (a asserter) Equal(want, got any, msgAndArgs ...any) bool {
+	a.t.Helper()
+	if reflect.DeepEqual(want, got) {
+		return true
+	}
+	a.t.Errorf("not equal:\nwant: %#v\n got: %#v %s", want, got, fmt.Sprint(msgAndArgs...))
+	return false
+}

@@ -1,0 +1,3 @@
+module example.com/humaneval/intersperse
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/parse_nested_parens
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/sum_product
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/rolling_max
+
+go 1.22

@@ -1,0 +1,29 @@
+package humaneval
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+func TestStringXor(t *testing.T) {
+    assert := newAsserter(t)
+    assert.Equal("010010", StringXor("111000", "101010"))
+    assert.Equal("0", StringXor("1", "1"))
+    assert.Equal("0101", StringXor("0101", "0000"))
+}
+
+// asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.
+type asserter struct{ t *testing.T }
+
+func newAsserter(t *testing.T) asserter { return asserter{t} }
+
+// Equal reports a failure when want and got differ, as testify's assert.Equal does.
+func (a asserter) Equal(want, got any, msgAndArgs ...any) bool {
+	a.t.Helper()
+	if reflect.DeepEqual(want, got) {
+		return true
+	}
+	a.t.Errorf("not equal:\nwant: %#v\n got: %#v %s", want, got, fmt.Sprint(msgAndArgs...))
+	return false
+}

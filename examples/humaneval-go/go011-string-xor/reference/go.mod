@@ -1,0 +1,3 @@
+module example.com/humaneval/string_xor
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/longest
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/humaneval/all_prefixes
+
+go 1.22

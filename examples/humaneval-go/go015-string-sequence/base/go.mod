@@ -1,0 +1,3 @@
+module example.com/humaneval/string_sequence
+
+go 1.22

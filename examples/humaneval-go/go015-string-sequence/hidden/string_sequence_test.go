@@ -1,0 +1,29 @@
+package humaneval
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+func TestStringSequence(t *testing.T) {
+    assert := newAsserter(t)
+    assert.Equal("0", StringSequence(0))
+    assert.Equal("0 1 2 3", StringSequence(3))
+    assert.Equal("0 1 2 3 4 5 6 7 8 9 10", StringSequence(10))
+}
+
+// asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.
+type asserter struct{ t *testing.T }
+
+func newAsserter(t *testing.T) asserter { return asserter{t} }
+
+// Equal reports a failure when want and got differ, as testify's assert.Equal does.
+func (a asserter) Equal(want, got any, msgAndArgs ...any) bool {
+	a.t.Helper()
+	if reflect.DeepEqual(want, got) {
+		return true
+	}
+	a.t.Errorf("not equal:\nwant: %#v\n got: %#v %s", want, got, fmt.Sprint(msgAndArgs...))
+	return false
+}

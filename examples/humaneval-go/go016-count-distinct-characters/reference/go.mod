@@ -1,0 +1,3 @@
+module example.com/humaneval/count_distinct_characters
+
+go 1.22

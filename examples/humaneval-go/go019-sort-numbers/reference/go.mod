@@ -1,0 +1,3 @@
+module example.com/humaneval/sort_numbers
+
+go 1.22

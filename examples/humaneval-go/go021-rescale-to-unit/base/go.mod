@@ -1,0 +1,3 @@
+module example.com/humaneval/rescale_to_unit
+
+go 1.22

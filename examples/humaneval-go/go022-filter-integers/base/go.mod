@@ -1,0 +1,3 @@
+module example.com/humaneval/filter_integers
+
+go 1.22
