@@ -22,7 +22,7 @@ func TestAppManifestAsksForNoMoreThanItNeeds(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(data, &m))
 	assert.NotContains(t, m.Permissions, "workflows", "the App can never change a workflow")
 	assert.Equal(t, "read", m.Permissions["metadata"])
-	assert.ElementsMatch(t, []string{"issues", "issue_comment", "pull_request"}, m.Events)
+	assert.ElementsMatch(t, []string{"issues", "issue_comment", "pull_request", "check_run", "check_suite"}, m.Events)
 	assert.NotContains(t, m.Permissions, "administration", "creating workshops is opt-in (app-options.yml)")
 	assert.NotContains(t, m.Permissions, "actions", "the actions judge is opt-in (app-options.yml)")
 	opts, err := os.ReadFile("app-options.yml")

@@ -90,7 +90,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	hook, err := webhook.New(webhook.Config{
 		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,
 		QueueDir: filepath.Join(cfg.StateDir, "deliveries"), Logger: logger,
-	}, issues, &app.CommentHandler{Base: base}, &app.PullRequestHandler{Base: base}, &app.WorkflowRunHandler{Notify: hub.Notify})
+	}, issues, &app.CommentHandler{Base: base}, &app.PullRequestHandler{Base: base}, &app.CheckHandler{Base: base}, &app.WorkflowRunHandler{Notify: hub.Notify})
 	if err != nil {
 		return nil, err
 	}
