@@ -101,6 +101,11 @@ func (c *Cached) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, er
 			return nil, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(misses))
 		}
 		for m, v := range vs {
+			if v.Outcome == PrepareFailed {
+				// The environment's, not the test's: it must not outlive its fix.
+				runs += v.Runs
+				continue
+			}
 			c.store(keys[m], v)
 			runs += v.Runs
 		}

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -16,6 +17,7 @@ import (
 type countingJudge struct {
 	calls, jobs int
 	err         error
+	outcome     Outcome // Fail when empty
 }
 
 func (c *countingJudge) Run(_ context.Context, reruns int, jobs []Job) ([]Verdict, error) {
@@ -26,7 +28,7 @@ func (c *countingJudge) Run(_ context.Context, reruns int, jobs []Job) ([]Verdic
 	}
 	out := make([]Verdict, len(jobs))
 	for i := range jobs {
-		out[i] = Verdict{Outcome: Fail, Runs: 1, Output: "from " + jobs[i].Coder, Seconds: 0.5}
+		out[i] = Verdict{Outcome: cmp.Or(c.outcome, Fail), Runs: 1, Output: "from " + jobs[i].Coder, Seconds: 0.5}
 	}
 	return out, nil
 }
@@ -164,4 +166,19 @@ func TestCachedOverLocal(t *testing.T) {
 	assert.True(t, second[0].Cached && second[1].Cached)
 	assert.Equal(t, 2, l.Stats().Executions, "the local judge ran each job once")
 	assert.Equal(t, 4, l.Stats().Runs)
+}
+
+func TestAFailedPrepareIsNeverCached(t *testing.T) {
+	dir := t.TempDir()
+	inner := &countingJudge{outcome: PrepareFailed}
+	c, err := NewCached(inner, shellContract(), dir, quietLogger())
+	require.NoError(t, err)
+	for range 2 {
+		vs := run(t, c, 20, cacheJobs("t"))
+		assert.Equal(t, PrepareFailed, vs[0].Outcome)
+		assert.False(t, vs[0].Cached)
+	}
+	assert.Equal(t, 4, inner.jobs, "once the environment is fixed, the jobs run")
+	entries, _ := os.ReadDir(dir)
+	assert.Empty(t, entries, "nothing on disk either")
 }

@@ -19,6 +19,7 @@ type result struct {
 	sandboxExit  int           // status of the sandbox process itself
 	timedOut     bool          // a run outlived its timeout; everything was killed
 	flooded      bool          // a run wrote more than the output limit; everything was killed
+	oomKilled    bool          // the kernel killed a process for going over the memory cgroup's limit
 	cpu          time.Duration // CPU time of the last finished run's processes
 	output       []byte        // tail of the last run's output
 }
@@ -46,6 +47,7 @@ func (s *sandbox) judged(ctx context.Context, inv invocation, ev *evidence) (res
 	if err != nil {
 		return result{}, err
 	}
+	ooms := s.memory.ooms(inv.slot)
 	cmd := s.command(inv, marker)
 	var pipes [3][2]*os.File // output, reports (fd 3), bwrap info (fd 4)
 	for i := range pipes {
@@ -156,6 +158,7 @@ wait:
 	}
 	p := prog.snapshot()
 	res.starts, res.ends, res.cpu = p.starts, p.ends, p.cpu
+	res.oomKilled = s.memory.ooms(inv.slot) > ooms
 	res.sandboxExit = exitStatus(cmd.ProcessState)
 	res.exit = res.sandboxExit
 	if p.ends > 0 {

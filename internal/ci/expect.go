@@ -24,6 +24,13 @@ func expect(c Contract, rel string, content []byte) expectation {
 		e.names = matches(pythonTest, content)
 	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts":
 		e.names = matches(nodeTest, content)
+	case ".rs":
+		e.names = matches(rustTest, content)
+	case ".java":
+		// The JUnit Platform names a method test by its signature.
+		for _, n := range matches(javaTest, content) {
+			e.names = append(e.names, n+"()")
+		}
 	}
 	return e
 }
@@ -87,6 +94,10 @@ var (
 	// pythonTest finds the module-level test functions pytest collects by default.
 	pythonTest = regexp.MustCompile(`(?m)^(?:async[ \t]+)?def[ \t]+(test\w*)[ \t]*\(`)
 	// nodeTest finds top-level tests and suites named by a plain string literal.
+	// rustTest finds the file's top-level #[test] functions, which libtest names alone.
+	rustTest = regexp.MustCompile(`(?m)^#\[test\][ \t]*\n(?:#\[[^\]\n]*\][ \t]*\n)*(?:async[ \t]+)?fn[ \t]+(\w+)`)
+	// javaTest finds JUnit 5 test methods without parameters.
+	javaTest = regexp.MustCompile(`(?m)^[ \t]*@Test[ \t]*\n(?:[ \t]*@\w+(?:\([^)\n]*\))?[ \t]*\n)*[ \t]*(?:public[ \t]+|protected[ \t]+)?void[ \t]+(\w+)[ \t]*\([ \t]*\)`)
 	nodeTest = regexp.MustCompile("(?m)^(?:test|it|describe|suite)(?:\\.only)?\\([ \\t]*(?:'([^'\\\\#\\n]*)'|\"([^\"\\\\#\\n]*)\")")
 )
 

@@ -12,15 +12,16 @@ import (
 // execute builds a prepared job once, then runs it up to reruns times in one sandbox,
 // stopping at the first run that exits non-zero. A run that exits 0 passes only when
 // its runner's report proves it (unless the contract names no report).
-func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id string) (Verdict, error) {
+func (l *Local) execute(ctx context.Context, j jobDir, sl slot, reruns int, id string) (Verdict, error) {
 	c := l.contract
 	// Read before the build, which may run code of the coder's.
-	ev, err := l.evidence(dir, id)
+	ev, err := l.evidence(j.dir, id)
 	if err != nil {
 		return Verdict{}, err
 	}
 	if c.Build != "" {
-		inv := invocation{dir: dir, slot: sl, build: true, script: expand(c.Build, id), runs: 1, timeout: c.BuildTimeout}
+		inv := j.invocation(sl, true)
+		inv.script, inv.runs, inv.timeout = expand(c.Build, id), 1, c.BuildTimeout
 		res, err := l.sb.execute(ctx, inv)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("build: %w", err)
@@ -38,7 +39,8 @@ func (l *Local) execute(ctx context.Context, dir string, sl slot, reruns int, id
 			return Verdict{Outcome: o, Output: clip(res.output, "build: "+note, MaxOutput)}, nil
 		}
 	}
-	inv := invocation{dir: dir, slot: sl, script: expand(c.Run, id), runs: reruns, timeout: c.Timeout}
+	inv := j.invocation(sl, false)
+	inv.script, inv.runs, inv.timeout = expand(c.Run, id), reruns, c.Timeout
 	res, err := l.sb.judged(ctx, inv, ev)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("runs: %w", err)
@@ -92,6 +94,8 @@ func (l *Local) outcome(res result, timeout time.Duration, build bool) (Outcome,
 		return Timeout, fmt.Sprintf("timed out after %s", timeout)
 	case res.flooded:
 		return OverLimit, fmt.Sprintf("output exceeded %d bytes", l.sb.limits.Output)
+	case res.oomKilled && res.exit != 0:
+		return OverLimit, fmt.Sprintf("killed for using more than %s of resident memory (test.memory in dixit.yml raises it)", FormatBytes(l.sb.memory.bytes))
 	}
 	if note := limitNote(res.exit, res.cpu, l.sb.phaseLimits(build)); note != "" {
 		return OverLimit, note

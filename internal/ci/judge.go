@@ -33,8 +33,24 @@ type Contract struct {
 	// Timeout bounds one run; BuildTimeout bounds the build.
 	Timeout      time.Duration `yaml:"timeout" json:"timeout"`
 	BuildTimeout time.Duration `yaml:"build_timeout,omitempty" json:"build_timeout,omitempty"`
-	// Toolchain names the host toolchain exposed read-only inside the sandbox:
-	// "go", "python", "node" or "" (only the base system).
+	// Prepare, when set, installs the tree's dependencies: it runs once per distinct set
+	// of Manifests, with network access, in a directory holding only copies of those
+	// files, and what it writes there becomes the dependency cache that builds and runs
+	// see read-only, offline. A failing prepare is the outcome prepare_failed, never a
+	// failing test. PrepareTimeout bounds it.
+	Prepare        string        `yaml:"prepare,omitempty" json:"prepare,omitempty"`
+	PrepareTimeout time.Duration `yaml:"prepare_timeout,omitempty" json:"prepare_timeout,omitempty"`
+	// Manifests are the patterns (relative to the tree's root, path.Match syntax) of the
+	// files that say which dependencies a tree needs: go.mod and go.sum, pyproject.toml
+	// and requirements*.txt, package.json and its lockfile. Their contents key the cache;
+	// a tree with none of them is not prepared.
+	Manifests []string `yaml:"manifests,omitempty" json:"manifests,omitempty"`
+	// Memory bounds the resident memory of a build or run's processes together, in bytes
+	// (a cgroup where the host lets the judge make one; else their address space each);
+	// zero means the judge's default.
+	Memory int64 `yaml:"memory,omitempty" json:"memory,omitempty"`
+	// Toolchain names the host toolchain exposed read-only inside the sandbox (one of
+	// Languages()) or "" (only the base system).
 	Toolchain string `yaml:"toolchain,omitempty" json:"toolchain,omitempty"`
 	// Env adds variables to the sandbox's otherwise scrubbed environment.
 	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
@@ -70,6 +86,10 @@ const (
 	Timeout     Outcome = "timeout"      // a run exceeded the contract's timeout
 	BuildFailed Outcome = "build_failed" // the tree plus the test did not build
 	OverLimit   Outcome = "over_limit"   // a run exceeded an output or resource limit
+	// PrepareFailed: the tree's dependencies could not be installed, or the contract's
+	// runner is missing. It says nothing about the test: the environment (or the tree's
+	// manifests) must change, and the verdict cache never keeps it.
+	PrepareFailed Outcome = "prepare_failed"
 )
 
 // Verdict is the judge's answer for one job. Only Pass counts as passing.
@@ -93,10 +113,14 @@ type Judge interface {
 
 // Stats counts the judge's work for reports.
 type Stats struct {
-	Executions int     `json:"executions"` // jobs actually executed (builds)
-	Runs       int     `json:"runs"`       // test runs executed
-	CacheHits  int     `json:"cache_hits"`
-	Seconds    float64 `json:"seconds"` // wall time inside Run calls
+	Executions int `json:"executions"` // jobs actually executed (builds)
+	Runs       int `json:"runs"`       // test runs executed
+	CacheHits  int `json:"cache_hits"`
+	// Prepares counts the dependency installs run (each set of manifests once, and
+	// PrepareSeconds their wall time.
+	Prepares       int     `json:"prepares,omitempty"`
+	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
+	Seconds        float64 `json:"seconds"` // wall time inside Run calls
 }
 
 // Private reports whether a file of a coder's tree is one of its own tests, which the

@@ -14,14 +14,21 @@ type language struct {
 	name      string
 	preset    func() Contract
 	toolchain func(ctx context.Context) (toolchain, error)
+	// runner, when set, is a shell command proving that what the contract's run needs is
+	// there, in the sandbox with the tree's prepared dependencies, before any verdict:
+	// on failure its output names what is missing and where to install it.
+	runner func(c Contract) string
 }
 
 // languages is the table, in the order errors list them.
 func languages() []language {
 	return []language{
 		{name: "go", preset: goPreset, toolchain: goToolchain},
-		{name: "python", preset: pythonPreset, toolchain: pythonToolchain},
+		{name: "python", preset: pythonPreset, toolchain: pythonToolchain, runner: pythonRunner},
 		{name: "node", preset: nodePreset, toolchain: nodeToolchain},
+		{name: "typescript", preset: typescriptPreset, toolchain: nodeToolchain, runner: typescriptRunner},
+		{name: "rust", preset: rustPreset, toolchain: rustToolchain},
+		{name: "java", preset: javaPreset, toolchain: javaToolchain, runner: javaRunner},
 	}
 }
 
@@ -65,4 +72,47 @@ func discoverToolchain(ctx context.Context, name string) (toolchain, error) {
 		}
 	}
 	return toolchain{}, fmt.Errorf("unknown toolchain %q (want %s or empty)", name, LanguageList())
+}
+
+// runnerCheck is the check of the contract's toolchain for what its run needs, or "".
+func runnerCheck(c Contract) string {
+	for _, l := range languages() {
+		if l.name == c.Toolchain && l.runner != nil {
+			return l.runner(c)
+		}
+	}
+	return ""
+}
+
+// pythonRunner proves pytest importable when the run uses it, and otherwise says which
+// python3 the judge found and what to install there.
+func pythonRunner(c Contract) string {
+	if !strings.Contains(c.Run, "pytest") {
+		return ""
+	}
+	return `cd "$TMPDIR" || exit 1
+python3 -c 'import pytest' 2>/dev/null && exit 0
+python3 -c '
+import sys
+venv = " in a virtual environment over " + sys.base_prefix if sys.prefix != sys.base_prefix else ""
+print("pytest is not importable by the python3 the judge found: %s (Python %s%s)." % (sys.executable, sys.version.split()[0], venv))'
+echo "The test contract runs pytest. Install it for that python3 ($(command -v python3) -m pip install pytest; Debian's /usr/bin/python3: apt-get install python3-pytest), list pytest in the project's requirements*.txt or pyproject.toml test extras (the judge's prepare installs them), or put a python3 that has pytest first on the judge's PATH."
+exit 1`
+}
+
+// typescriptRunner proves the loader the preset runs node with resolvable from the tree.
+func typescriptRunner(c Contract) string {
+	if !strings.Contains(c.Run, "--import tsx") {
+		return ""
+	}
+	return `node -e 'require.resolve("tsx/package.json")' 2>/dev/null && exit 0
+echo "the typescript preset runs node --import tsx (node $(node --version) cannot strip types itself), and tsx is not installed: add tsx to the project's devDependencies and its lockfile (npm install -D tsx), which the judge's prepare installs"
+exit 1`
+}
+
+// javaRunner proves the JUnit Platform console launcher there.
+func javaRunner(Contract) string {
+	return `[ -f "$JUNIT_CONSOLE" ] && exit 0
+echo "the java preset runs JUnit 5 with the JUnit Platform console launcher, which is not at $JUNIT_CONSOLE: install Debian's junit5 package (apt-get install junit5), or set test.env.JUNIT_CONSOLE in dixit.yml to the path of junit-platform-console-standalone.jar"
+exit 1`
 }

@@ -23,6 +23,8 @@ type Local struct {
 	mu    sync.Mutex
 	stats Stats
 
+	deps depsState // the dependency caches prepared so far
+
 	cacheLimit int64      // bytes the toolchain cache may hold (LocalOptions.CacheLimit)
 	trimMu     sync.Mutex // one cache walk at a time
 	trimmed    time.Time  // when the cache was last walked
@@ -86,6 +88,9 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 // frees its lane uids.
 func (l *Local) Close() error {
 	releaseUIDs(l.uidLocks)
+	if l.sb != nil {
+		l.sb.memory.close()
+	}
 	return removeAll(l.work)
 }
 
@@ -175,7 +180,14 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel st
 	if err := l.prepare(dir, job, rel, sl); err != nil {
 		return Verdict{}, err
 	}
-	v, err := l.execute(ctx, dir, sl, reruns, job.Test.ID)
+	j, failure, err := l.dependencies(ctx, dir, sl)
+	if err != nil {
+		return Verdict{}, err
+	}
+	if failure != "" {
+		return Verdict{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
+	}
+	v, err := l.execute(ctx, j, sl, reruns, job.Test.ID)
 	l.trimCache()
 	if err != nil {
 		return Verdict{}, err

@@ -61,7 +61,14 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 	if err := l.prepare(dir, job, rel, sl); err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
-	o, err := l.observe(ctx, dir, sl, job.Test.ID)
+	j, failure, err := l.dependencies(ctx, dir, sl)
+	if err != nil {
+		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
+	}
+	if failure != "" {
+		return Observation{Exit: -1, Note: "prepare failed: " + failure}, nil
+	}
+	o, err := l.observe(ctx, j, sl, job.Test.ID)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s (probe %s): %w", job.Coder, job.Test.ID, err)
 	}
@@ -74,10 +81,11 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 // observe builds a prepared job and runs its probe once. The probe's output goes to a
 // file in the tree rather than through the judge's pipe, which keeps only a tail: the
 // file keeps the head, and the file size limit bounds it.
-func (l *Local) observe(ctx context.Context, dir string, sl slot, id string) (Observation, error) {
+func (l *Local) observe(ctx context.Context, j jobDir, sl slot, id string) (Observation, error) {
 	c := l.contract
 	if c.Build != "" {
-		inv := invocation{dir: dir, slot: sl, build: true, script: expand(c.Build, id), runs: 1, timeout: c.BuildTimeout}
+		inv := j.invocation(sl, true)
+		inv.script, inv.runs, inv.timeout = expand(c.Build, id), 1, c.BuildTimeout
 		res, err := l.sb.execute(ctx, inv)
 		if err != nil {
 			return Observation{}, fmt.Errorf("build: %w", err)
@@ -92,7 +100,9 @@ func (l *Local) observe(ctx context.Context, dir string, sl slot, id string) (Ob
 		return Observation{}, err
 	}
 	script := "exec >" + name + " 2>&1\n" + expand(cmp.Or(c.Probe, c.Run), id)
-	res, err := l.sb.execute(ctx, invocation{dir: dir, slot: sl, script: script, runs: 1, timeout: c.Timeout})
+	inv := j.invocation(sl, false)
+	inv.script, inv.runs, inv.timeout = script, 1, c.Timeout
+	res, err := l.sb.execute(ctx, inv)
 	if err != nil {
 		return Observation{}, fmt.Errorf("probe run: %w", err)
 	}
@@ -102,7 +112,7 @@ func (l *Local) observe(ctx context.Context, dir string, sl slot, id string) (Ob
 		_, note := l.outcome(res, c.Timeout, false)
 		notes = append(notes, note)
 	}
-	out, cut, err := readHead(dir, name, ObserveOutput)
+	out, cut, err := readHead(j.dir, name, ObserveOutput)
 	switch {
 	case err != nil:
 		notes = append(notes, fmt.Sprintf("output unreadable: %v", err))

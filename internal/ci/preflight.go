@@ -36,6 +36,9 @@ var (
 // empty test does not pass: the output says what failed, the hint what to do about it.
 func EnvironmentHint(c Contract, v Verdict) string {
 	out := v.Output
+	if v.Outcome == PrepareFailed {
+		return prepareHint(c)
+	}
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
 		module := m[1] + m[2] + m[3] // one group matched
 		return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and the judge downloads nothing (GOPROXY=off): " +
@@ -80,4 +83,14 @@ func FailingTests(output string) []string {
 		}
 	}
 	return names
+}
+
+// prepareHint is the hint of a prepare that failed: its output says what went wrong.
+func prepareHint(c Contract) string {
+	if c.Prepare == "" {
+		return "the test runner the contract needs is missing from the judge's environment: install what the output names"
+	}
+	return "the judge could not install the dependencies (test.prepare: " + c.Prepare + ") or find the test runner: " +
+		"check that the manifests (" + strings.Join(c.Manifests, ", ") + ") are complete and their lockfile current, " +
+		"that the package registry is reachable from the judge, and what the output names"
 }

@@ -11,6 +11,9 @@ func goPreset() Contract {
 		Exclude: []string{"*_test.go"},
 		// -ldflags=-w skips DWARF, which only debuggers read: linking is ~30% faster.
 		Build: "go test -c -ldflags=-w -o dixit.test .",
+		// Downloads every module go.mod requires; a vendored module builds from vendor/.
+		Prepare:   "test -f vendor/modules.txt || go mod download",
+		Manifests: []string{"go.mod", "go.sum", "vendor/modules.txt"},
 		// -test.paniconexit0 turns an early os.Exit(0) into a failure, as go test does;
 		// -test.v=test2json makes the binary frame a line about each test, which the
 		// judge reads: exiting 0 is not enough to pass.
@@ -31,7 +34,11 @@ func pythonPreset() Contract {
 		// ignores its pytest configuration for the same reason.
 		Exclude: []string{"test_*.py", "*_test.py", "conftest.py"},
 		Run:     "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. --junitxml={report} test_dixit_{id}.py",
-		Report:  ReportJUnit,
+		// A virtual environment that sees the system's packages, with the project's
+		// requirements installed over them.
+		Prepare:   pythonPrepare,
+		Manifests: []string{"pyproject.toml", "requirements*.txt"},
+		Report:    ReportJUnit,
 		// -s lets the probe's prints through instead of capturing them.
 		Probe:     "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
 		Timeout:   60 * time.Second,
@@ -47,11 +54,102 @@ func nodePreset() Contract {
 		// Readable results on stdout, and TAP for the judge in {report}.
 		Run: "node --test --test-reporter=spec --test-reporter-destination=stdout " +
 			"--test-reporter=tap --test-reporter-destination={report} dixit_{id}.test.js",
-		Report: ReportTAP,
+		Prepare:   nodePrepare,
+		Manifests: nodeManifests,
+		Report:    ReportTAP,
 		// The runner would rewrite console.log lines as TAP comments; the file alone prints
 		// them as they are.
 		Probe:     "node dixit_{id}.test.js",
 		Timeout:   60 * time.Second,
 		Toolchain: "node",
+	}
+}
+
+// pythonPrepare makes the virtual environment: the requirements files as they are, and
+// from pyproject.toml the project's dependencies and its test, tests, testing and dev
+// extras and dependency groups (not the project itself: the prepare sees only its
+// manifests, and the tests import the tree).
+const pythonPrepare = `python3 -m venv --system-site-packages venv || exit 1
+set --
+for f in requirements*.txt; do [ -f "$f" ] && set -- "$@" -r "$f"; done
+if [ -f pyproject.toml ]; then
+	venv/bin/python -c '
+import sys, tomllib
+d = tomllib.load(open("pyproject.toml", "rb"))
+p = d.get("project", {})
+reqs = list(p.get("dependencies", []))
+for group in ("test", "tests", "testing", "dev"):
+	reqs += p.get("optional-dependencies", {}).get(group, [])
+	reqs += [r for r in d.get("dependency-groups", {}).get(group, []) if isinstance(r, str)]
+print("\n".join(reqs))' >pyproject-requirements.txt || exit 1
+	set -- "$@" -r pyproject-requirements.txt
+fi
+[ "$#" -eq 0 ] || venv/bin/python -m pip install "$@"`
+
+// nodePrepare installs node_modules from the lockfile with the package manager it
+// belongs to; without one, npm resolves package.json.
+const nodePrepare = `if [ -f pnpm-lock.yaml ]; then pnpm install --frozen-lockfile
+elif [ -f yarn.lock ]; then yarn install --immutable
+elif [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci
+else npm install --no-package-lock
+fi`
+
+var nodeManifests = []string{"package.json", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock"}
+
+// typescriptPreset runs one TypeScript test file under node --test with tsx as the
+// loader (node before 22.6 cannot strip types itself): the project lists tsx among its
+// devDependencies, and its lockfile pins it.
+func typescriptPreset() Contract {
+	c := nodePreset()
+	c.Path = "dixit_{id}.test.ts"
+	c.Exclude = []string{"*.test.ts", "*.spec.ts", "*.test.js", "*.test.mjs", "*.spec.js"}
+	c.Run = "node --import tsx --test --test-reporter=spec --test-reporter-destination=stdout " +
+		"--test-reporter=tap --test-reporter-destination={report} dixit_{id}.test.ts"
+	c.Probe = "node --import tsx dixit_{id}.test.ts"
+	c.Toolchain = "typescript"
+	return c
+}
+
+// rustPreset builds one integration test (tests/) with cargo, offline, after cargo
+// fetch, and runs the test binary with libtest's JUnit output as the evidence.
+func rustPreset() Contract {
+	return Contract{
+		Path: "tests/dixit_{id}.rs",
+		// The crate's own integration tests; its unit tests live inside its sources.
+		Exclude: []string{"tests/*.rs"},
+		// cargo reads a package only with a target: the prepare, which sees the manifests
+		// alone, gives each one an empty library.
+		Prepare: `for m in $(find . -name Cargo.toml); do d=$(dirname "$m"); mkdir -p "$d/src" && touch "$d/src/lib.rs" || exit 1; done; cargo fetch`,
+		// Cargo.lock pins the versions; without it cargo fetch resolves them.
+		Manifests: []string{"Cargo.toml", "Cargo.lock", "*/Cargo.toml", "crates/*/Cargo.toml"},
+		Build: "cargo test --offline --no-run --test dixit_{id} --message-format=json-render-diagnostics >.dixit-build.json && " +
+			`cp "$(sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' .dixit-build.json | tail -n 1)" dixit.test`,
+		// libtest's JUnit format is unstable: RUSTC_BOOTSTRAP lets a stable test binary
+		// write it. The readable names go to stdout from the report itself.
+		Run:       `RUSTC_BOOTSTRAP=1 ./dixit.test --test-threads=1 -Z unstable-options --format junit >{report}; s=$?; cat {report}; exit $s`,
+		Report:    ReportJUnit,
+		Probe:     "./dixit.test --nocapture --test-threads=1",
+		Timeout:   60 * time.Second,
+		Toolchain: "rust",
+	}
+}
+
+// javaPreset compiles the project's sources with javac and one JUnit 5 test class, and
+// runs it with the JUnit Platform console launcher, whose XML report is the evidence.
+// It needs no build tool: the launcher comes from Debian's junit5 package.
+func javaPreset() Contract {
+	return Contract{
+		Path:    "DixitTest_{id}.java",
+		Exclude: []string{"*Test.java", "*Tests.java", "*IT.java"},
+		Build: `find . -name '*.java' ! -path './src/test/*' ! -name 'DixitTest_{id}.java' >"$TMPDIR/sources" && ` +
+			`mkdir -p .dixit/main .dixit/test && ` +
+			`{ ! [ -s "$TMPDIR/sources" ] || javac -nowarn -encoding UTF-8 -d .dixit/main @"$TMPDIR/sources"; } && ` +
+			`javac -nowarn -encoding UTF-8 -d .dixit/test -cp ".dixit/main:$JUNIT_CONSOLE" DixitTest_{id}.java`,
+		Run: `java -jar "$JUNIT_CONSOLE" --disable-banner --details=tree --fail-if-no-tests ` +
+			`--class-path .dixit/test:.dixit/main --scan-class-path .dixit/test --reports-dir "$TMPDIR/junit"; ` +
+			`s=$?; cat "$TMPDIR"/junit/TEST-*.xml >{report} 2>/dev/null; exit $s`,
+		Report:    ReportJUnit,
+		Timeout:   60 * time.Second,
+		Toolchain: "java",
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 func TestPresetNames(t *testing.T) {
-	for _, name := range []string{"go", "python", "node"} {
+	assert.Equal(t, []string{"go", "python", "node", "typescript", "rust", "java"}, Languages())
+	for _, name := range Languages() {
 		c, ok := Preset(name)
 		require.True(t, ok, name)
 		assert.Contains(t, c.Path, "{id}")

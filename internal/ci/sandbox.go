@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,6 +18,7 @@ const (
 	boxSrc   = "/sandbox/src"
 	boxCache = "/sandbox/cache"
 	boxHome  = "/home/dixit"
+	boxDeps  = "/sandbox/deps"
 )
 
 // sandbox turns a shell command into a confined process. With bwrap == "" it runs
@@ -32,7 +34,9 @@ type sandbox struct {
 	system                  []string // bwrap arguments exposing the host system read-only
 	mounts                  []string // toolchain paths bound read-only
 	cacheDir                string   // host directory of the toolchain build cache, or ""
-	keep                    int      // output tail kept per run; MaxOutput when 0
+	depsRoot                string   // host directory holding the prepared dependency caches
+	memory                  *memoryLimit
+	keep                    int // output tail kept per run; MaxOutput when 0
 	env                     map[string]string
 }
 
@@ -49,6 +53,9 @@ type invocation struct {
 	dir     string // the job directory: src/ holds the tree, tmp/ and home/ serve fallback mode
 	slot    slot
 	build   bool
+	prepare bool              // install dependencies: network on, the tree not mounted, deps writable
+	deps    string            // host directory of the tree's prepared dependencies, or ""
+	env     map[string]string // set over everything else (what the tree itself calls for)
 	script  string
 	runs    int           // runs of script in this sandbox, stopping at the first failure
 	timeout time.Duration // per run
@@ -58,8 +65,8 @@ type invocation struct {
 func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 	sealDescriptors()
 	env := s.environ(inv)
-	inner := prlimitArgs(s.prlimit, s.phaseLimits(inv.build), s.root || s.bwrap != "")
-	if s.bwrap == "" && s.unshare != "" {
+	inner := prlimitArgs(s.prlimit, s.invLimits(inv), s.root || s.bwrap != "")
+	if s.bwrap == "" && s.unshare != "" && !inv.prepare {
 		inner = append(inner, netnsArgs(s.unshare)...)
 	}
 	if s.root {
@@ -84,17 +91,30 @@ func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 	if inv.build {
 		umask = "002" // the build cache is shared by the lanes' common group
 	}
+	if inv.prepare {
+		umask = "022" // every lane reads what a prepare installs
+	}
 	inner = append(inner, "/bin/sh", "-c", wrapperScript, "dixit",
 		inv.script, strconv.Itoa(max(inv.runs, 1)), marker, sweep, tmp, home, umask)
 
-	var cmd *exec.Cmd
+	var argv []string
 	if s.bwrap == "" {
-		cmd = exec.Command(inner[0], inner[1:]...)
+		argv = inner
+	} else {
+		argv = append(append([]string{s.bwrap}, s.bwrapArgs(inv, env)...), "--")
+		argv = append(argv, inner...)
+	}
+	// The cgroup is entered before anything else starts, so every process of the
+	// invocation is counted in it.
+	argv = s.memory.enter(inv.slot, argv)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if s.bwrap == "" {
 		cmd.Dir = filepath.Join(inv.dir, "src")
+		if inv.prepare {
+			cmd.Dir = inv.deps
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
-		args := append(s.bwrapArgs(inv, env), "--")
-		cmd = exec.Command(s.bwrap, append(args, inner...)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	// bwrap's own pid 1 keeps the environment it was started with: scrub it here too.
@@ -131,6 +151,20 @@ func (s *sandbox) phaseLimits(build bool) Limits {
 	return l
 }
 
+// invLimits are an invocation's limits. A prepare is a build that may run as long as its
+// timeout; under a memory cgroup, the address space is left unbounded, since JIT
+// runtimes (V8, the JVM) reserve far more of it than they ever touch.
+func (s *sandbox) invLimits(inv invocation) Limits {
+	l := s.phaseLimits(inv.build || inv.prepare)
+	if inv.prepare {
+		l.CPU = max(l.CPU, inv.timeout)
+	}
+	if s.memory.active() {
+		l.Memory = 0
+	}
+	return l
+}
+
 // environ is the whole environment of the sandboxed command.
 func (s *sandbox) environ(inv invocation) []string {
 	home, tmp, src, cache := boxHome, "/tmp", boxSrc, boxCache
@@ -145,8 +179,23 @@ func (s *sandbox) environ(inv invocation) []string {
 		"LANG":   "C.UTF-8",
 		"PWD":    src,
 	}
+	deps := boxDeps
+	if s.bwrap == "" {
+		deps = inv.deps
+	}
 	for k, v := range s.tc.env {
 		m[k] = strings.ReplaceAll(v, "/tmp/", tmp+"/")
+	}
+	switch {
+	case inv.prepare:
+		for k, v := range s.tc.prepareEnv {
+			m[k] = v
+		}
+	case inv.deps != "":
+		for k, v := range s.tc.depsEnv {
+			m[k] = v
+		}
+		m["PATH"] = strings.Join(append(append([]string{}, s.tc.depsPath...), m["PATH"]), ":")
 	}
 	if inv.build {
 		for k, v := range s.tc.buildEnv {
@@ -159,9 +208,17 @@ func (s *sandbox) environ(inv invocation) []string {
 	for k, v := range s.env {
 		m[k] = v
 	}
+	for k, v := range inv.env {
+		m[k] = v
+	}
+	if inv.prepare {
+		src = deps
+		m["PWD"] = deps
+	}
+	places := strings.NewReplacer("{deps}", deps, "{src}", src)
 	out := make([]string, 0, len(m))
 	for k, v := range m {
-		out = append(out, k+"="+v)
+		out = append(out, k+"="+places.Replace(v))
 	}
 	sort.Strings(out)
 	return out
@@ -197,7 +254,7 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 	// bwrap would copy the modes of the host's parent directories (/root is 0700):
 	// create them explicitly so the lane's uid can reach what is bound below.
 	made := map[string]bool{}
-	for _, m := range append([]string{boxSrc, boxHome}, s.mounts...) {
+	for _, m := range append([]string{boxSrc, boxHome, boxDeps}, s.mounts...) {
 		for _, d := range ancestors(m) {
 			if !made[d] {
 				made[d] = true
@@ -212,21 +269,46 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 		"--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm",
 		"--perms", "1777", "--tmpfs", "/tmp",
 		"--perms", "1777", "--tmpfs", boxHome,
-		"--bind", filepath.Join(inv.dir, "src"), boxSrc,
 	)
+	chdir := boxSrc
+	switch {
+	case inv.prepare:
+		// The prepare sees the manifests it installs from (copied into the cache), never
+		// the tree's code.
+		a = append(a, "--bind", inv.deps, boxDeps)
+		chdir = boxDeps
+	default:
+		a = append(a, "--bind", filepath.Join(inv.dir, "src"), boxSrc)
+		if inv.deps != "" {
+			a = append(a, "--ro-bind", inv.deps, boxDeps)
+			for _, rel := range s.tc.depsBinds {
+				// Local made the mount point, a plain directory, in the judge's copy.
+				if fi, err := os.Lstat(filepath.Join(inv.deps, rel)); err == nil && fi.IsDir() {
+					a = append(a, "--ro-bind", filepath.Join(inv.deps, rel), path.Join(boxSrc, rel))
+				}
+			}
+		}
+	}
 	if inv.build && s.cacheDir != "" {
 		a = append(a, "--bind", s.cacheDir, boxCache)
 	}
-	a = append(a, "--chdir", boxSrc, "--die-with-parent", "--new-session", "--info-fd", "4")
+	a = append(a, "--chdir", chdir, "--die-with-parent", "--new-session", "--info-fd", "4")
 	if s.root {
 		// No user namespace: the lane's real uid must own the processes for RLIMIT_NPROC,
-		// and setpriv drops root inside.
-		a = append(a, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try")
+		// and setpriv drops root inside. Only a prepare keeps the host's network: it
+		// downloads from the package registries.
+		a = append(a, "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try")
+		if !inv.prepare {
+			a = append(a, "--unshare-net")
+		}
 	} else {
 		// Code under test gets no user namespace of its own to play with: a nested one
 		// reaches kernel code the sandbox otherwise keeps out (bwrap needs the explicit
 		// --unshare-user for --disable-userns).
 		a = append(a, "--unshare-all", "--unshare-user", "--disable-userns")
+		if inv.prepare {
+			a = append(a, "--share-net")
+		}
 	}
 	a = append(a, "--clearenv")
 	for _, kv := range env {

@@ -40,6 +40,34 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 	if err := sb.makeCache(opts.CacheDir, work, lane); err != nil {
 		return nil, err
 	}
+	sb.limitMemory(opts)
+	checked, err := checkedSandbox(ctx, sb, opts, work, lane)
+	if err != nil {
+		sb.memory.close()
+		return nil, err
+	}
+	return checked, nil
+}
+
+// limitMemory bounds resident memory with cgroups when this process may make them (as
+// root, or with a delegated cgroup), else each process's address space.
+func (s *sandbox) limitMemory(opts LocalOptions) {
+	bytes := s.limits.Memory
+	if opts.Contract.Memory > 0 {
+		bytes = opts.Contract.Memory
+	}
+	m, err := newMemoryLimit(bytes, opts.Parallel)
+	if err != nil {
+		s.limits.Memory = bytes
+		opts.Logger.Info("ci: memory bounded by address space per process, not resident memory", "limit_bytes", bytes, "why", err.Error())
+		return
+	}
+	s.memory = m
+}
+
+// checkedSandbox picks bubblewrap or the fallback mode and proves the sandbox runs.
+func checkedSandbox(ctx context.Context, sb *sandbox, opts LocalOptions, work string, lane slot) (*sandbox, error) {
+	var err error
 
 	reason := "sandbox none was chosen"
 	var unavailable *UnavailableError
@@ -72,9 +100,6 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 
 // makeCache creates the toolchain's build cache under dir (work/cache when empty).
 func (s *sandbox) makeCache(dir, work string, lane slot) error {
-	if s.tc.cacheSub == "" {
-		return nil
-	}
 	if dir == "" {
 		dir = filepath.Join(work, "cache")
 	}
@@ -83,6 +108,10 @@ func (s *sandbox) makeCache(dir, work string, lane slot) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("cache dir: %w", err)
+	}
+	s.depsRoot = filepath.Join(dir, "deps")
+	if s.tc.cacheSub == "" {
+		return nil
 	}
 	s.cacheDir = filepath.Join(dir, s.tc.cacheSub)
 	if err := os.MkdirAll(s.cacheDir, 0o775); err != nil {

@@ -19,6 +19,18 @@ type toolchain struct {
 	cacheVar string            // variable naming the judge-owned build cache, if any
 	cacheSub string            // the cache's directory under CacheDir
 	check    string            // a command that proves the toolchain works in the sandbox
+
+	// With a prepared dependency cache ("{deps}" in values is where it is mounted,
+	// "{src}" the tree): prepareEnv is set over env while preparing (with network),
+	// depsEnv and depsPath (first on PATH) while building and running, offline, and
+	// depsBinds are the cache's directories that appear at the same place in the tree.
+	prepareEnv map[string]string
+	depsEnv    map[string]string
+	depsPath   []string
+	depsBinds  []string
+	// treeEnv is what a tree's own layout calls for (Go's vendor/), read by the judge
+	// from its copy before anything of the tree runs.
+	treeEnv func(src string) map[string]string
 }
 
 func goToolchain(ctx context.Context) (toolchain, error) {
@@ -46,6 +58,11 @@ func goToolchain(ctx context.Context) (toolchain, error) {
 		cacheVar: "GOCACHE",
 		cacheSub: "go-build",
 		check:    "go version",
+		// go mod download fetches through the module proxy and checks sum.golang.org;
+		// the builds then read only what it put in the cache.
+		prepareEnv: map[string]string{"GOPROXY": goProxy(ctx), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},
+		depsEnv:    map[string]string{"GOMODCACHE": "{deps}/gomod"},
+		treeEnv:    goTreeEnv,
 	}
 	if modcache != "" {
 		tc.env["GOMODCACHE"] = modcache
@@ -54,6 +71,25 @@ func goToolchain(ctx context.Context) (toolchain, error) {
 		}
 	}
 	return tc, nil
+}
+
+// goProxy is the host's module proxy setting, for prepares: a server behind its own
+// proxy or mirror configures it the way go does.
+func goProxy(ctx context.Context) string {
+	out, err := hostLines(ctx, "go", "env", "GOPROXY")
+	if err != nil || len(out) != 1 || out[0] == "" || out[0] == "off" {
+		return "https://proxy.golang.org,direct"
+	}
+	return out[0]
+}
+
+// goTreeEnv builds a vendored module from its vendor/ directory, as go itself would
+// (the judge otherwise forces -mod=mod).
+func goTreeEnv(src string) map[string]string {
+	if fi, err := os.Lstat(filepath.Join(src, "vendor", "modules.txt")); err == nil && fi.Mode().IsRegular() {
+		return map[string]string{"GOFLAGS": "-mod=vendor"}
+	}
+	return nil
 }
 
 func pythonToolchain(ctx context.Context) (toolchain, error) {
@@ -70,6 +106,10 @@ func pythonToolchain(ctx context.Context) (toolchain, error) {
 		path:   []string{out[2]},
 		env:    map[string]string{"PYTHONDONTWRITEBYTECODE": "1"},
 		check:  "python3 -c pass && " + reportCheck,
+		// pip's own cache lives in the prepare's private HOME: only the venv is kept.
+		prepareEnv: map[string]string{"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"},
+		depsEnv:    map[string]string{"VIRTUAL_ENV": "{deps}/venv"},
+		depsPath:   []string{"{deps}/venv/bin"},
 	}, nil
 }
 
@@ -90,6 +130,55 @@ func nodeToolchain(ctx context.Context) (toolchain, error) {
 		mounts: []string{prefix},
 		path:   []string{filepath.Dir(out[0]), filepath.Dir(bin)},
 		check:  "node -e 0 && " + reportCheck,
+		// npm's download cache lives in the prepare's private HOME: only node_modules is
+		// kept, and it appears in the tree read-only.
+		prepareEnv: map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"},
+		depsPath:   []string{"{src}/node_modules/.bin"},
+		depsBinds:  []string{"node_modules"},
+	}, nil
+}
+
+// rustToolchain mounts the active toolchain's sysroot (rustc, cargo and the standard
+// library), not rustup's proxies, which would look for their own home.
+func rustToolchain(ctx context.Context) (toolchain, error) {
+	out, err := hostLines(ctx, "rustc", "--print", "sysroot")
+	if err != nil {
+		return toolchain{}, err
+	}
+	if len(out) != 1 || !filepath.IsAbs(out[0]) {
+		return toolchain{}, fmt.Errorf("rustc --print sysroot: unexpected output %q", out)
+	}
+	sysroot := out[0]
+	if _, err := os.Stat(filepath.Join(sysroot, "bin", "cargo")); err != nil {
+		return toolchain{}, fmt.Errorf("cargo is not in the toolchain at %s: %w", sysroot, err)
+	}
+	return toolchain{
+		mounts: []string{sysroot},
+		path:   []string{filepath.Join(sysroot, "bin")},
+		// CARGO_HOME holds the registry cargo fetch fills; builds read it offline.
+		env:        map[string]string{"CARGO_HOME": "/tmp/cargo", "CARGO_TERM_COLOR": "never", "CARGO_INCREMENTAL": "0"},
+		check:      "cargo --version && " + reportCheck,
+		prepareEnv: map[string]string{"CARGO_HOME": "{deps}/cargo"},
+		depsEnv:    map[string]string{"CARGO_HOME": "{deps}/cargo", "CARGO_NET_OFFLINE": "true"},
+	}, nil
+}
+
+// javaToolchain mounts the JDK that java on the host's PATH belongs to, and names the
+// JUnit Platform console launcher of Debian's junit5 package.
+func javaToolchain(ctx context.Context) (toolchain, error) {
+	bin, err := exec.LookPath("javac")
+	if err != nil {
+		return toolchain{}, fmt.Errorf("javac (a JDK) is not on the PATH: %w", err)
+	}
+	if bin, err = filepath.EvalSymlinks(bin); err != nil {
+		return toolchain{}, fmt.Errorf("javac: %w", err)
+	}
+	home := filepath.Dir(filepath.Dir(bin))
+	return toolchain{
+		mounts: []string{home},
+		path:   []string{filepath.Join(home, "bin")},
+		env:    map[string]string{"JUNIT_CONSOLE": "/usr/share/java/junit-platform-console-standalone.jar"},
+		check:  "javac -version && java -version && " + reportCheck,
 	}, nil
 }
 

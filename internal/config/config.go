@@ -46,6 +46,7 @@ type Settings struct {
 	Test             ci.Contract `json:"test"`
 	Agents           Agents      `json:"agents"` // live LLM agents only
 	Budget           Budget      `json:"budget"`
+	ParallelAgents   int         `json:"parallel_agents,omitempty"` // agents of a phase at once; 0: all
 }
 
 // Critics configures the critics protocol (seed 003): a design, a correctness and a
@@ -100,18 +101,23 @@ type file struct {
 	MaxTesterRetries *int     `yaml:"max_tester_retries"`
 	MaxCoderRetries  *int     `yaml:"max_coder_retries"`
 	MaxRounds        *int     `yaml:"max_rounds"`
+	ParallelAgents   *int     `yaml:"parallel_agents"`
 	Test             *struct {
-		Preset       *string           `yaml:"preset"`
-		Path         *string           `yaml:"path"`
-		Exclude      []string          `yaml:"exclude"`
-		Build        *string           `yaml:"build"`
-		Run          *string           `yaml:"run"`
-		Report       *string           `yaml:"report"`
-		Probe        *string           `yaml:"probe"`
-		Timeout      *time.Duration    `yaml:"timeout"`
-		BuildTimeout *time.Duration    `yaml:"build_timeout"`
-		Toolchain    *string           `yaml:"toolchain"`
-		Env          map[string]string `yaml:"env"`
+		Preset         *string           `yaml:"preset"`
+		Path           *string           `yaml:"path"`
+		Exclude        []string          `yaml:"exclude"`
+		Build          *string           `yaml:"build"`
+		Run            *string           `yaml:"run"`
+		Report         *string           `yaml:"report"`
+		Probe          *string           `yaml:"probe"`
+		Timeout        *time.Duration    `yaml:"timeout"`
+		BuildTimeout   *time.Duration    `yaml:"build_timeout"`
+		Toolchain      *string           `yaml:"toolchain"`
+		Prepare        *string           `yaml:"prepare"`
+		PrepareTimeout *time.Duration    `yaml:"prepare_timeout"`
+		Manifests      []string          `yaml:"manifests"`
+		Memory         *string           `yaml:"memory"`
+		Env            map[string]string `yaml:"env"`
 	} `yaml:"test"`
 	Agents *agentsFile `yaml:"agents"`
 	Budget *Budget     `yaml:"budget"`
@@ -184,6 +190,7 @@ func (f file) settings() (Settings, error) {
 	setInt(&s.MaxTesterRetries, f.MaxTesterRetries)
 	setInt(&s.MaxCoderRetries, f.MaxCoderRetries)
 	setInt(&s.MaxRounds, f.MaxRounds)
+	setInt(&s.ParallelAgents, f.ParallelAgents)
 	if f.IdealThreshold != nil {
 		s.IdealThreshold = *f.IdealThreshold
 	}
@@ -203,6 +210,20 @@ func (f file) settings() (Settings, error) {
 		setStr(&s.Test.Report, t.Report)
 		setStr(&s.Test.Probe, t.Probe)
 		setStr(&s.Test.Toolchain, t.Toolchain)
+		setStr(&s.Test.Prepare, t.Prepare)
+		if t.PrepareTimeout != nil {
+			s.Test.PrepareTimeout = *t.PrepareTimeout
+		}
+		if t.Manifests != nil {
+			s.Test.Manifests = t.Manifests
+		}
+		if t.Memory != nil {
+			n, err := ci.ParseBytes(*t.Memory)
+			if err != nil {
+				return Settings{}, strictyaml.Errorf("test.memory", "%v", err)
+			}
+			s.Test.Memory = n
+		}
 		if t.Exclude != nil {
 			s.Test.Exclude = t.Exclude
 		}
@@ -241,10 +262,14 @@ func (s Settings) Validate() error {
 		{"max_tester_retries", s.MaxTesterRetries >= 1 && s.MaxTesterRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxTesterRetries)},
 		{"max_coder_retries", s.MaxCoderRetries >= 1 && s.MaxCoderRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxCoderRetries)},
 		{"max_rounds", s.MaxRounds >= 1 && s.MaxRounds <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.MaxRounds)},
+		{"parallel_agents", s.ParallelAgents >= 0 && s.ParallelAgents <= 50, fmt.Sprintf("must be between 1 and 50, or 0 for every agent of a phase at once (got %d)", s.ParallelAgents)},
 		{"test.path", safeRelPath(s.Test.Path), fmt.Sprintf("must be a relative path inside the repository (got %q)", s.Test.Path)},
 		{"test.run", strings.TrimSpace(s.Test.Run) != "", "must be set: the command that runs one test"},
 		{"test.timeout", s.Test.Timeout >= time.Second && s.Test.Timeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.Timeout)},
 		{"test.build_timeout", s.Test.BuildTimeout == 0 || s.Test.BuildTimeout >= time.Second && s.Test.BuildTimeout <= time.Hour, fmt.Sprintf("must be between 1s and 1h (got %s)", s.Test.BuildTimeout)},
+		{"test.prepare_timeout", s.Test.PrepareTimeout == 0 || s.Test.PrepareTimeout >= time.Second && s.Test.PrepareTimeout <= 2*time.Hour, fmt.Sprintf("must be between 1s and 2h (got %s)", s.Test.PrepareTimeout)},
+		{"test.manifests", s.Test.Prepare == "" || len(s.Test.Manifests) > 0, "must list the files that say which dependencies to install (such as go.mod, package-lock.json) when test.prepare is set: the prepare runs only when one of them is there"},
+		{"test.memory", s.Test.Memory == 0 || s.Test.Memory >= minMemory && s.Test.Memory <= maxMemory, fmt.Sprintf("must be between 64MiB and 1TiB (got %s)", ci.FormatBytes(s.Test.Memory))},
 		{"test.toolchain", s.Test.Toolchain == "" || slices.Contains(ci.Languages(), s.Test.Toolchain), fmt.Sprintf("must be %s or empty (got %q)", ci.LanguageList(), s.Test.Toolchain)},
 	}
 	for _, c := range checks {
@@ -258,6 +283,11 @@ func (s Settings) Validate() error {
 			key = "test.report"
 		}
 		return strictyaml.Errorf(key, "%v", err)
+	}
+	for _, p := range s.Test.Manifests {
+		if _, err := path.Match(p, ""); err != nil || !safeRelPath(p) {
+			return strictyaml.Errorf("test.manifests", "bad pattern %q; patterns name files from the repository's root, such as go.mod or requirements*.txt", p)
+		}
 	}
 	for _, p := range s.Test.Exclude {
 		if _, err := path.Match(p, ""); err != nil {
@@ -288,6 +318,12 @@ func minTesters(protocol string) int {
 	}
 	return 0
 }
+
+// The bounds of test.memory: below 64 MiB no runtime starts; above 1 TiB is a typo.
+const (
+	minMemory = 64 << 20
+	maxMemory = 1 << 40
+)
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

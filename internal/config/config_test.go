@@ -47,6 +47,29 @@ test:
 	assert.Equal(t, "0", s.Test.Env["PYTHONHASHSEED"])
 }
 
+func TestPrepareAndMemoryAreSetPerContract(t *testing.T) {
+	s, err := config.Parse([]byte("test:\n  preset: node\n  memory: 4GiB\n  prepare_timeout: 20m\n"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(4<<30), s.Test.Memory)
+	assert.Equal(t, 20*time.Minute, s.Test.PrepareTimeout)
+	assert.Contains(t, s.Test.Prepare, "npm ci", "the preset installs from the lockfile")
+	assert.Contains(t, s.Test.Manifests, "package-lock.json")
+
+	s, err = config.Parse([]byte("test:\n  preset: python\n  prepare: \"\"\n"))
+	require.NoError(t, err)
+	assert.Empty(t, s.Test.Prepare, "an empty prepare turns it off")
+
+	s, err = config.Parse([]byte("test:\n  path: t_{id}.py\n  run: python3 t_{id}.py\n  prepare: python3 -m venv venv && venv/bin/pip install -r reqs.txt\n  manifests: [reqs.txt]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"reqs.txt"}, s.Test.Manifests)
+
+	for _, preset := range []string{"typescript", "rust", "java"} {
+		s, err := config.Parse([]byte("test:\n  preset: " + preset + "\n"))
+		require.NoError(t, err, preset)
+		assert.Equal(t, preset, s.Test.Toolchain)
+	}
+}
+
 func TestBadSettingsNameTheKey(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -79,6 +102,12 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"not a mapping", "- 1\n- 2\n", "the file must hold keys and values"},
 		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
 		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},
+		{"memory without a unit", "test:\n  preset: node\n  memory: 4096\n", `line 3: test.memory: want a whole number and a unit, B, KiB, MiB, GiB or TiB, such as 4GiB (got "4096")`},
+		{"memory in decimal units", "test:\n  preset: node\n  memory: 4GB\n", `test.memory: want a whole number and a unit`},
+		{"too little memory", "test:\n  preset: node\n  memory: 1MiB\n", "line 3: test.memory: must be between 64MiB and 1TiB (got 1MiB)"},
+		{"prepare without manifests", "test:\n  path: t_{id}.py\n  run: python3 t_{id}.py\n  prepare: pip install -r reqs.txt\n", "test.manifests: must list the files"},
+		{"escaping manifest", "test:\n  preset: go\n  manifests: [../go.mod]\n", `test.manifests: bad pattern "../go.mod"`},
+		{"unknown toolchain", "test:\n  preset: go\n  toolchain: cobol\n", `test.toolchain: must be go, python, node, typescript, rust or java or empty (got "cobol")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,338 @@
+package ci
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// jobDir is a laid-out job: its directory, and what its tree builds and runs with.
+type jobDir struct {
+	dir  string            // src/ holds the tree, tmp/ and home/ serve the fallback mode
+	deps string            // host directory of the prepared dependencies, or ""
+	env  map[string]string // what the tree's layout calls for (toolchain.treeEnv)
+}
+
+// invocation of a build or runs in the job.
+func (j jobDir) invocation(sl slot, build bool) invocation {
+	return invocation{dir: j.dir, slot: sl, build: build, deps: j.deps, env: j.env}
+}
+
+// prepared is the outcome of preparing one set of manifests, shared by every job whose
+// tree has them: the directory, or why there is none.
+type prepared struct {
+	done    chan struct{}
+	dir     string
+	failure string // the prepare's (or the runner check's) output and what to do; "" when ready
+	seconds float64
+}
+
+// depsState holds the prepares of one judge, so each set of manifests is prepared once,
+// and a failed one is reported for every job that needs it without running again.
+type depsState struct {
+	mu   sync.Mutex
+	sets map[string]*prepared
+}
+
+// defaultPrepareTimeout bounds a prepare when the contract says nothing: a cold
+// download of a real project's dependencies takes minutes.
+const defaultPrepareTimeout = 10 * time.Minute
+
+// manifestFiles lists the tree's files matching the contract's manifest patterns, as
+// slash paths relative to the tree, sorted. Symbolic links are not manifests.
+func manifestFiles(src string, patterns []string) ([]string, error) {
+	var files []string
+	for _, pat := range patterns {
+		matches, err := filepath.Glob(filepath.Join(src, filepath.FromSlash(pat)))
+		if err != nil {
+			return nil, fmt.Errorf("manifest pattern %q: %w", pat, err)
+		}
+		for _, m := range matches {
+			fi, err := os.Lstat(m)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			rel, err := filepath.Rel(src, m)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
+// depsKey identifies a dependency cache: the prepare command, the toolchain and every
+// manifest's path and content. Equal keys install the same dependencies.
+func depsKey(c Contract, src string, files []string) (string, error) {
+	h := sha256.New()
+	for _, part := range []string{"dixit-deps-v1", c.Toolchain, c.Prepare} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if err != nil {
+			return "", fmt.Errorf("read manifest %s: %w", f, err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// dependencies finds, or makes, the prepared dependencies of a laid-out job's tree. The
+// string is a prepare_failed verdict's output when they cannot be had.
+func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, string, error) {
+	j := jobDir{dir: dir}
+	src := filepath.Join(dir, "src")
+	if l.sb.tc.treeEnv != nil {
+		j.env = l.sb.tc.treeEnv(src)
+	}
+	key := ""
+	var files []string
+	if l.contract.Prepare != "" {
+		var err error
+		if files, err = manifestFiles(src, l.contract.Manifests); err != nil {
+			return j, "", err
+		}
+		if len(files) > 0 {
+			if key, err = depsKey(l.contract, src, files); err != nil {
+				return j, "", err
+			}
+		}
+	}
+	p, err := l.prepareOnce(ctx, key, jobDir{dir: dir}, sl, files)
+	if err != nil {
+		return j, "", err
+	}
+	if p.failure != "" {
+		return j, p.failure, nil
+	}
+	j.deps = p.dir
+	if err := l.mountPoints(src, j.deps, sl); err != nil {
+		return j, "", err
+	}
+	return j, "", nil
+}
+
+// prepareOnce runs the prepare of a key (none for "": the tree has no manifests) and the
+// contract's runner check, once per judge; concurrent jobs with the same key wait for the
+// first. A judge error (the sandbox broke, the context ended) is not remembered.
+func (l *Local) prepareOnce(ctx context.Context, key string, j jobDir, sl slot, files []string) (*prepared, error) {
+	l.deps.mu.Lock()
+	if l.deps.sets == nil {
+		l.deps.sets = map[string]*prepared{}
+	}
+	p, ok := l.deps.sets[key]
+	if !ok {
+		p = &prepared{done: make(chan struct{})}
+		l.deps.sets[key] = p
+	}
+	l.deps.mu.Unlock()
+	if ok {
+		select {
+		case <-p.done:
+			return p, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	err := l.prepareKey(ctx, key, j, sl, files, p)
+	if err != nil {
+		l.deps.mu.Lock()
+		delete(l.deps.sets, key)
+		l.deps.mu.Unlock()
+	}
+	close(p.done)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// prepareKey fills p: the cache directory of key, prepared now unless an earlier judge
+// sharing the cache directory did, then the runner check with it.
+func (l *Local) prepareKey(ctx context.Context, key string, j jobDir, sl slot, files []string, p *prepared) error {
+	start := time.Now()
+	if key != "" {
+		dir, failure, err := l.prepareDir(ctx, key, j, sl, files)
+		if err != nil {
+			return err
+		}
+		if failure != "" {
+			p.failure = failure
+			return nil
+		}
+		p.dir = dir
+	}
+	if check := runnerCheck(l.contract); check != "" {
+		inv := j.invocation(sl, false)
+		inv.deps, inv.script, inv.runs, inv.timeout = p.dir, check, 1, time.Minute
+		res, err := l.sb.execute(ctx, inv)
+		if err != nil {
+			return fmt.Errorf("runner check: %w", err)
+		}
+		if !res.passed(1) {
+			p.failure = clip(res.output, "the test runner is missing: fix the judge's environment, or the project's manifests", MaxOutput)
+		}
+	}
+	p.seconds = time.Since(start).Seconds()
+	return nil
+}
+
+// readyMark is written into a dependency cache once its prepare succeeded.
+const readyMark = ".dixit-prepared"
+
+// prepareDir returns the cache directory of key, running the prepare in it when no
+// judge has yet. A file lock keeps two judges sharing CacheDir from preparing one key
+// at once. The string is the output of a prepare that failed.
+func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
+	if err := os.MkdirAll(l.sb.depsRoot, 0o755); err != nil {
+		return "", "", fmt.Errorf("dependency cache: %w", err)
+	}
+	dir := filepath.Join(l.sb.depsRoot, key)
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", "", fmt.Errorf("dependency cache: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", "", fmt.Errorf("dependency cache lock: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(filepath.Join(dir, readyMark)); err == nil {
+		l.log.Debug("ci: dependencies already prepared", "key", key)
+		return dir, "", nil
+	}
+	// A prepare that broke off leaves a directory without the mark: start afresh. The
+	// prepare installs at the directory's final path (a virtual environment's scripts
+	// name it), so it is never renamed.
+	if err := removeAll(dir); err != nil {
+		return "", "", fmt.Errorf("dependency cache: %w", err)
+	}
+	if err := copyManifests(filepath.Join(j.dir, "src"), dir, files); err != nil {
+		return "", "", err
+	}
+	if l.sb.root {
+		if err := chownTree(dir, sl.uid, sl.uid); err != nil {
+			return "", "", fmt.Errorf("give the dependency cache to uid %d: %w", sl.uid, err)
+		}
+	}
+	start := time.Now()
+	inv := invocation{dir: j.dir, slot: sl, prepare: true, deps: dir, script: l.contract.Prepare, runs: 1,
+		timeout: cmpDuration(l.contract.PrepareTimeout, defaultPrepareTimeout)}
+	res, err := l.sb.execute(ctx, inv)
+	if err != nil {
+		return "", "", fmt.Errorf("prepare: %w", err)
+	}
+	secs := time.Since(start).Seconds()
+	l.mu.Lock()
+	l.stats.Prepares++
+	l.stats.PrepareSeconds += secs
+	l.mu.Unlock()
+	l.log.Info("ci: dependencies prepared", "key", key, "manifests", strings.Join(files, " "),
+		"ok", res.passed(1), "seconds", secs)
+	if !res.passed(1) {
+		o, note := l.outcome(res, inv.timeout, true)
+		if o == Fail {
+			note = "the prepare failed: " + note
+		}
+		head := fmt.Sprintf("prepare (%s, from %s): %s", l.contract.Prepare, strings.Join(files, ", "), note)
+		removeAll(dir)
+		return "", clip(res.output, head, MaxOutput), nil
+	}
+	// Builds and runs read it, whichever lane they are in; none may write it.
+	if l.sb.root {
+		if err := chownTree(dir, os.Getuid(), os.Getgid()); err != nil {
+			return "", "", fmt.Errorf("dependency cache: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, readyMark), []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
+		return "", "", fmt.Errorf("dependency cache: %w", err)
+	}
+	return dir, "", nil
+}
+
+func cmpDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// copyManifests copies the manifests, and nothing else of the tree, into a fresh cache
+// directory: the prepare installs from them and never sees the tree's code.
+func copyManifests(src, dir string, files []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("dependency cache: %w", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if err != nil {
+			return fmt.Errorf("read manifest %s: %w", f, err)
+		}
+		to := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return fmt.Errorf("dependency cache: %w", err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			return fmt.Errorf("dependency cache: %w", err)
+		}
+	}
+	return nil
+}
+
+// mountPoints replaces what the tree holds where the cache's directories appear
+// (node_modules): with bubblewrap an empty directory to mount on, without it a symbolic
+// link to the cache. The judge's copy only: the coder's own node_modules never counts.
+func (l *Local) mountPoints(src, deps string, sl slot) error {
+	if deps == "" {
+		return nil
+	}
+	for _, rel := range l.sb.tc.depsBinds {
+		if !filepath.IsLocal(rel) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(deps, rel)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		at := filepath.Join(src, filepath.FromSlash(rel))
+		if err := removeAll(at); err != nil {
+			return fmt.Errorf("replace %s: %w", rel, err)
+		}
+		if l.sb.bwrap == "" {
+			if err := os.Symlink(filepath.Join(deps, rel), at); err != nil {
+				return fmt.Errorf("link %s: %w", rel, err)
+			}
+			continue
+		}
+		if err := placeDir(src, path.Clean(rel)); err != nil {
+			return fmt.Errorf("mount point %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// placeDir makes an empty directory at rel inside src, never following what the tree
+// holds on the way.
+func placeDir(src, rel string) error {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.MkdirAll(rel, 0o755)
+}

@@ -1,0 +1,281 @@
+package ci
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testdataTree reads a directory of testdata/deps as a tree.
+func testdataTree(t *testing.T, name string) mapTree {
+	t.Helper()
+	root := filepath.Join("testdata", "deps", name)
+	tree := mapTree{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		tree[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	require.NoError(t, err)
+	return tree
+}
+
+// requireRegistry skips a test whose prepare downloads from a registry this machine
+// cannot reach: what it proves needs the network.
+func requireRegistry(t *testing.T, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodHead, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Skipf("the registry at %s is unreachable from here, so the prepare cannot download (%v)", url, err)
+	}
+	resp.Body.Close()
+}
+
+// depsJudge is a judge for a preset with its own cache directory, which starts empty
+// unless given: the dependency cache is cold.
+func depsJudge(t *testing.T, c Contract, cacheDir string) *Local {
+	t.Helper()
+	if cacheDir == "" {
+		cacheDir = t.TempDir()
+	}
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Logger: quietLogger()})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// goDepsContract is the Go preset with the build cache the package's tests share (a cold
+// one costs ~30 s of standard library), and a dependency cache of the test's own.
+func goDepsContract(t *testing.T) (Contract, string) {
+	c, _ := Preset("go")
+	cache := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Join(sharedCache, "go-build"), filepath.Join(cache, "go-build")))
+	return c, cache
+}
+
+const cmpTest = `package calc
+
+import "testing"
+
+func TestSame(t *testing.T) {
+	if !Same([]int{1, 2}, []int{1, 2}) || Same([]int{1}, []int{2}) {
+		t.Fatal("Same is wrong")
+	}
+}
+`
+
+func TestGoDependenciesArePreparedOnceThenBuiltOffline(t *testing.T) {
+	requireRegistry(t, "https://proxy.golang.org/github.com/google/go-cmp/@v/list")
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	tree := testdataTree(t, "go-cmp")
+	job := func(coder string, tree mapTree) Job {
+		return Job{Coder: coder, Tree: tree, Test: Test{ID: "same", Content: []byte(cmpTest)}}
+	}
+	// Two coders with the same go.mod share one prepare; a third whose go.mod moved to
+	// another version of the module gets its own.
+	vs, err := l.Run(context.Background(), 2, []Job{job("a", tree), job("b", tree.with("calc.go", tree["calc.go"]+"\n// b\n"))})
+	require.NoError(t, err)
+	for _, v := range vs {
+		assert.Equal(t, Pass, v.Outcome, v.Output)
+	}
+	assert.Equal(t, 1, l.Stats().Prepares, "one go.mod, one prepare")
+	t.Logf("cold prepare of go-cmp: %.2fs; jobs: %.2fs and %.2fs", l.Stats().PrepareSeconds, vs[0].Seconds, vs[1].Seconds)
+
+	vs, err = l.Run(context.Background(), 1, []Job{job("c", testdataTree(t, "go-cmp-v7"))})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 2, l.Stats().Prepares, "a coder that changed go.mod gets its own prepare")
+
+	// A new judge on the same cache directory finds both prepared.
+	again := depsJudge(t, c, cache)
+	vs, err = again.Run(context.Background(), 1, []Job{job("a", tree)})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Zero(t, again.Stats().Prepares, "the dependency cache outlives the judge")
+	t.Logf("warm (prepared by an earlier judge): job %.2fs", vs[0].Seconds)
+}
+
+func TestTestsCannotWriteOrDownloadDependencies(t *testing.T) {
+	requireRegistry(t, "https://proxy.golang.org/github.com/google/go-cmp/@v/list")
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	requireBwrap(t, l)
+	probe := `package calc
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	mod := os.Getenv("GOMODCACHE")
+	if err := os.WriteFile(filepath.Join(mod, "planted"), []byte("x"), 0o644); err == nil {
+		t.Fatal("wrote into the dependency cache at " + mod)
+	}
+	if err := os.WriteFile("node_modules_or_not", nil, 0o644); err != nil {
+		t.Fatal("the tree itself must stay writable: ", err)
+	}
+	out, err := exec.Command("go", "mod", "download", "-x", "golang.org/x/exp@latest").CombinedOutput()
+	if err == nil {
+		t.Fatalf("a test downloaded a module: %s", out)
+	}
+}
+`
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "go-cmp"), Test: Test{ID: "w", Content: []byte(probe)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+}
+
+func TestAFailingPrepareIsNotAFailingTest(t *testing.T) {
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	tree := testdataTree(t, "go-cmp")
+	broken := tree.with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "")
+	jobs := []Job{
+		{Coder: "broken", Tree: broken, Test: Test{ID: "one", Content: []byte(cmpTest)}},
+		{Coder: "broken", Tree: broken, Test: Test{ID: "two", Content: []byte(cmpTest)}},
+	}
+	vs, err := l.Run(context.Background(), 3, jobs)
+	require.NoError(t, err)
+	for _, v := range vs {
+		assert.Equal(t, PrepareFailed, v.Outcome)
+		assert.False(t, v.Passed())
+		assert.Contains(t, v.Output, "example.invalid/nothing", "the output says what could not be had")
+		assert.Contains(t, v.Output, "[dixit] prepare (test -f vendor/modules.txt || go mod download, from go.mod, go.sum): the prepare failed")
+		assert.Zero(t, v.Runs, "no test ran")
+	}
+	assert.Equal(t, 1, l.Stats().Prepares, "a failed prepare is reported for every job, and run once")
+	hint := EnvironmentHint(c, vs[0])
+	assert.Contains(t, hint, "could not install the dependencies")
+}
+
+func TestAVendoredModuleBuildsFromVendor(t *testing.T) {
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	test := "package hello\n\nimport \"testing\"\n\nfunc TestMessage(t *testing.T) {\n\tif Message() != \"hello, dixit\" {\n\t\tt.Fatal(Message())\n\t}\n}\n"
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "go-vendored"), Test: Test{ID: "v", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, "example.com/greet is only in vendor/: %s", vs[0].Output)
+}
+
+func TestNodeDependenciesComeFromTheLockfile(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/is-number")
+	c, _ := Preset("node")
+	l := depsJudge(t, c, "")
+	tree := testdataTree(t, "node-is-number").with(
+		// A coder's own node_modules is not what the test sees.
+		"node_modules/is-number/index.js", "module.exports = () => true;\n",
+		"node_modules/is-number/package.json", `{"name":"is-number","main":"index.js"}`)
+	test := "const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('./calc.js');\n\n" +
+		"test('doubles', () => { assert.strictEqual(double('21'), 42); });\n" +
+		"test('refuses words', () => { assert.throws(() => double('abc')); });\n"
+	vs, err := l.Run(context.Background(), 2, []Job{{Coder: "a", Tree: tree, Test: Test{ID: "d", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares)
+	t.Logf("cold npm ci of is-number: %.2fs; job %.2fs", l.Stats().PrepareSeconds, vs[0].Seconds)
+	vs, err = l.Run(context.Background(), 2, []Job{{Coder: "b", Tree: tree.with("calc.js", tree["calc.js"]+"\n"), Test: Test{ID: "d", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares, "another coder with the same lockfile is not prepared again")
+	t.Logf("warm: job %.2fs", vs[0].Seconds)
+}
+
+// pythonWithPytest puts a python3 that has pytest first on PATH when the first one
+// lacks it (pyenv's, here), or skips.
+func pythonWithPytest(t *testing.T) {
+	if exec.Command("python3", "-c", "import pytest").Run() == nil {
+		return
+	}
+	if exec.Command("/usr/bin/python3", "-c", "import pytest").Run() != nil {
+		t.Skip("no python3 with pytest here")
+	}
+	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+}
+
+func TestPythonPrepareMakesAVirtualEnvironmentOverTheSystemsPackages(t *testing.T) {
+	// PyPI is not reachable from CI: the requirement (pytest) is a system package, which
+	// the environment sees, so pip installs nothing.
+	pythonWithPytest(t)
+	c, _ := Preset("python")
+	l := depsJudge(t, c, "")
+	test := "import os, sys\nfrom calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n" +
+		"def test_in_the_prepared_environment():\n    assert sys.prefix != sys.base_prefix, sys.prefix\n    assert os.environ['VIRTUAL_ENV'] == sys.prefix\n"
+	vs, err := l.Run(context.Background(), 2, []Job{{Coder: "a", Tree: testdataTree(t, "python-system"), Test: Test{ID: "add", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares)
+}
+
+func TestAMissingPytestSaysWhichPythonAndWhatToInstall(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import pytest").Run() == nil {
+		// Make a python3 without pytest: a virtual environment that does not see the
+		// system's packages.
+		venv := filepath.Join(t.TempDir(), "venv")
+		if out, err := exec.Command("python3", "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+			t.Skipf("cannot make a python3 without pytest: %v: %s", err, out)
+		}
+		t.Setenv("PATH", filepath.Join(venv, "bin")+":"+os.Getenv("PATH"))
+	}
+	c, _ := Preset("python")
+	l := depsJudge(t, c, "")
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "base", Tree: mapTree{"calc.py": "x = 1\n"}, Test: Test{ID: "t", Content: []byte("def test_x():\n    pass\n")}}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome, "a missing runner is the environment's, not the test's")
+	assert.Contains(t, vs[0].Output, "pytest is not importable by the python3 the judge found: /")
+	assert.Contains(t, vs[0].Output, "-m pip install pytest")
+}
+
+func TestPrepareKeys(t *testing.T) {
+	src := t.TempDir()
+	write := func(name, content string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(src, name), []byte(content), 0o644))
+	}
+	c, _ := Preset("python")
+	write("requirements.txt", "pytest\n")
+	write("requirements-dev.txt", "ruff\n")
+	write("calc.py", "x = 1\n")
+	files, err := manifestFiles(src, c.Manifests)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"requirements-dev.txt", "requirements.txt"}, files, "only manifests, each once")
+	k1, err := depsKey(c, src, files)
+	require.NoError(t, err)
+	write("calc.py", "x = 2\n")
+	k2, _ := depsKey(c, src, files)
+	assert.Equal(t, k1, k2, "code changes keep the dependencies")
+	write("requirements-dev.txt", "ruff\nmypy\n")
+	k3, _ := depsKey(c, src, files)
+	assert.NotEqual(t, k1, k3, "a changed manifest is prepared anew")
+	c.Prepare += " --upgrade"
+	k4, _ := depsKey(c, src, files)
+	assert.NotEqual(t, k3, k4, "so is a changed prepare command")
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "requirements-x.txt")))
+	files, _ = manifestFiles(src, c.Manifests)
+	assert.NotContains(t, strings.Join(files, " "), "requirements-x.txt", "a symbolic link is not a manifest")
+}

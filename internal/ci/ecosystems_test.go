@@ -1,0 +1,100 @@
+package ci
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ecosystemJudge is a judge for a preset in the real sandbox, or a skip naming what the
+// host lacks.
+func ecosystemJudge(t *testing.T, preset string, needs ...[]string) *Local {
+	t.Helper()
+	for _, probe := range needs {
+		if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
+			t.Skipf("%s preset not tested: %v fails here (%v)", preset, probe, err)
+		}
+	}
+	c, ok := Preset(preset)
+	require.True(t, ok)
+	return depsJudge(t, c, "")
+}
+
+// ecosystemCases runs a passing, a failing and a skipping test, each of which the
+// coder's own failing test must not disturb.
+func ecosystemCases(t *testing.T, l *Local, tree mapTree, pass, fail, skip string) []Verdict {
+	t.Helper()
+	jobs := []Job{
+		{Coder: "a", Tree: tree, Test: Test{ID: "pass", Content: []byte(pass)}},
+		{Coder: "a", Tree: tree, Test: Test{ID: "fail", Content: []byte(fail)}},
+	}
+	if skip != "" {
+		jobs = append(jobs, Job{Coder: "a", Tree: tree, Test: Test{ID: "skip", Content: []byte(skip)}})
+	}
+	vs, err := l.Run(context.Background(), 2, jobs)
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 2, vs[0].Runs)
+	assert.Equal(t, Fail, vs[1].Outcome, vs[1].Output)
+	if skip != "" {
+		assert.Equal(t, Fail, vs[2].Outcome, "a skipped test checked nothing: %s", vs[2].Output)
+	}
+	return vs
+}
+
+func TestPresetRust(t *testing.T) {
+	// crates.io is not reachable from CI: the crate has no dependencies, and cargo fetch
+	// still runs (and must not need the network for that).
+	l := ecosystemJudge(t, "rust", []string{"cargo", "--version"})
+	vs := ecosystemCases(t, l, testdataTree(t, "rust-plain"),
+		"use calc::double;\n\n#[test]\nfn doubles() {\n    assert_eq!(double(21), 42);\n}\n",
+		"use calc::double;\n\n#[test]\nfn doubles_wrong() {\n    assert_eq!(double(21), 43);\n}\n",
+		"#[test]\n#[ignore]\nfn ignored() {}\n\n#[test]\nfn runs() {}\n")
+	assert.Contains(t, vs[1].Output, "doubles_wrong")
+	assert.Equal(t, 1, l.Stats().Prepares, "cargo fetch ran once for the three jobs")
+}
+
+func TestPresetJava(t *testing.T) {
+	// Maven Central is not reachable from CI: JUnit 5 comes from Debian's junit5 package.
+	l := ecosystemJudge(t, "java", []string{"javac", "-version"},
+		[]string{"test", "-f", "/usr/share/java/junit-platform-console-standalone.jar"})
+	test := func(body string) string {
+		return "import static org.junit.jupiter.api.Assertions.*;\n\nimport calc.Calc;\nimport org.junit.jupiter.api.*;\n\nclass DixitTest {\n" + body + "}\n"
+	}
+	vs := ecosystemCases(t, l, testdataTree(t, "java-plain"),
+		test("    @Test\n    void twice() {\n        assertEquals(42, Calc.twice(21));\n    }\n"),
+		test("    @Test\n    void twiceWrong() {\n        assertEquals(43, Calc.twice(21));\n    }\n"),
+		test("    @Test\n    @Disabled\n    void skipped() {}\n\n    @Test\n    void runs() {}\n"))
+	assert.Contains(t, vs[1].Output, "twiceWrong")
+}
+
+func TestPresetTypeScript(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/tsx")
+	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
+	head := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n"
+	tree := testdataTree(t, "ts-tsx").with("calc.spec.ts", "throw new Error('a coder test must be excluded');\n")
+	ecosystemCases(t, l, tree,
+		head+"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n",
+		head+"test('doubles wrong', () => { assert.strictEqual(double(21), 43); });\n",
+		head+"test.skip('skipped', () => {});\ntest('runs', () => {});\n")
+	t.Logf("npm ci of tsx (cold): %.2fs", l.Stats().PrepareSeconds)
+}
+
+func TestTypeScriptWithoutItsLoaderSaysWhatToAdd(t *testing.T) {
+	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
+	tree := mapTree{"package.json": `{"name":"calc","version":"1.0.0","private":true}`, "calc.ts": "export const x = 1;\n"}
+	if os.Getenv("DIXIT_TEST_OFFLINE") == "" {
+		requireRegistry(t, "https://registry.npmjs.org/tsx") // npm install resolves package.json
+	}
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "base", Tree: tree, Test: Test{ID: "t", Content: []byte("import { test } from 'node:test';\ntest('x', () => {});\n")}}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome)
+	assert.Contains(t, vs[0].Output, "add tsx to the project's devDependencies")
+}
