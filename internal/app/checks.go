@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/ghreport"
+	"github.com/dixit-bot/dixit/internal/logkey"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/webhook"
@@ -51,7 +52,11 @@ func (h *CheckHandler) checkRun(ctx context.Context, deliveryID string, ev githu
 	}
 	r, ok := h.runOf(ev.GetInstallation(), ev.GetRepo(), ev.GetCheckRun())
 	if !ok {
-		return nil // not a check run of a run this server holds
+		// GitHub sends these only to the App that made the check run: a run another
+		// server drove (its directory is there), or one this server lost.
+		h.logger().Info("app: a check run of a run this server does not hold; ignored", logkey.Repository,
+			ev.GetRepo().GetFullName(), "external_id", ev.GetCheckRun().GetExternalID(), "action", ev.GetAction())
+		return nil
 	}
 	gh, user, ok, err := h.allowed(ctx, r.Issue, ev.GetSender())
 	if err != nil || !ok {
