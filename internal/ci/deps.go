@@ -200,8 +200,8 @@ const readyMark = ".dixit-prepared"
 // judge has yet. A file lock keeps two judges sharing CacheDir from preparing one key
 // at once. The string is the output of a prepare that failed.
 func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
-	if err := os.MkdirAll(l.sb.depsRoot, 0o755); err != nil {
-		return "", "", fmt.Errorf("dependency cache: %w", err)
+	if err := l.makeDepsRoot(); err != nil {
+		return "", "", err
 	}
 	dir := filepath.Join(l.sb.depsRoot, key)
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
@@ -266,6 +266,22 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 	return dir, "", nil
 }
 
+// makeDepsRoot creates the directory of the dependency caches, which the lanes traverse
+// but do not list. Without bubblewrap they reach it on the host's paths, where the judge
+// may create files for itself only (umask 077): the modes are set, not asked for.
+func (l *Local) makeDepsRoot() error {
+	if err := os.MkdirAll(l.sb.depsRoot, 0o711); err != nil {
+		return fmt.Errorf("dependency cache: %w", err)
+	}
+	if err := os.Chmod(l.sb.depsRoot, 0o711); err != nil {
+		return fmt.Errorf("dependency cache: %w", err)
+	}
+	if l.sb.bwrap == "" && l.sb.root {
+		return openPath(l.sb.depsRoot)
+	}
+	return nil
+}
+
 func cmpDuration(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
@@ -279,6 +295,9 @@ func copyManifests(src, dir string, files []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("dependency cache: %w", err)
 	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return fmt.Errorf("dependency cache: %w", err)
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
 		if err != nil {
@@ -289,6 +308,9 @@ func copyManifests(src, dir string, files []string) error {
 			return fmt.Errorf("dependency cache: %w", err)
 		}
 		if err := os.WriteFile(to, data, 0o644); err != nil {
+			return fmt.Errorf("dependency cache: %w", err)
+		}
+		if err := os.Chmod(to, 0o644); err != nil {
 			return fmt.Errorf("dependency cache: %w", err)
 		}
 	}

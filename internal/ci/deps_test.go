@@ -52,11 +52,15 @@ func requireRegistry(t *testing.T, url string) {
 // depsJudge is a judge for a preset with its own cache directory, which starts empty
 // unless given: the dependency cache is cold.
 func depsJudge(t *testing.T, c Contract, cacheDir string) *Local {
+	return depsJudgeIn(t, c, cacheDir, SandboxAuto)
+}
+
+func depsJudgeIn(t *testing.T, c Contract, cacheDir string, sb Sandbox) *Local {
 	t.Helper()
 	if cacheDir == "" {
 		cacheDir = t.TempDir()
 	}
-	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Logger: quietLogger()})
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Sandbox: sb, Logger: quietLogger()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
@@ -84,8 +88,14 @@ func TestSame(t *testing.T) {
 
 func TestGoDependenciesArePreparedOnceThenBuiltOffline(t *testing.T) {
 	requireRegistry(t, "https://proxy.golang.org/github.com/google/go-cmp/@v/list")
+	for _, sb := range []Sandbox{SandboxAuto, SandboxNone} {
+		t.Run(string(sb), func(t *testing.T) { goDependencies(t, sb) })
+	}
+}
+
+func goDependencies(t *testing.T, sb Sandbox) {
 	c, cache := goDepsContract(t)
-	l := depsJudge(t, c, cache)
+	l := depsJudgeIn(t, c, cache, sb)
 	tree := testdataTree(t, "go-cmp")
 	job := func(coder string, tree mapTree) Job {
 		return Job{Coder: coder, Tree: tree, Test: Test{ID: "same", Content: []byte(cmpTest)}}
@@ -106,7 +116,7 @@ func TestGoDependenciesArePreparedOnceThenBuiltOffline(t *testing.T) {
 	assert.Equal(t, 2, l.Stats().Prepares, "a coder that changed go.mod gets its own prepare")
 
 	// A new judge on the same cache directory finds both prepared.
-	again := depsJudge(t, c, cache)
+	again := depsJudgeIn(t, c, cache, sb)
 	vs, err = again.Run(context.Background(), 1, []Job{job("a", tree)})
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
@@ -184,8 +194,16 @@ func TestNodeDependenciesComeFromTheLockfile(t *testing.T) {
 		t.Skip("npm is not installed here")
 	}
 	requireRegistry(t, "https://registry.npmjs.org/is-number")
+	for _, sb := range []Sandbox{SandboxAuto, SandboxNone} {
+		t.Run(string(sb), func(t *testing.T) { nodeDependencies(t, sb) })
+	}
+}
+
+// nodeDependencies: with bubblewrap node_modules is mounted read-only over the tree's;
+// without it, a link to the cache replaces it.
+func nodeDependencies(t *testing.T, sb Sandbox) {
 	c, _ := Preset("node")
-	l := depsJudge(t, c, "")
+	l := depsJudgeIn(t, c, "", sb)
 	tree := testdataTree(t, "node-is-number").with(
 		// A coder's own node_modules is not what the test sees.
 		"node_modules/is-number/index.js", "module.exports = () => true;\n",
