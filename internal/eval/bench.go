@@ -31,6 +31,8 @@ type Task struct {
 	// Agents maps a protocol to the directory holding its dixit.yml and agents: the task
 	// itself for the protocol its dixit.yml names, protocols/<p>/ for the others.
 	Agents map[string]string
+	// LiveOnly: the task has a dixit.yml but no scripted agents; only --live runs it.
+	LiveOnly bool
 }
 
 // Protocols lists the protocols the task has agents for, in the docs' order.
@@ -52,6 +54,10 @@ var (
 	taskEntries  = []string{"spec.md", "base", "hidden", "reference", "protocols", "README.md"}
 )
 
+// benchFiles are the files a benchmark may hold beside its tasks: a benchmark drawn from
+// a published data set carries that set's licence.
+var benchFiles = []string{"README.md", "LICENSE"}
+
 // maxHidden bounds one hidden test file, as populations bound a proposal.
 const maxHidden = 1 << 20
 
@@ -66,10 +72,10 @@ func Load(dir string) (*Bench, error) {
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		if !e.IsDir() {
-			if e.Name() == "README.md" {
+			if slices.Contains(benchFiles, e.Name()) {
 				continue
 			}
-			return nil, fmt.Errorf("benchmark %s: %s: expected a directory per task (or README.md)", dir, path)
+			return nil, fmt.Errorf("benchmark %s: %s: expected a directory per task (or %s)", dir, path, strings.Join(benchFiles, ", "))
 		}
 		if !taskName.MatchString(e.Name()) {
 			return nil, fmt.Errorf("benchmark %s: %s: task names are lower-case letters, digits, - and _ (at most 40)", dir, path)
@@ -115,7 +121,12 @@ func loadTask(dir string) (Task, error) {
 		if err != nil {
 			return t, fmt.Errorf("%s: %w", dir, err)
 		}
-		t.Agents[s.Protocol] = dir
+		// Settings alone, with no scripted coders, are for live agents only.
+		if _, err := os.Stat(filepath.Join(dir, "coders")); err == nil {
+			t.Agents[s.Protocol] = dir
+		} else {
+			t.LiveOnly = true
+		}
 	} else {
 		for _, name := range agentEntries[1:] {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
@@ -126,7 +137,7 @@ func loadTask(dir string) (Task, error) {
 	if err := loadProtocols(&t); err != nil {
 		return t, err
 	}
-	if len(t.Agents) == 0 {
+	if len(t.Agents) == 0 && !t.LiveOnly {
 		return t, fmt.Errorf("%s: no agents: add a dixit.yml with coders/ to the task, or protocols/<protocol>/", dir)
 	}
 	return t, nil

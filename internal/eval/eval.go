@@ -30,6 +30,9 @@ type Options struct {
 	Parallel   int
 	Progress   io.Writer // one line per run started and finished, and a status line on a terminal; nil for none
 	Logger     *slog.Logger
+	// Mutants bounds the mutants of each final implementation that are judged
+	// (mutation.DefaultMax when 0); negative turns the mutation measurement off.
+	Mutants int
 	// Client, when set, runs live LLM agents configured by each task's dixit.yml instead
 	// of the scripted agent sets (live.go).
 	Client llm.Client
@@ -106,6 +109,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			}
 			if _, ok := t.Agents[p]; !ok {
 				why := fmt.Sprintf("no agents for %s: add %s", p, filepath.Join(t.Dir, "protocols", p))
+				if len(t.Agents) == 0 {
+					why = "no scripted agents: the task is for bot eval --live"
+				}
 				rep.Skipped = append(rep.Skipped, Skipped{Task: t.Name, Protocol: p, Why: why})
 				progress(opts.Progress, "eval: task %s, protocol %s: skipped (%s)", t.Name, p, why)
 				continue
@@ -176,7 +182,7 @@ func runOne(ctx context.Context, opts Options, pr pair, status *statusline.Displ
 		return Row{}, err
 	}
 	status.Set(statusline.Work, fmt.Sprintf("measuring on %d hidden tests and the reference", len(pr.hidden)))
-	row, err := measure(ctx, out, measurement{hidden: pr.hidden, reference: reference, settings: pr.settings, judge: judge})
+	row, err := measure(ctx, out, measurement{hidden: pr.hidden, reference: reference, settings: pr.settings, judge: judge, mutants: opts.Mutants})
 	status.Set(statusline.Work, "")
 	if err != nil {
 		return Row{}, err

@@ -24,18 +24,24 @@ func Markdown(r *Report, svg string) string {
 		b.WriteString("![Hidden pass rate and precision by protocol](eval.svg)\n\n")
 	}
 	b.WriteString("## By protocol\n\n")
-	b.WriteString("| protocol | tasks | solved | hidden pass rate | precision of its tests | LLM calls | tokens | cost | judge executions | wall |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| protocol | tasks | solved | hidden pass rate | precision of its tests | mutants killed: its tests · all proposed · hidden | LLM calls | tokens | cost | judge executions | wall |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range r.Totals {
-		fmt.Fprintf(&b, "| %s | %d | %d/%d | %s | %s | %d | %d | $%.4f | %d | %.1f s |\n",
-			t.Protocol, t.Tasks, t.Solved, t.Tasks, scoreCell(t.Hidden), scoreCell(t.Precision),
-			t.LLMCalls, t.Tokens, t.CostUSD, t.JudgeExecutions, t.WallSeconds)
+		fmt.Fprintf(&b, "| %s | %d | %d/%d%s | %s | %s | %s | %d | %d | $%.4f | %d | %.1f s |\n",
+			t.Protocol, t.Tasks, t.Solved, t.Tasks, intervalCell(t.Intervals.Solved),
+			scoreCell(t.Hidden)+intervalCell(t.Intervals.Hidden), scoreCell(t.Precision)+intervalCell(t.Intervals.Precision),
+			killedCell(t.Killed, t.Intervals), t.LLMCalls, t.Tokens, t.CostUSD, t.JudgeExecutions, t.WallSeconds)
+	}
+	if len(r.Totals) > 0 && r.Totals[0].Tasks < 2 {
+		b.WriteString("\nNo confidence intervals: they need two tasks or more.\n")
+	} else if len(r.Totals) > 0 {
+		b.WriteString("\nIn brackets: 95 % bootstrap confidence intervals over tasks (2,000 resamples of the tasks, counts pooled).\n")
 	}
 	b.WriteString("\n## By task\n")
 	for _, task := range taskNames(r) {
 		fmt.Fprintf(&b, "\n### %s\n\n", task)
-		b.WriteString("| protocol | outcome | final | hidden | precision | tests | failing hidden tests | tests the reference fails | LLM calls | tokens | judge executions | wall |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| protocol | outcome | final | hidden | precision | tests | failing hidden tests | tests the reference fails | mutants killed: its tests · all proposed · hidden | LLM calls | tokens | judge executions | wall |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, row := range r.Runs {
 			if row.Task != task {
 				continue
@@ -44,9 +50,9 @@ func Markdown(r *Report, svg string) string {
 			if row.Resumed {
 				outcome += " (resumed)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %d | %d | %d | %.1f s |\n",
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %d | %d | %d | %.1f s |\n",
 				row.Protocol, outcome, row.Final, scoreCell(row.Hidden), scoreCell(row.Precision), row.TestsKind,
-				ids(row.Hidden.Failed), ids(row.Precision.Failed), row.LLMCalls, row.PromptTokens+row.CompletionTokens,
+				ids(row.Hidden.Failed), ids(row.Precision.Failed), rowKilledCell(row.Mutation), row.LLMCalls, row.PromptTokens+row.CompletionTokens,
 				row.JudgeExecutions, row.WallSeconds)
 		}
 	}
@@ -69,6 +75,13 @@ const meaning = `
 - **precision of its tests**: the share of the run's tests that the reference solution
   passes: dixit's vetted suite, tdg's designed tests, or the final coder's own test files
   (critics, blind, single). A test the reference fails is wrong. n/a: the run kept no test.
+- **mutants killed**: mutants of the final implementation (go-gremlins' default operators:
+  arithmetic, comparison boundary and negation, ++/--, unary minus; at most 24, spread over
+  the code) that each suite's tests catch: the run's tests (as for precision), every test
+  proposed in the run (dixit: vetted or not), and the hidden tests. Only a test that passes
+  on the implementation itself counts: a wrong test fails everywhere and catches nothing.
+  Some mutants are equivalent (no test can tell them apart), so even the hidden tests
+  rarely reach 1.00. n/a: not measured, or no mutant.
 - **LLM calls**: the agents' journalled answers (solves, proposals, reviews, analyses, plans).
   With scripted agents they cost nothing, so tokens and cost are 0.
 - **judge executions**: builds the protocol itself asked for, verdict cache hits excluded;
@@ -110,6 +123,31 @@ func agentsLine(r *Report) string {
 		return "Live LLM agents: " + strings.Join(models, ", ")
 	}
 	return "Live LLM agents"
+}
+
+// intervalCell shows an interval after its figure, or nothing.
+func intervalCell(i *Interval) string {
+	if i == nil {
+		return ""
+	}
+	return fmt.Sprintf(" [%.2f, %.2f]", i.Low, i.High)
+}
+
+// killedCell shows a protocol's pooled mutants killed by its tests, all proposed tests
+// and the hidden tests.
+func killedCell(k KilledTotals, in Intervals) string {
+	if k.Hidden.Total == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s%s · %s · %s%s", scoreCell(k.Tests), intervalCell(in.KilledTests), scoreCell(k.Proposed),
+		scoreCell(k.Hidden), intervalCell(in.KilledHidden))
+}
+
+func rowKilledCell(m *Mutation) string {
+	if m == nil || m.Mutants == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d · %d · %d of %d", m.Tests.Killed, m.Proposed.Killed, m.Hidden.Killed, m.Mutants)
 }
 
 // scoreCell shows a score as its rate and its counts.

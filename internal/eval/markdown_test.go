@@ -12,6 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/eval"
+	"github.com/dixit-bot/dixit/internal/mutation"
 )
 
 func sampleReport() *eval.Report {
@@ -20,14 +21,17 @@ func sampleReport() *eval.Report {
 		Runs: []eval.Row{
 			{Task: "t1", Protocol: "dixit", Run: "eval-t1-dixit-1", Outcome: "TESTERS_EXHAUSTED", Final: "amy",
 				Hidden: eval.Score{Passed: 3, Total: 3}, Solved: true, Precision: eval.Score{Passed: 2, Total: 3, Failed: []string{"uma-1"}},
-				TestsKind: "vetted", LLMCalls: 9, PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
+				TestsKind: "vetted", Mutation: &eval.Mutation{Generated: 4, Mutants: 4,
+					Tests: mutation.Score{Suite: "run's", Tests: 2, Used: 2, Killed: 1, Mutants: 4}, Proposed: mutation.Score{Suite: "proposed", Tests: 3, Used: 2, Killed: 3, Mutants: 4},
+					Hidden: mutation.Score{Suite: "hidden", Tests: 3, Used: 3, Killed: 2, Mutants: 4}}, LLMCalls: 9, PromptTokens: 100, CompletionTokens: 50, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
 			{Task: "t1", Protocol: "single", Run: "eval-t1-single-1", Outcome: "ACCEPTED", Final: "sol",
 				Hidden: eval.Score{Passed: 1, Total: 3, Failed: []string{"hidden_a", "hidden_b"}}, TestsKind: "own",
 				LLMCalls: 1, JudgeExecutions: 1, WallSeconds: 1, Resumed: true},
 		},
 		Skipped: []eval.Skipped{{Task: "t2", Protocol: "single", Why: "no agents for single"}},
 		Totals: []eval.Total{
-			{Protocol: "dixit", Tasks: 1, Solved: 1, Hidden: eval.Score{Passed: 3, Total: 3}, Precision: eval.Score{Passed: 2, Total: 3}, LLMCalls: 9, Tokens: 150, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
+			{Protocol: "dixit", Tasks: 1, Solved: 1, Hidden: eval.Score{Passed: 3, Total: 3}, Precision: eval.Score{Passed: 2, Total: 3},
+				Killed: eval.KilledTotals{Tests: eval.Score{Passed: 1, Total: 4}, Proposed: eval.Score{Passed: 3, Total: 4}, Hidden: eval.Score{Passed: 2, Total: 4}}, LLMCalls: 9, Tokens: 150, CostUSD: 0.25, JudgeExecutions: 4, WallSeconds: 2.5},
 			{Protocol: "single", Tasks: 1, Hidden: eval.Score{Passed: 1, Total: 3}, LLMCalls: 1, JudgeExecutions: 1, WallSeconds: 1},
 		},
 		WallSeconds: 3.5,
@@ -39,8 +43,8 @@ func TestMarkdownTables(t *testing.T) {
 	md := eval.Markdown(sampleReport(), "")
 	byProtocol := tableRows(md, "| protocol | tasks |")
 	require.Len(t, byProtocol, 4, "header, rule, two protocols")
-	assert.Equal(t, []string{"dixit", "1", "1/1", "1.00 (3/3)", "0.67 (2/3)", "9", "150", "$0.2500", "4", "2.5 s"}, byProtocol[2])
-	assert.Equal(t, []string{"single", "1", "0/1", "0.33 (1/3)", "n/a", "1", "0", "$0.0000", "1", "1.0 s"}, byProtocol[3])
+	assert.Equal(t, []string{"dixit", "1", "1/1", "1.00 (3/3)", "0.67 (2/3)", "0.25 (1/4) · 0.75 (3/4) · 0.50 (2/4)", "9", "150", "$0.2500", "4", "2.5 s"}, byProtocol[2])
+	assert.Equal(t, []string{"single", "1", "0/1", "0.33 (1/3)", "n/a", "n/a", "1", "0", "$0.0000", "1", "1.0 s"}, byProtocol[3])
 	byTask := tableRows(md, "| protocol | outcome |")
 	require.Len(t, byTask, 4)
 	for _, row := range byTask {
@@ -50,6 +54,9 @@ func TestMarkdownTables(t *testing.T) {
 		assert.Len(t, row, len(byProtocol[0]))
 	}
 	assert.Equal(t, "`uma-1`", byTask[2][7], "the vetted test the reference fails")
+	assert.Equal(t, "1 · 3 · 2 of 4", byTask[2][8], "mutants killed by the vetted suite, all proposed tests, the hidden tests")
+	assert.Equal(t, "n/a", byTask[3][8], "not measured")
+	assert.Contains(t, md, "No confidence intervals: they need two tasks or more.")
 	assert.Equal(t, "`hidden_a`, `hidden_b`", byTask[3][6])
 	assert.Equal(t, "ACCEPTED (resumed)", byTask[3][1])
 	assert.Contains(t, md, "### t1\n")
@@ -80,19 +87,19 @@ func TestJSONRoundTripAndSchema(t *testing.T) {
 	require.NoError(t, err)
 	var raw map[string]any
 	require.NoError(t, json.Unmarshal(data, &raw))
-	assert.EqualValues(t, 1, raw["schema"])
+	assert.EqualValues(t, 2, raw["schema"])
 	row := raw["runs"].([]any)[0].(map[string]any)
 	for _, key := range []string{"task", "protocol", "final", "hidden", "solved", "precision", "tests_kind", "llm_calls",
-		"prompt_tokens", "completion_tokens", "cost_usd", "judge_executions", "wall_seconds"} {
+		"prompt_tokens", "completion_tokens", "cost_usd", "judge_executions", "wall_seconds", "mutation"} {
 		assert.Contains(t, row, key)
 	}
 
-	other := strings.Replace(string(data), `"schema": 1`, `"schema": 2`, 1)
+	other := strings.Replace(string(data), `"schema": 2`, `"schema": 1`, 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval.json"), []byte(other), 0o644))
 	_, err = eval.ReadJSON(filepath.Join(dir, "eval.json"))
-	assert.ErrorContains(t, err, "schema 2, this build reads 1")
+	assert.ErrorContains(t, err, "schema 1, this build reads 2")
 
-	unknown := strings.Replace(string(data), `"schema": 1`, `"schema": 1, "extra": true`, 1)
+	unknown := strings.Replace(string(data), `"schema": 2`, `"schema": 2, "extra": true`, 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval.json"), []byte(unknown), 0o644))
 	_, err = eval.ReadJSON(filepath.Join(dir, "eval.json"))
 	assert.ErrorContains(t, err, `unknown field "extra"`)

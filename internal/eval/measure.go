@@ -22,6 +22,7 @@ type measurement struct {
 	reference ci.Tree
 	settings  config.Settings
 	judge     ci.Judge
+	mutants   int // at most this many mutants; negative: none
 }
 
 // measure judges a finished run on what no agent saw: its final implementation on the
@@ -79,6 +80,20 @@ func measure(ctx context.Context, out *session.Outcome, m measurement) (Row, err
 		}
 	}
 	row.Solved = row.Hidden.Total > 0 && row.Hidden.Passed == row.Hidden.Total
+	if m.mutants < 0 {
+		return row, nil
+	}
+	files, err := ws.Files(commit)
+	if err != nil {
+		return row, fmt.Errorf("run %s: files of %s: %w", sum.Run, final, err)
+	}
+	proposed := tests
+	if len(res.Proposals) > 0 {
+		proposed = res.Proposals
+	}
+	if row.Mutation, err = mutants(ctx, m, files, tests, proposed); err != nil {
+		return row, fmt.Errorf("run %s: %w", sum.Run, err)
+	}
 	return row, nil
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // Schema is the version of eval.json; it changes when a field changes meaning.
-const Schema = 1
+const Schema = 2
 
 // Report is what `bot eval` measured: one row per (task, protocol) that ran, and the
 // pairs that were skipped with the reason.
@@ -58,6 +58,9 @@ type Row struct {
 	// Resumed is true when every effect came from an earlier run's journal.
 	Resumed bool   `json:"resumed"`
 	Report  string `json:"report"` // the run's report.md
+	// Mutation is the final implementation's mutants killed by the run's tests, by all
+	// proposed tests and by the hidden tests; nil when not measured (Options.Mutants < 0).
+	Mutation *Mutation `json:"mutation,omitempty"`
 	// Models are the models the run's live agents used (AgentModels); none when scripted.
 	Models []string `json:"models,omitempty"`
 }
@@ -132,6 +135,28 @@ type Total struct {
 	CostUSD         float64 `json:"cost_usd"`
 	JudgeExecutions int     `json:"judge_executions"`
 	WallSeconds     float64 `json:"wall_seconds"`
+	// Killed pools the mutants killed by each suite over the tasks measured
+	// (Row.Mutation): the run's tests, all proposed tests, the hidden tests.
+	Killed KilledTotals `json:"killed"`
+	// Intervals are 95 % bootstrap intervals over tasks (bootstrap); nil with fewer than
+	// two tasks.
+	Intervals Intervals `json:"intervals"`
+}
+
+// KilledTotals are pooled mutants killed, per suite.
+type KilledTotals struct {
+	Tests    Score `json:"tests"`
+	Proposed Score `json:"proposed"`
+	Hidden   Score `json:"hidden"`
+}
+
+// Intervals are a protocol's 95 % bootstrap intervals over tasks.
+type Intervals struct {
+	Solved       *Interval `json:"solved"`
+	Hidden       *Interval `json:"hidden"`
+	Precision    *Interval `json:"precision"`
+	KilledTests  *Interval `json:"killed_tests"`
+	KilledHidden *Interval `json:"killed_hidden"`
 }
 
 // totals sums the rows per protocol, in the order of protocols.
@@ -139,13 +164,23 @@ func totals(protocols []string, rows []Row) []Total {
 	var out []Total
 	for _, p := range protocols {
 		t := Total{Protocol: p}
+		var solved, hidden, precision, killedTests, killedHidden []Score
 		for _, r := range rows {
 			if r.Protocol != p {
 				continue
 			}
 			t.Tasks++
+			s := Score{Total: 1}
 			if r.Solved {
 				t.Solved++
+				s.Passed = 1
+			}
+			solved, hidden, precision = append(solved, s), append(hidden, r.Hidden), append(precision, r.Precision)
+			if m := r.Mutation; m != nil {
+				t.Killed.Tests.add(killed(m.Tests))
+				t.Killed.Proposed.add(killed(m.Proposed))
+				t.Killed.Hidden.add(killed(m.Hidden))
+				killedTests, killedHidden = append(killedTests, killed(m.Tests)), append(killedHidden, killed(m.Hidden))
 			}
 			t.Hidden.add(r.Hidden)
 			t.Precision.add(r.Precision)
@@ -155,6 +190,8 @@ func totals(protocols []string, rows []Row) []Total {
 			t.JudgeExecutions += r.JudgeExecutions
 			t.WallSeconds += r.WallSeconds
 		}
+		t.Intervals = Intervals{Solved: bootstrap(solved), Hidden: bootstrap(hidden), Precision: bootstrap(precision),
+			KilledTests: bootstrap(killedTests), KilledHidden: bootstrap(killedHidden)}
 		if t.Tasks > 0 {
 			out = append(out, t)
 		}

@@ -1,0 +1,137 @@
+package eval_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/eval"
+	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/llm/llmtest"
+)
+
+const humanevalGo = "../../examples/humaneval-go"
+
+// The HumanEval-X benchmark loads: 20 tasks, live agents only, the source's licence beside.
+func TestHumanEvalGoBenchmarkLoads(t *testing.T) {
+	b, err := eval.Load(humanevalGo)
+	require.NoError(t, err)
+	require.Len(t, b.Tasks, 20)
+	for _, task := range b.Tasks {
+		assert.True(t, task.LiveOnly, task.Name)
+		assert.Len(t, task.Hidden, 1, task.Name)
+	}
+	assert.FileExists(t, filepath.Join(humanevalGo, "LICENSE"))
+
+	// Offline, with no scripted agents, every task is skipped and says how to run it.
+	rep, err := eval.Run(context.Background(), eval.Options{Bench: humanevalGo, StateDir: t.TempDir(), Protocols: []string{"single"}})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Runs)
+	require.Len(t, rep.Skipped, 20)
+	assert.Equal(t, "no scripted agents: the task is for bot eval --live", rep.Skipped[0].Why)
+}
+
+// Two HumanEval-X tasks under single, with a model faked at the HTTP level: it solves
+// BelowZero (the reference's code) and gets GreatestCommonDivisor wrong, each with one
+// test of its own. The report has the per-protocol table with bootstrap intervals over
+// the two tasks and the mutants killed, and running the same command again resumes
+// without asking the model anything.
+func TestLiveHumanEvalGoEndToEnd(t *testing.T) {
+	bench := t.TempDir()
+	for _, task := range []string{"go003-below-zero", "go013-greatest-common-divisor"} {
+		copyDir(t, filepath.Join(humanevalGo, task), filepath.Join(bench, task))
+	}
+	belowZero, err := os.ReadFile(filepath.Join(humanevalGo, "go003-below-zero", "reference", "below_zero.go"))
+	require.NoError(t, err)
+	var requests atomic.Int32
+	srv := llmtest.NewServer(t)
+	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+		requests.Add(1)
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("f", "finish", map[string]string{"summary": "done"})}}
+		}
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content)
+		}
+		file, code := "below_zero.go", string(belowZero)
+		test := "package humaneval\n\nimport \"testing\"\n\nfunc TestMine(t *testing.T) {\n\tif BelowZero([]int{1, 2}) {\n\t\tt.Fatal(\"assert_id=00aa11\")\n\t}\n}\n"
+		if strings.Contains(all.String(), "GreatestCommonDivisor") {
+			// Wrong: the smaller number, which is right only when it divides the other.
+			file = "greatest_common_divisor.go"
+			code = "package humaneval\n\nfunc GreatestCommonDivisor(a int, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n"
+			test = "package humaneval\n\nimport \"testing\"\n\nfunc TestMine(t *testing.T) {\n\tif GreatestCommonDivisor(5, 10) != 5 {\n\t\tt.Fatal(\"assert_id=00bb22\")\n\t}\n}\n"
+		}
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{
+			toolCall("w1", "write_file", map[string]string{"path": file, "content": code}),
+			toolCall("w2", "write_file", map[string]string{"path": "mine_test.go", "content": test}),
+		}}
+	})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	state := t.TempDir()
+	opts := eval.Options{Bench: bench, StateDir: state, BuildCache: buildCache, Protocols: []string{"single"}, Client: client}
+	rep, err := eval.Run(context.Background(), opts)
+	require.NoError(t, err)
+	require.Len(t, rep.Runs, 2)
+	byTask := map[string]eval.Row{}
+	for _, row := range rep.Runs {
+		byTask[row.Task] = row
+	}
+	below, gcd := byTask["go003-below-zero"], byTask["go013-greatest-common-divisor"]
+	assert.True(t, below.Solved)
+	assert.False(t, gcd.Solved)
+	assert.Equal(t, []string{"hidden_greatest_common_divisor"}, gcd.Hidden.Failed)
+	assert.Equal(t, eval.Score{Passed: 1, Total: 1}, below.Precision, "its own test is right about the reference")
+
+	// Mutants of BelowZero's `balance < 0`: its own test (no overdraft) kills the negation
+	// (>=), not the boundary (<=), which the hidden tests kill too.
+	require.NotNil(t, below.Mutation)
+	assert.Equal(t, 2, below.Mutation.Mutants)
+	assert.Equal(t, 1, below.Mutation.Tests.Killed)
+	assert.Equal(t, 2, below.Mutation.Hidden.Killed)
+
+	require.Len(t, rep.Totals, 1)
+	total := rep.Totals[0]
+	assert.Equal(t, 1, total.Solved)
+	require.NotNil(t, total.Intervals.Solved, "two tasks: an interval")
+	assert.Equal(t, eval.Interval{Low: 0, High: 1}, *total.Intervals.Solved)
+	md := eval.Markdown(rep, "")
+	assert.Contains(t, md, "| single | 2 | 1/2 [0.00, 1.00] |")
+	assert.Contains(t, md, "95 % bootstrap confidence intervals over tasks")
+	assert.Contains(t, md, "**Live LLM agents**")
+
+	// The same command again: every run resumes from its journal, the model is not asked.
+	asked := requests.Load()
+	again, err := eval.Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, asked, requests.Load(), "no model call is paid for twice")
+	for _, row := range again.Runs {
+		assert.True(t, row.Resumed, row.Task)
+	}
+	assert.Equal(t, rep.Totals[0].Killed, again.Totals[0].Killed)
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	}))
+}
