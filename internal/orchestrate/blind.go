@@ -68,7 +68,7 @@ func (r *Run) hiddenCheck(ctx context.Context, coder *coderSlot) (int, string, e
 	for i, t := range r.hidden {
 		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: t.test()}
 	}
-	verdicts, err := r.runJudge(ctx, jobs)
+	verdicts, err := r.runJudge(ctx, "", jobs)
 	if err != nil {
 		return 0, "", err
 	}

@@ -55,27 +55,46 @@ func metered(agent any, perform func() (record, error)) (record, error) {
 
 // charge adds an effect's recorded spend (live or replayed alike, so a resumed run
 // crosses its budget at the same point) and reports a crossed budget.
-func (r *Run) charge(agent string, s Spend) error {
+func (r *Run) charge(agent string, s Spend) error { return r.chargeIn(agent, agent, s) }
+
+// chargeIn charges spender's spend to the turn of the agent named lane: in a parallel
+// phase the lane keeps it until the phase settles, and checks the budget against its
+// own view (parallel.go).
+func (r *Run) chargeIn(lane, spender string, s Spend) error {
+	if l := r.laneOf(lane); l != nil {
+		l.charges = append(l.charges, charged{spender, s})
+		l.own.add(s)
+		view := l.base
+		view.add(l.own)
+		return r.overBudget(view)
+	}
 	r.spent.add(s)
-	per := r.spentBy[agent]
+	per := r.spentBy[spender]
 	per.add(s)
-	r.spentBy[agent] = per
+	r.spentBy[spender] = per
+	return r.overBudget(r.spent)
+}
+
+// overBudget reports the first budget spent crosses.
+func (r *Run) overBudget(spent Spend) error {
 	b := r.cfg.Budget
 	switch {
-	case b.Tokens > 0 && r.spent.Tokens() > b.Tokens:
-		return errBudget{BudgetTokens, fmt.Sprintf("%d tokens spent, budget.tokens is %d", r.spent.Tokens(), b.Tokens)}
-	case b.CostUSD > 0 && r.cost() > b.CostUSD:
-		return errBudget{BudgetCost, fmt.Sprintf("about $%.2f spent, budget.cost_usd is $%.2f", r.cost(), b.CostUSD)}
-	case b.WallTime > 0 && r.spent.Seconds > b.WallTime.Seconds():
-		return errBudget{BudgetWallTime, fmt.Sprintf("%.0f s spent in agents and the judge, budget.wall_time is %s", r.spent.Seconds, b.WallTime)}
+	case b.Tokens > 0 && spent.Tokens() > b.Tokens:
+		return errBudget{BudgetTokens, fmt.Sprintf("%d tokens spent, budget.tokens is %d", spent.Tokens(), b.Tokens)}
+	case b.CostUSD > 0 && r.costOf(spent) > b.CostUSD:
+		return errBudget{BudgetCost, fmt.Sprintf("about $%.2f spent, budget.cost_usd is $%.2f", r.costOf(spent), b.CostUSD)}
+	case b.WallTime > 0 && spent.Seconds > b.WallTime.Seconds():
+		return errBudget{BudgetWallTime, fmt.Sprintf("%.0f s spent in agents and the judge, budget.wall_time is %s", spent.Seconds, b.WallTime)}
 	}
 	return nil
 }
 
 // cost estimates dollars from the configured price per million tokens.
-func (r *Run) cost() float64 {
+func (r *Run) cost() float64 { return r.costOf(r.spent) }
+
+func (r *Run) costOf(s Spend) float64 {
 	p := r.cfg.Agents.Price
-	return (float64(r.spent.PromptTokens)*p.Input + float64(r.spent.CompletionTokens)*p.Output) / 1e6
+	return (float64(s.PromptTokens)*p.Input + float64(s.CompletionTokens)*p.Output) / 1e6
 }
 
 func asBudget(err error) (errBudget, bool) {

@@ -48,27 +48,22 @@ func (r *Run) main(ctx context.Context) (*Result, error) {
 }
 
 // play brings in every coder that has not solved yet (all of them at the start, or the
-// rest after a budget stopped the first solves), then runs rounds until one stops.
+// rest after a budget stopped the first solves), then runs rounds until one stops. The
+// agents of each phase work at once (parallel.go).
 func (r *Run) play(ctx context.Context) (stop, error) {
 	r.crossed = ""
-	for _, coder := range r.coders {
-		if coder.draws == 0 {
-			if err := r.solve(ctx, coder, askToSolve); err != nil {
-				return stop{}, err
-			}
-		}
+	if err := r.firstSolves(ctx); err != nil {
+		return stop{}, err
 	}
 	for {
 		r.round++
 		r.emit(ctx, Event{Kind: EvRound})
-		for _, coder := range r.coders {
-			ok, err := r.ensurePasses(ctx, coder)
-			if err != nil {
-				return stop{}, err
-			}
-			if !ok {
-				return stop{CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", coder.Name(), r.cfg.MaxCoderRetries)}, nil
-			}
+		stuck, err := r.codersPass(ctx)
+		if err != nil {
+			return stop{}, err
+		}
+		if stuck != nil {
+			return stop{CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", stuck.Name(), r.cfg.MaxCoderRetries)}, nil
 		}
 		fresh, err := r.newTests(ctx)
 		if err != nil {
@@ -87,27 +82,73 @@ func (r *Run) play(ctx context.Context) (stop, error) {
 	}
 }
 
+// firstSolves asks every coder that has not solved yet for its first solution.
+func (r *Run) firstSolves(ctx context.Context) error {
+	var waiting []*coderSlot
+	for _, coder := range r.coders {
+		if coder.draws == 0 {
+			waiting = append(waiting, coder)
+		}
+	}
+	return r.parallel(ctx, names(waiting), func(ctx context.Context, i int) (bool, error) {
+		return false, r.solve(ctx, waiting[i], askToSolve)
+	})
+}
+
+// codersPass is every coder's ensurePasses; stuck is the first coder, in order, that
+// still fails part of the suite.
+func (r *Run) codersPass(ctx context.Context) (stuck *coderSlot, err error) {
+	failed := make([]bool, len(r.coders))
+	err = r.parallel(ctx, names(r.coders), func(ctx context.Context, i int) (bool, error) {
+		ok, err := r.ensurePasses(ctx, r.coders[i])
+		failed[i] = err == nil && !ok
+		return failed[i], err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range failed {
+		if f {
+			return r.coders[i], nil
+		}
+	}
+	return nil, nil
+}
+
 // newTests is the testers' turn: each awake tester proposes, each sleeping one attempts
-// its revival. The tests found so far are kept in r.found, so that a budget crossed in
-// the middle of the turn does not lose them (budgetStop enters them).
+// its revival. The tests found are kept in r.found, in tester order, so that a budget
+// crossed in the middle of the turn does not lose them (budgetStop enters them).
 func (r *Run) newTests(ctx context.Context) ([]Vetted, error) {
 	r.found = nil
-	for _, tester := range r.testers {
-		var got []Vetted
+	got := make([][]Vetted, len(r.testers))
+	err := r.parallel(ctx, names(r.testers), func(ctx context.Context, i int) (bool, error) {
+		tester := r.testers[i]
 		var err error
 		if tester.hibernated {
-			got, err = r.revive(ctx, tester)
+			got[i], err = r.revive(ctx, tester)
 		} else {
-			got, err = r.proposeTest(ctx, tester)
+			got[i], err = r.proposeTest(ctx, tester)
 		}
-		if err != nil {
-			return nil, err
-		}
-		r.found = append(r.found, got...)
+		return false, err
+	})
+	for _, tests := range got {
+		r.found = append(r.found, tests...)
+	}
+	if err != nil {
+		return nil, err
 	}
 	fresh := r.found
 	r.found = nil
 	return fresh, nil
+}
+
+// names are the agents' names, in order: a phase's lanes.
+func names[A Agent](agents []A) []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.Name()
+	}
+	return out
 }
 
 // enter adds IDEAL tests to the vetted suite, numbered after every test given out so far.

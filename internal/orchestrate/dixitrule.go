@@ -23,7 +23,11 @@ const (
 // 000's classify). Every proposal is kept, vetted or not: the escalation ranks the
 // implementations on all of them.
 func (r *Run) classify(ctx context.Context, test Candidate) (Class, Vetted, error) {
-	r.proposals = append(r.proposals, test)
+	if l := r.laneOf(test.Tester); l != nil {
+		l.proposals = append(l.proposals, test) // the run takes them in tester order
+	} else {
+		r.proposals = append(r.proposals, test)
+	}
 	return r.judgeCandidate(ctx, test, "")
 }
 
@@ -44,7 +48,7 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 		}
 		jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()})
 	}
-	verdicts, err := r.runJudge(ctx, jobs)
+	verdicts, err := r.runJudge(ctx, test.Tester, jobs)
 	if err != nil {
 		return "", Vetted{}, err
 	}

@@ -12,7 +12,7 @@ import (
 // solve asks a coder for a solution: a journalled effect.
 func (r *Run) solve(ctx context.Context, coder *coderSlot, message string) error {
 	coder.draws++
-	want := record{Effect: "solve", Agent: coder.Name(), Draw: coder.draws}
+	want := r.inLane(record{Effect: "solve", Agent: coder.Name(), Draw: coder.draws}, coder.Name())
 	rec, replayed, err := r.effect(want, func() (record, error) {
 		defer r.begin(ctx, Work{Kind: EvSolve, Agent: coder.Name(), Draw: coder.draws,
 			Place: slices.Index(r.coders, coder) + 1, Of: len(r.coders)})()
@@ -47,7 +47,7 @@ func (r *Run) performSolve(ctx context.Context, coder *coderSlot, message string
 // propose asks a tester for a test: a journalled effect. ok is false when it has none.
 func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (Candidate, bool, error) {
 	tester.draws++
-	want := record{Effect: "propose", Agent: tester.Name(), Draw: tester.draws}
+	want := r.inLane(record{Effect: "propose", Agent: tester.Name(), Draw: tester.draws}, tester.Name())
 	rec, replayed, err := r.effect(want, func() (record, error) {
 		defer r.begin(ctx, Work{Kind: EvPropose, Agent: tester.Name(), Draw: tester.draws})()
 		return metered(tester.Tester, func() (record, error) { return r.performPropose(ctx, tester, message) })
@@ -91,7 +91,7 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	for i, test := range r.suite {
 		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()}
 	}
-	verdicts, err := r.runJudge(ctx, jobs)
+	verdicts, err := r.runJudge(ctx, coder.Name(), jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +109,10 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	return vector, nil
 }
 
-// runJudge asks the judge for verdicts: a journalled effect.
-func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error) {
-	want := record{Effect: "judge", Agent: jobs[0].Coder, Key: jobsKey(r.cfg.Reruns, jobs)}
+// runJudge asks the judge for verdicts: a journalled effect, in the turn of the agent
+// named lane when a phase runs.
+func (r *Run) runJudge(ctx context.Context, lane string, jobs []ci.Job) ([]ci.Verdict, error) {
+	want := r.inLane(record{Effect: "judge", Agent: jobs[0].Coder, Key: jobsKey(r.cfg.Reruns, jobs)}, lane)
 	rec, _, err := r.effect(want, func() (record, error) {
 		return metered(nil, func() (record, error) { return r.performJudge(ctx, jobs) })
 	})
@@ -121,7 +122,7 @@ func (r *Run) runJudge(ctx context.Context, jobs []ci.Job) ([]ci.Verdict, error)
 	if len(rec.Verdicts) != len(jobs) {
 		return nil, fmt.Errorf("journal entry %d: %d verdicts for %d jobs", rec.Seq, len(rec.Verdicts), len(jobs))
 	}
-	return rec.Verdicts, r.charge(judgeSpender, rec.Spend)
+	return rec.Verdicts, r.chargeIn(lane, judgeSpender, rec.Spend)
 }
 
 func (r *Run) performJudge(ctx context.Context, jobs []ci.Job) (record, error) {

@@ -110,11 +110,24 @@ func (r *Run) begin(ctx context.Context, w Work) (end func()) {
 	return func() {}
 }
 
+// emit reports ev. In a parallel phase an agent's events wait until the agents before
+// it are done (parallel.go), so the run's events come in the same order however the
+// agents' work interleaved.
 func (r *Run) emit(ctx context.Context, ev Event) {
-	ev.Seq = len(r.events) + 1
 	ev.Round = r.round
 	ev.Suite = len(r.suite)
+	if l := r.laneOf(ev.Agent); l != nil {
+		ev.Replayed = r.laneReplaying(l.name)
+		r.phase.emit(ctx, l, ev)
+		return
+	}
 	ev.Replayed = r.replaying()
+	r.emitNow(ctx, ev)
+}
+
+// emitNow numbers ev and tells the reporter; r.mu is held or no phase runs.
+func (r *Run) emitNow(ctx context.Context, ev Event) {
+	ev.Seq = len(r.events) + 1
 	r.events = append(r.events, ev)
 	if r.reporter != nil {
 		r.reporter.Event(ctx, ev)

@@ -128,6 +128,7 @@ func playGrowth(dir string, coders, testers, rounds int) (growth, error) {
 	}
 	cfg := config.Defaults()
 	cfg.Coders, cfg.Testers, cfg.MaxRounds = coders, testers, rounds
+	cfg.ParallelAgents = 1 // its fakes share a clock and checkpoints: it measures the orchestrator alone
 	const ref = "refs/dixit/bench/journal"
 	cps := checkpoints{}
 	var clock fakeClock

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 )
@@ -26,6 +27,17 @@ type record struct {
 	Decision   *Decision    `json:"decision,omitempty"`   // decide
 	Refused    string       `json:"refused,omitempty"`    // decide: why the decision did not fit
 	Spend      Spend        `json:"spend"`                // tokens and time the effect cost
+	// Lane is the agent whose turn in a parallel phase asked for the effect (parallel.go):
+	// a resumed phase replays each agent's effects in that agent's order, whatever order
+	// the agents' effects reached the journal in. Empty for the protocol's own steps, and
+	// in journals written before phases ran in parallel.
+	Lane string `json:"lane,omitempty"`
+	// Width is how many agents of the phase could run at once (parallel_agents): a
+	// resumed phase keeps it, so its budget checks fall where they fell.
+	Width int `json:"width,omitempty"`
+	// Phase counts the run's parallel phases, from 1: what a phase cost is read from
+	// the journal (CriticalPath).
+	Phase int `json:"phase,omitempty"`
 }
 
 // ErrInterrupted is returned when the AfterAppend hook stops a run (tests use it to cut a
@@ -34,10 +46,21 @@ var ErrInterrupted = errors.New("run interrupted")
 
 type journalState struct {
 	journal     Journal
-	recorded    []record
-	next        int // index of the next record to replay
-	live        int // effects performed in this process
 	afterAppend func(seq int) error
+
+	// mu guards what follows: the agents of a parallel phase ask for effects at once.
+	mu       sync.Mutex
+	recorded []record
+	consumed []bool           // replayed (or appended) already
+	byLane   map[string][]int // indexes of each lane's records, in journal order
+	next     int              // index of the first record not consumed: the protocol's own cursor
+	live     int              // effects performed in this process
+	// legacy is set while a phase replays records without lanes: written one agent after
+	// the other, they are replayed in journal order.
+	legacy bool
+	// stopped is the AfterAppend hook's error: nothing reaches the journal after it, as
+	// after a kill.
+	stopped error
 }
 
 func (j *journalState) load() error {
@@ -45,6 +68,7 @@ func (j *journalState) load() error {
 	if err != nil {
 		return fmt.Errorf("load journal: %w", err)
 	}
+	j.byLane = map[string][]int{}
 	for i, data := range raw {
 		var rec record
 		if err := json.Unmarshal(data, &rec); err != nil {
@@ -53,32 +77,123 @@ func (j *journalState) load() error {
 		if rec.Seq != i+1 {
 			return fmt.Errorf("journal entry %d has sequence number %d", i+1, rec.Seq)
 		}
-		j.recorded = append(j.recorded, rec)
+		j.add(rec)
 	}
 	return nil
 }
 
-func (j *journalState) replaying() bool { return j.next < len(j.recorded) }
+// add keeps a record read from or written to the journal.
+func (j *journalState) add(rec record) {
+	if rec.Lane != "" {
+		j.byLane[rec.Lane] = append(j.byLane[rec.Lane], len(j.recorded))
+	}
+	j.recorded = append(j.recorded, rec)
+	j.consumed = append(j.consumed, false)
+}
+
+func (j *journalState) replaying() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.next < len(j.recorded)
+}
+
+// laneReplaying tells whether lane has recorded effects left to replay.
+func (j *journalState) laneReplaying(lane string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.match(lane)
+	return ok
+}
+
+// match finds the record the next effect of lane replays: the protocol's own effects (and
+// a legacy phase's) take the first record not replayed yet, an agent's in a parallel
+// phase the first of its lane's.
+func (j *journalState) match(lane string) (int, bool) {
+	if lane == "" || j.legacy {
+		return j.next, j.next < len(j.recorded)
+	}
+	for _, i := range j.byLane[lane] {
+		if !j.consumed[i] {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (j *journalState) consume(i int) {
+	j.consumed[i] = true
+	for j.next < len(j.recorded) && j.consumed[j.next] {
+		j.next++
+	}
+}
+
+// peek is the first record not replayed yet, if any: a phase reads its width there.
+func (j *journalState) peek() (record, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.next < len(j.recorded) {
+		return j.recorded[j.next], true
+	}
+	return record{}, false
+}
+
+func (j *journalState) setLegacy(on bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.legacy = on
+}
+
+// counts are the effects fed from the journal and performed now.
+func (j *journalState) counts() (replayed, live int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.recorded) - j.live, j.live
+}
 
 // effect returns the recorded result of the next effect if the journal has it, and
-// otherwise performs it and makes the result durable before returning it.
+// otherwise performs it and makes the result durable before returning it. It is safe
+// for concurrent use by the lanes of a phase.
 func (j *journalState) effect(want record, perform func() (record, error)) (record, bool, error) {
-	if j.replaying() {
-		rec := j.recorded[j.next]
-		if rec.Effect != want.Effect || rec.Agent != want.Agent || rec.Draw != want.Draw || rec.Key != want.Key {
-			return record{}, false, fmt.Errorf("journal entry %d records %s %s (draw %d), but the run now asks for %s %s (draw %d): "+
-				"the population or the settings changed since the run began; start a fresh run",
-				rec.Seq, rec.Effect, rec.Agent, rec.Draw, want.Effect, want.Agent, want.Draw)
-		}
-		j.next++
-		return rec, true, nil
+	if rec, ok, err := j.replay(want); ok || err != nil {
+		return rec, ok, err
 	}
 	rec, err := perform()
 	if err != nil {
 		return record{}, false, err
 	}
+	return j.append(want, rec)
+}
+
+// replay returns the recorded result of want, if the journal has it.
+func (j *journalState) replay(want record) (record, bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i, ok := j.match(want.Lane)
+	if !ok {
+		return record{}, false, j.stopped
+	}
+	rec := j.recorded[i]
+	if rec.Effect != want.Effect || rec.Agent != want.Agent || rec.Draw != want.Draw || rec.Key != want.Key ||
+		(!j.legacy && rec.Lane != want.Lane) {
+		return record{}, false, fmt.Errorf("journal entry %d records %s %s (draw %d), but the run now asks for %s %s (draw %d): "+
+			"the population or the settings changed since the run began; start a fresh run",
+			rec.Seq, rec.Effect, rec.Agent, rec.Draw, want.Effect, want.Agent, want.Draw)
+	}
+	j.consume(i)
+	return rec, true, nil
+}
+
+// append makes a performed effect durable. After the AfterAppend hook stopped the run
+// nothing more is written, as after a kill.
+func (j *journalState) append(want, rec record) (record, bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.stopped != nil {
+		return record{}, false, j.stopped
+	}
 	rec.Seq = len(j.recorded) + 1
 	rec.Effect, rec.Agent, rec.Draw, rec.Key = want.Effect, want.Agent, want.Draw, want.Key
+	rec.Lane, rec.Width, rec.Phase = want.Lane, want.Width, want.Phase
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return record{}, false, fmt.Errorf("encode journal entry %d: %w", rec.Seq, err)
@@ -86,11 +201,12 @@ func (j *journalState) effect(want record, perform func() (record, error)) (reco
 	if err := j.journal.Append(data); err != nil {
 		return record{}, false, fmt.Errorf("journal %s of %s: %w", rec.Effect, rec.Agent, err)
 	}
-	j.recorded = append(j.recorded, rec)
-	j.next = len(j.recorded)
+	j.add(rec)
+	j.consume(len(j.recorded) - 1)
 	j.live++
 	if j.afterAppend != nil {
 		if err := j.afterAppend(rec.Seq); err != nil {
+			j.stopped = err
 			return record{}, false, err
 		}
 	}

@@ -84,7 +84,7 @@ func (r *Run) runOwnTests(ctx context.Context, coder *coderSlot) (int, []ownFail
 	for i, f := range own {
 		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: ci.Test{ID: fmt.Sprintf("own%d", i+1), Content: f.Content}}
 	}
-	verdicts, err := r.runJudge(ctx, jobs)
+	verdicts, err := r.runJudge(ctx, "", jobs)
 	if err != nil {
 		return 0, nil, err
 	}

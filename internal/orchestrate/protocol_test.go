@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
@@ -22,6 +23,7 @@ type scenario struct {
 	passes    map[string][]string
 	maxRounds int
 	budget    config.Budget
+	width     int // parallel_agents; 0 = every agent of a phase at once
 	// decisions are the humans' answers; replacements the versions of the coders that
 	// replace others (c4_2, …).
 	decisions    []orchestrate.Decision
@@ -45,11 +47,18 @@ func defaultSettings(coders, testers int) config.Settings {
 
 func (s scenario) play(t *testing.T, journal *orchestratetest.Journal, afterAppend func(int) error) played {
 	t.Helper()
+	return s.playWith(t, journal, afterAppend, nil)
+}
+
+// playWith plays s with its judge wrapped by wrap, when set.
+func (s scenario) playWith(t *testing.T, journal *orchestratetest.Journal, afterAppend func(int) error, wrap func(ci.Judge) ci.Judge) played {
+	t.Helper()
 	cfg := defaultSettings(len(s.versions), len(s.testers))
 	if s.maxRounds > 0 {
 		cfg.MaxRounds = s.maxRounds
 	}
 	cfg.Budget = s.budget
+	cfg.ParallelAgents = s.width
 	p := played{calls: &orchestratetest.Calls{}, journal: journal}
 	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend,
 		Decisions: func() ([]orchestrate.Decision, error) { return s.decisions, nil }}
@@ -80,6 +89,9 @@ func (s scenario) play(t *testing.T, journal *orchestratetest.Journal, afterAppe
 		}
 		return false
 	}}
+	if wrap != nil {
+		deps.Judge = wrap(deps.Judge)
+	}
 	run, err := orchestrate.New(cfg, deps)
 	require.NoError(t, err)
 	p.res, p.err = run.Execute(context.Background())
@@ -200,17 +212,35 @@ func TestProtocol(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := tc.scenario.play(t, &orchestratetest.Journal{}, nil)
+			// The stories follow the seed's loop: one agent after the other.
+			sequential := tc.scenario
+			sequential.width = 1
+			p := sequential.play(t, &orchestratetest.Journal{}, nil)
 			require.NoError(t, p.err)
 			assert.Equal(t, tc.outcome, p.res.Outcome)
 			assert.Equal(t, tc.story, story(p.res.Events))
-			var vetted []string
-			for _, v := range p.res.Vetted {
-				vetted = append(vetted, v.ID)
+			assert.Equal(t, tc.vetted, vettedIDs(p.res))
+
+			// Every agent of a phase at once: the same run, told in the same order; only a
+			// stuck coder no longer keeps the coders after it from their turn.
+			at := tc.scenario.play(t, &orchestratetest.Journal{}, nil)
+			require.NoError(t, at.err)
+			assert.Equal(t, tc.outcome, at.res.Outcome)
+			assert.Equal(t, tc.vetted, vettedIDs(at.res))
+			assert.Equal(t, p.res.Proposals, at.res.Proposals)
+			if tc.outcome != orchestrate.CodersStuck {
+				assert.Equal(t, tc.story, story(at.res.Events))
 			}
-			assert.Equal(t, tc.vetted, vetted)
 		})
 	}
+}
+
+func vettedIDs(res *orchestrate.Result) []string {
+	var vetted []string
+	for _, v := range res.Vetted {
+		vetted = append(vetted, v.ID)
+	}
+	return vetted
 }
 
 // TestRevivalBranches walks every branch of attempt_revival. In round 1 tester t1 goes to

@@ -2,10 +2,11 @@ package orchestrate
 
 // result is what the run hands over when it stops.
 func (r *Run) result(outcome Outcome, reason string) *Result {
+	replayed, live := r.counts()
 	res := &Result{
 		Protocol: r.cfg.Protocol, Outcome: outcome, Reason: reason, Rounds: r.round,
 		Vetted: append([]Vetted(nil), r.suite...), Proposals: append([]Candidate(nil), r.proposals...), Events: r.events,
-		Replayed: len(r.recorded) - r.live, Live: r.live,
+		Replayed: replayed, Live: live,
 		Spend: r.spent, SpentBy: r.spentBy, CostUSD: r.cost(),
 	}
 	for _, c := range r.coders {

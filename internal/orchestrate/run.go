@@ -55,6 +55,9 @@ type Run struct {
 
 	// found holds the testers' turn's new tests until the round enters them (dixit.go).
 	found []Vetted
+	// phase is the parallel phase running now, nil between phases (parallel.go).
+	phase  *phaseState
+	phases int // phases so far: a record's Phase
 
 	// Humans' decisions at escalations (escalation.go).
 	decisions func() ([]Decision, error)

@@ -95,7 +95,7 @@ func (r *Run) scoreCandidates(ctx context.Context, tests []Candidate) ([]bool, [
 			jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: t.test()})
 		}
 	}
-	verdicts, err := r.runJudge(ctx, jobs)
+	verdicts, err := r.runJudge(ctx, "", jobs)
 	if err != nil {
 		return nil, nil, err
 	}
