@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -259,6 +260,20 @@ func (w *world) assertEscalated(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"refs/heads/main", "refs/heads/dixit/1-pr"}, targetRefs)
 	assert.Equal(t, w.main, w.head(t), "main is never touched")
+	// GitHub opens a pull request only between branches that share history: the PR's
+	// one commit sits on main's commit the run started from, and changes only the
+	// implementation and adds the tests.
+	parent, err := exec.Command("git", "--git-dir", w.git.Path("Hello-World"), "rev-parse", "dixit/1-pr^").Output()
+	require.NoError(t, err)
+	assert.Equal(t, w.main, strings.TrimSpace(string(parent)), "the PR commit's parent is the run's base")
+	changed, err := exec.Command("git", "--git-dir", w.git.Path("Hello-World"), "diff", "--name-status", w.main, "dixit/1-pr").Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(changed), "A\tdixit_t1_test.go")
+	for _, line := range strings.Split(strings.TrimSpace(string(changed)), "\n") {
+		status, p, _ := strings.Cut(line, "\t")
+		assert.NotEqual(t, "D", status, "a scripted coder's tree is laid over the base: %s stays", p)
+		assert.False(t, strings.HasPrefix(p, ".github/"), "the PR leaves %s alone", p)
+	}
 	wsRefs := w.git.Refs("Hello-World-dixit")
 	run := RunID(w.issue)
 	for _, ref := range []string{"refs/heads/dixit/1/basil", "refs/dixit/" + run + "/journal", "refs/dixit/" + run + "/coders/amber", "refs/dixit-lease/" + run} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/app"
+	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
@@ -42,31 +43,55 @@ func (j *job) pushBranches(ctx context.Context, out *session.Outcome, contract c
 	}
 	specs = append(specs, fmt.Sprintf("+%s:refs/heads/%s", report, reportBranch(issue)))
 	pick := out.Summary.Comparison.Pick
-	files, err := ws.Files(commits[pick.Coder])
+	files, err := prFiles(ws, out, commits[pick.Coder])
 	if err != nil {
 		return "", err
 	}
 	for _, v := range out.Result.Vetted {
 		files = append(files, gitstate.File{Path: strings.ReplaceAll(contract.Path, "{id}", fmt.Sprintf("t%d", v.Number)), Content: v.Content})
 	}
-	tree, err := ws.WriteFiles(files)
-	if err != nil {
-		return "", err
-	}
-	ref := "refs/dixit/" + run + "/pr"
-	msg := fmt.Sprintf("Dixit: %s's implementation of #%d with the %d vetted tests", pick.Coder, issue.Number, len(out.Result.Vetted))
-	if _, err := ws.CommitAfter(ref, commits[pick.Coder], tree, msg); err != nil {
-		return "", err
-	}
-	// Not dixit/<issue>: git cannot hold that branch beside dixit/<issue>/<coder>.
-	branch := fmt.Sprintf("dixit/%d-pr", issue.Number)
 	if err := ws.Push(ctx, wsURL, token, specs...); err != nil {
 		return "", err
 	}
-	if err := ws.Push(ctx, url, token, fmt.Sprintf("+%s:refs/heads/%s", ref, branch)); err != nil {
+	// Not dixit/<issue>: git cannot hold that branch beside dixit/<issue>/<coder>. The
+	// commit sits on the run's base revision, so the branch shares the target's history
+	// and its diff is the implementation and the tests.
+	branch := fmt.Sprintf("dixit/%d-pr", issue.Number)
+	msg := fmt.Sprintf("Dixit: %s's implementation of #%d with the %d vetted tests", pick.Coder, issue.Number, len(out.Result.Vetted))
+	if _, err := gitstate.PushOnto(ctx, gitstate.Onto{URL: url, Token: token, Base: out.Base, Branch: branch, Message: msg}, files); err != nil {
 		return "", err
 	}
 	return branch, nil
+}
+
+// prFiles is the picked implementation's tree. A scripted population's coder trees are
+// written against the population's own base/, so on a real repository they are laid over
+// the run's base: the files they do not hold (the repository's settings, its own tests)
+// stay as they are instead of being deleted. A live coder's tree is the base as it left
+// it, deletions included.
+func prFiles(ws *gitstate.Workshop, out *session.Outcome, picked string) ([]gitstate.File, error) {
+	files, err := ws.Files(picked)
+	if err != nil || out.Summary.Agents != cast.KindScripted {
+		return files, err
+	}
+	base, ok, err := ws.Ref("refs/dixit/" + out.Summary.Run + "/base")
+	if err != nil || !ok {
+		return files, err
+	}
+	baseFiles, err := ws.Files(base)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		have[f.Path] = true
+	}
+	for _, f := range baseFiles {
+		if !have[f.Path] {
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }
 
 // reportBranch holds the full report in the workshop; a coder named "report" cannot

@@ -182,6 +182,18 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 	if len(c.Exclude) > 0 {
 		section["exclude"] = c.Exclude
 	}
+	if c.Prepare != "" {
+		section["prepare"] = c.Prepare
+	}
+	if c.PrepareTimeout > 0 {
+		section["prepare_timeout"] = c.PrepareTimeout.String()
+	}
+	if len(c.Manifests) > 0 {
+		section["manifests"] = c.Manifests
+	}
+	if c.Memory > 0 {
+		section["memory"] = ci.FormatBytes(c.Memory)
+	}
 	if len(c.Env) > 0 {
 		section["env"] = c.Env
 	}

@@ -93,10 +93,14 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 		return nil, err
 	}
 	s.cast(c, base, in.Settings)
-	return s.execute(ctx, in.Settings, c, func(sum *report.Summary) {
+	out, err := s.execute(ctx, in.Settings, c, func(sum *report.Summary) {
 		sum.Population, sum.Agents = in.Source+" @ "+shortHash(in.Head), c.Kind
 		sum.SpecComments = cast.CutComments(in.Spec) // cut before any agent read the spec
 	})
+	if out != nil {
+		out.Base = in.Head
+	}
+	return out, err
 }
 
 // agents casts the run: the scripted population when one is given, else live agents.

@@ -70,6 +70,9 @@ type Outcome struct {
 	Report  string // path of report.md
 	HTML    string // path of report.html
 	JSON    string // path of summary.json
+	// Base is the base revision's commit in the repository it came from (RunInput), the
+	// one the run pinned when it started: what an escalation pull request builds on.
+	Base string
 }
 
 // Run executes (or resumes) the Dixit protocol on a scripted population.
