@@ -8,15 +8,30 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// releaseTag is the tag a release build was made from, set at link time by
+// scripts/release.sh and the image's build (-ldflags "-X main.releaseTag=v1.2.3"): the
+// Go toolchain stamps a tag only for go install …@v1.2.3, not for a build of a checkout.
+// It must be a package variable for -X to set it; nothing assigns it at run time.
+var releaseTag string
+
 // version says which build this is, from what the Go toolchain stamped into the binary:
-// the module version (a tag when installed with go install …@v1.2.3), the VCS revision and
-// whether the tree had uncommitted changes. go run stamps no revision.
+// the release's tag or else the module version (a tag when installed with go install
+// …@v1.2.3), the VCS revision and whether the tree had uncommitted changes. go run stamps
+// no revision.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
+	return versionOf(releaseTag, info, ok)
+}
+
+func versionOf(tag string, info *debug.BuildInfo, ok bool) string {
 	if !ok {
-		return "bot (no build information)"
+		return strings.TrimSpace("bot " + tag + " (no build information)")
 	}
-	parts := []string{"bot", info.Main.Version}
+	v := info.Main.Version
+	if tag != "" {
+		v = tag
+	}
+	parts := []string{"bot", v}
 	settings := map[string]string{}
 	for _, s := range info.Settings {
 		settings[s.Key] = s.Value
@@ -32,7 +47,7 @@ func version() string {
 		if at := settings["vcs.time"]; at != "" {
 			parts = append(parts, "of "+at)
 		}
-	} else if info.Main.Version == "(devel)" || info.Main.Version == "" {
+	} else if v == "(devel)" || v == "" {
 		parts = append(parts, "(no VCS revision: built with go run or -buildvcs=false)")
 	}
 	parts = append(parts, info.GoVersion)
