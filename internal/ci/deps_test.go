@@ -60,6 +60,8 @@ func depsJudgeIn(t *testing.T, c Contract, cacheDir string, sb Sandbox) *Local {
 	if cacheDir == "" {
 		cacheDir = t.TempDir()
 	}
+	// Without bubblewrap, as root, the judge sets this process's umask to 077.
+	keepUmask(t)
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Sandbox: sb, Logger: quietLogger()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })

@@ -20,17 +20,17 @@ type memoryLimit struct {
 	lanes []string // one cgroup directory per lane
 }
 
-// newMemoryLimit makes one cgroup per lane under the judge's own memory cgroup, or says
-// why it cannot: the host's cgroups are read-only to this user, or have no memory
-// controller here.
-func newMemoryLimit(bytes int64, lanes int) (*memoryLimit, error) {
+// newMemoryLimit makes one cgroup per lane under the judge's own memory cgroup, named
+// after the judge (tag: several judges may live in one process), or says why it cannot:
+// the host's cgroups are read-only to this user, or have no memory controller here.
+func newMemoryLimit(bytes int64, lanes int, tag string) (*memoryLimit, error) {
 	base, v2, err := ownMemoryCgroup()
 	if err != nil {
 		return nil, err
 	}
 	m := &memoryLimit{bytes: bytes, v2: v2}
 	for i := range lanes {
-		dir := filepath.Join(base, fmt.Sprintf("dixit-%d-lane%d", os.Getpid(), i))
+		dir := filepath.Join(base, fmt.Sprintf("%s-lane%d", tag, i))
 		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
 			m.close()
 			return nil, fmt.Errorf("make cgroup %s: %w", dir, err)

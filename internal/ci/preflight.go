@@ -41,8 +41,12 @@ func EnvironmentHint(c Contract, v Verdict) string {
 	}
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
 		module := m[1] + m[2] + m[3] // one group matched
-		return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and the judge downloads nothing (GOPROXY=off): " +
-			"run `go mod download` in the repository on this machine so the module cache holds it, or vendor the dependencies"
+		if c.Prepare == "" {
+			return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and this contract downloads nothing (test.prepare is empty, GOPROXY=off): " +
+				"use the go preset's prepare (go mod download), run `go mod download` in the repository on the judge's machine, or vendor the dependencies"
+		}
+		return "the Go build needs " + module + ", which the judge's prepare (" + c.Prepare + ") did not download: " +
+			"go.mod must require it and go.sum hold its sums (go get " + module + ", then commit both), or vendor the dependencies (go mod vendor)"
 	}
 	if m := pyMissingModule.FindStringSubmatch(out); m != nil {
 		if m[1] == "pytest" {
@@ -50,10 +54,10 @@ func EnvironmentHint(c Contract, v Verdict) string {
 				"install it there (python3 -m pip install pytest) or put a python3 that has it first on the PATH"
 		}
 		return "the base imports " + m[1] + ", which is not installed for the python3 the judge uses (the first python3 on the server's PATH): " +
-			"install it there; the judge installs no dependencies"
+			"list it in requirements*.txt or pyproject.toml, which the judge's prepare installs (test.prepare), or install it for that python3"
 	}
 	if m := nodeMissing.FindStringSubmatch(out); m != nil {
-		return "node cannot find " + m[1] + ": the judge installs no node_modules, so the base may only require node's own modules and files in the repository"
+		return "node cannot find " + m[1] + ": the judge installs node_modules from package.json and its lockfile (test.prepare): add it there (npm install " + m[1] + ") and commit both"
 	}
 	switch v.Outcome {
 	case BuildFailed:

@@ -40,7 +40,7 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 	if err := sb.makeCache(opts.CacheDir, work, lane); err != nil {
 		return nil, err
 	}
-	sb.limitMemory(opts)
+	sb.limitMemory(opts, filepath.Base(work))
 	checked, err := checkedSandbox(ctx, sb, opts, work, lane)
 	if err != nil {
 		sb.memory.close()
@@ -51,12 +51,12 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 
 // limitMemory bounds resident memory with cgroups when this process may make them (as
 // root, or with a delegated cgroup), else each process's address space.
-func (s *sandbox) limitMemory(opts LocalOptions) {
+func (s *sandbox) limitMemory(opts LocalOptions, tag string) {
 	bytes := s.limits.Memory
 	if opts.Contract.Memory > 0 {
 		bytes = opts.Contract.Memory
 	}
-	m, err := newMemoryLimit(bytes, opts.Parallel)
+	m, err := newMemoryLimit(bytes, opts.Parallel, tag)
 	if err != nil {
 		s.limits.Memory = bytes
 		opts.Logger.Info("ci: memory bounded by address space per process, not resident memory", "limit_bytes", bytes, "why", err.Error())
