@@ -299,3 +299,20 @@ func TestPrepareKeys(t *testing.T) {
 	files, _ = manifestFiles(src, c.Manifests)
 	assert.NotContains(t, strings.Join(files, " "), "requirements-x.txt", "a symbolic link is not a manifest")
 }
+
+func TestACodersInstallScriptDoesNotRunInThePrepare(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/is-number")
+	c, _ := Preset("node")
+	l := depsJudge(t, c, "")
+	tree := testdataTree(t, "node-is-number")
+	// The prepare has the host's network: a script of the coder's would run with it.
+	tree["package.json"] = `{"name":"calc","version":"1.0.0","private":true,` +
+		`"scripts":{"preinstall":"echo ran > node_modules_marker; exit 1","postinstall":"exit 1"},"devDependencies":{"is-number":"^7.0.0"}}`
+	test := "const test = require('node:test');\nconst { double } = require('./calc.js');\ntest('doubles', () => { if (double(2) !== 4) throw new Error('no'); });\n"
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: tree, Test: Test{ID: "d", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, "the scripts would have failed the prepare: %s", vs[0].Output)
+}

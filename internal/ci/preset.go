@@ -87,11 +87,12 @@ fi
 [ "$#" -eq 0 ] || venv/bin/python -m pip install "$@"`
 
 // nodePrepare installs node_modules from the lockfile with the package manager it
-// belongs to; without one, npm resolves package.json.
-const nodePrepare = `if [ -f pnpm-lock.yaml ]; then pnpm install --frozen-lockfile
-elif [ -f yarn.lock ]; then yarn install --immutable
-elif [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci
-else npm install --no-package-lock
+// belongs to; without one, npm resolves package.json. Install scripts do not run: the
+// prepare has the host's network, and package.json is the coder's to write.
+const nodePrepare = `if [ -f pnpm-lock.yaml ]; then pnpm install --frozen-lockfile --ignore-scripts
+elif [ -f yarn.lock ]; then yarn install --immutable --mode=skip-build
+elif [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci --ignore-scripts
+else npm install --no-package-lock --ignore-scripts
 fi`
 
 var nodeManifests = []string{"package.json", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock"}
