@@ -36,6 +36,10 @@ type Options struct {
 	// Client, when set, runs live LLM agents configured by each task's dixit.yml instead
 	// of the scripted agent sets (live.go).
 	Client llm.Client
+	// Model, with Client, is the model every live agent uses in place of those the tasks'
+	// dixit.yml name (bot eval --model); the report names it, and it is part of each run's
+	// id. The client itself must send it (cmd/bot wraps it).
+	Model string
 }
 
 // pair is one (task, protocol) to run, with its assembled population.
@@ -94,7 +98,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		for _, p := range protocols {
 			if opts.Client != nil {
-				pr, why, err := livePair(t, p)
+				pr, why, err := livePair(t, p, opts.Model)
 				if err != nil {
 					return nil, err
 				}

@@ -56,7 +56,20 @@ func TestBundledBenchmarkEndToEnd(t *testing.T) {
 		assert.Positive(t, row.LLMCalls, row.Protocol)
 		assert.Positive(t, row.JudgeExecutions+row.CacheHits, row.Protocol)
 		assert.FileExists(t, row.Report)
+		// Clamp's comparisons give a boundary and a negation mutant each; the boundary ones
+		// are equivalent (x <= lo returns lo == x), so every suite kills the two negations.
+		// sol's Clamp has no upper bound: two mutants, and hidden_above, failing on it,
+		// cannot kill; its wrong own test passes on it, so it counts.
+		require.NotNil(t, row.Mutation, row.Protocol)
+		if row.Protocol == "single" {
+			assert.Equal(t, [4]int{2, 1, 1, 1}, killedFigures(row.Mutation), row.Protocol)
+			assert.Equal(t, 2, row.Mutation.Hidden.Used, "hidden tests passing on sol's code")
+			continue
+		}
+		assert.Equal(t, [4]int{4, 2, 2, 2}, killedFigures(row.Mutation), row.Protocol)
 	}
+	dixit := rep.Runs[0].Mutation
+	assert.Equal(t, [2]int{2, 1}, [2]int{dixit.Proposed.Tests, dixit.Proposed.Used}, "uma's wrong test fails on amy's code: it kills nothing")
 	assert.Contains(t, progress.String(), "eval: task clamp, protocol critics: running…\n")
 	assert.Contains(t, progress.String(), "eval: task clamp, protocol single: done: ACCEPTED, hidden 2/3, precision 0.50 (own tests)")
 
@@ -98,6 +111,12 @@ func TestProtocolWithoutAgentsIsSkipped(t *testing.T) {
 func TestUnknownProtocolIsAnError(t *testing.T) {
 	_, err := eval.Run(context.Background(), eval.Options{Bench: bench, StateDir: t.TempDir(), Protocols: []string{"dixit", "solo"}})
 	require.ErrorContains(t, err, `unknown protocol "solo"`)
+}
+
+// killedFigures are a run's mutants and how many its tests, all proposed tests and the
+// hidden tests kill.
+func killedFigures(m *eval.Mutation) [4]int {
+	return [4]int{m.Mutants, m.Tests.Killed, m.Proposed.Killed, m.Hidden.Killed}
 }
 
 // copyBench copies the bundled benchmark into a temporary directory to be edited.

@@ -76,7 +76,7 @@ func TestLiveHumanEvalGoEndToEnd(t *testing.T) {
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
 	state := t.TempDir()
-	opts := eval.Options{Bench: bench, StateDir: state, BuildCache: buildCache, Protocols: []string{"single"}, Client: client}
+	opts := eval.Options{Bench: bench, StateDir: state, BuildCache: buildCache, Protocols: []string{"single"}, Client: client, Model: "fake-coder"}
 	rep, err := eval.Run(context.Background(), opts)
 	require.NoError(t, err)
 	require.Len(t, rep.Runs, 2)
@@ -105,7 +105,7 @@ func TestLiveHumanEvalGoEndToEnd(t *testing.T) {
 	md := eval.Markdown(rep, "")
 	assert.Contains(t, md, "| single | 2 | 1/2 [0.00, 1.00] |")
 	assert.Contains(t, md, "95 % bootstrap confidence intervals over tasks")
-	assert.Contains(t, md, "**Live LLM agents**")
+	assert.Contains(t, md, "**Live LLM agents**, model `fake-coder`.", "--model's model, not the one dixit.yml names")
 
 	// The same command again: every run resumes from its journal, the model is not asked.
 	asked := requests.Load()
@@ -116,6 +116,13 @@ func TestLiveHumanEvalGoEndToEnd(t *testing.T) {
 		assert.True(t, row.Resumed, row.Task)
 	}
 	assert.Equal(t, rep.Totals[0].Killed, again.Totals[0].Killed)
+
+	// Another model is another run: nothing is resumed from the first model's journals.
+	opts.Model = "other-model"
+	other, err := eval.Run(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Greater(t, requests.Load(), asked, "the other model is asked")
+	assert.False(t, other.Runs[0].Resumed)
 }
 
 func copyDir(t *testing.T, src, dst string) {

@@ -22,12 +22,22 @@ import (
 
 // livePair makes the run of one protocol on one task with live agents, or says why the
 // task's settings cannot run that protocol.
-func livePair(t Task, protocol string) (pair, string, error) {
+// model, when set, replaces every model the settings name (bot eval --model): it so
+// enters the run's id, and a run with another model does not resume this one.
+func livePair(t Task, protocol, model string) (pair, string, error) {
 	settings, err := config.Load(filepath.Join(t.Dir, "dixit.yml"))
 	if err != nil {
 		return pair{}, "", fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	settings.Protocol = protocol
+	if model != "" {
+		settings.Agents.Model = model
+		for _, agents := range [][]config.AgentSettings{settings.Agents.Coders, settings.Agents.Testers} {
+			for i := range agents {
+				agents[i].Model = ""
+			}
+		}
+	}
 	if err := settings.Validate(); err != nil {
 		return pair{}, fmt.Sprintf("the task's dixit.yml cannot run %s: %v", protocol, err), nil
 	}
