@@ -130,6 +130,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 			return fmt.Errorf("eval: %w", err)
 		}
 		opts.Client = client
+		opts.Model, _ = f.models.override(getenv) // the report names it; a run with another model is another run
 	}
 	start := time.Now()
 	rep, err := eval.Run(ctx, opts)
