@@ -61,6 +61,9 @@ type journalState struct {
 	// stopped is the AfterAppend hook's error: nothing reaches the journal after it, as
 	// after a kill.
 	stopped error
+	// failing is why a phase failed: its other agents start no new effect, but the ones
+	// under way finish and are journalled, so their replies are not paid for again.
+	failing error
 }
 
 func (j *journalState) load() error {
@@ -137,6 +140,12 @@ func (j *journalState) peek() (record, bool) {
 	return record{}, false
 }
 
+func (j *journalState) setFailing(err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.failing = err
+}
+
 func (j *journalState) setLegacy(on bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -169,8 +178,11 @@ func (j *journalState) replay(want record) (record, bool, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	i, ok := j.match(want.Lane)
-	if !ok {
+	if !ok && j.stopped != nil {
 		return record{}, false, j.stopped
+	}
+	if !ok {
+		return record{}, false, j.failing
 	}
 	rec := j.recorded[i]
 	if rec.Effect != want.Effect || rec.Agent != want.Agent || rec.Draw != want.Draw || rec.Key != want.Key ||

@@ -74,8 +74,6 @@ func (r *Run) parallel(ctx context.Context, names []string, turn func(ctx contex
 	if len(names) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	r.phases++
 	p := &phaseState{r: r, number: r.phases, width: r.phaseWidth(len(names)), byName: map[string]*lane{}}
 	for i, name := range names {
@@ -87,6 +85,7 @@ func (r *Run) parallel(ctx context.Context, names []string, turn func(ctx contex
 	defer func() {
 		r.phase = nil
 		r.setLegacy(false)
+		r.setFailing(nil)
 	}()
 	var wg sync.WaitGroup
 	started := 0
@@ -105,7 +104,9 @@ func (r *Run) parallel(ctx context.Context, names []string, turn func(ctx contex
 			halt, err := turn(ctx, i)
 			p.finish(ctx, l, halt, err)
 			if err != nil && !isBudget(err) {
-				cancel() // as a crash would: the run fails, the journal keeps what is done
+				// The run fails: the other agents start nothing new, but what they are
+				// doing finishes and is journalled, so a resumed run does not pay for it.
+				r.setFailing(err)
 			}
 		}()
 	}
@@ -145,7 +146,13 @@ func (p *phaseState) mayStart(ctx context.Context, i int) bool {
 			return false
 		}
 	}
-	return ctx.Err() == nil
+	return ctx.Err() == nil && p.failed() == nil
+}
+
+func (p *phaseState) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cause
 }
 
 // finish marks l done and lets the events of the lanes after it through.

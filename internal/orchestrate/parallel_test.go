@@ -3,6 +3,8 @@ package orchestrate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -226,4 +228,53 @@ func TestCriticalPathIsTheSlowestAgentOfEachPhase(t *testing.T) {
 
 	_, err = orchestrate.CriticalPath([][]byte{[]byte("{")})
 	assert.ErrorContains(t, err, "journal entry 1 is corrupt")
+}
+
+// slowCoder takes a moment over each solve, as a model does, and gives up when its
+// context ends; brokenCoder cannot solve at all.
+type slowCoder struct{ *orchestratetest.Coder }
+
+func (c slowCoder) Solve(ctx context.Context, t orchestrate.Turn) (string, error) {
+	select {
+	case <-time.After(20 * time.Millisecond):
+		return c.Coder.Solve(ctx, t)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+type brokenCoder struct{ *orchestratetest.Coder }
+
+func (brokenCoder) Solve(context.Context, orchestrate.Turn) (string, error) {
+	return "", errors.New("the model endpoint is down")
+}
+
+// When one agent of a phase fails, the run fails, but the turns the other agents had
+// under way finish and are journalled: the resumed run does not pay for them again.
+func TestAFailingAgentDoesNotWasteTheOthersWork(t *testing.T) {
+	play := func(journal *orchestratetest.Journal, broken bool) (*orchestratetest.Calls, error) {
+		calls := &orchestratetest.Calls{}
+		deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal,
+			Judge: orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool { return true }}}
+		for i := range 3 {
+			var c orchestrate.Coder = slowCoder{orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls)}
+			if broken && i == 1 {
+				c = brokenCoder{orchestratetest.NewCoder("c2", 1, calls)}
+			}
+			deps.Coders = append(deps.Coders, c)
+		}
+		deps.Testers = []orchestrate.Tester{orchestratetest.NewTester("t1", calls)}
+		run, err := orchestrate.New(defaultSettings(3, 1), deps)
+		require.NoError(t, err)
+		_, err = run.Execute(context.Background())
+		return calls, err
+	}
+	journal := &orchestratetest.Journal{}
+	_, err := play(journal, true)
+	require.ErrorContains(t, err, "the model endpoint is down")
+	assert.Len(t, journal.Records, 2, "c1's and c3's solves were under way: they are journalled")
+
+	calls, err := play(journal, false)
+	require.NoError(t, err)
+	assert.Equal(t, 1, calls.Solves, "only c2 solves when the run resumes")
 }
