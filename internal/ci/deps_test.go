@@ -316,3 +316,17 @@ func TestACodersInstallScriptDoesNotRunInThePrepare(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, "the scripts would have failed the prepare: %s", vs[0].Output)
 }
+
+func TestToolchainPathNamesThePython(t *testing.T) {
+	// pyenv's python3 comes first on this machine's PATH and lacks pytest; Debian's has it.
+	if exec.Command("/usr/bin/python3", "-c", "import pytest").Run() != nil {
+		t.Skip("/usr/bin/python3 has no pytest here")
+	}
+	c, _ := Preset("python")
+	c.ToolchainPath = "/usr/bin/python3"
+	l := depsJudge(t, c, "")
+	test := "import sys\n\ndef test_which():\n    assert sys.base_prefix == '/usr', sys.base_prefix\n"
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "python-system"), Test: Test{ID: "w", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+}

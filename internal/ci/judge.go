@@ -52,6 +52,11 @@ type Contract struct {
 	// Toolchain names the host toolchain exposed read-only inside the sandbox (one of
 	// Languages()) or "" (only the base system).
 	Toolchain string `yaml:"toolchain,omitempty" json:"toolchain,omitempty"`
+	// ToolchainPath is the toolchain's command the judge asks where it lives (python3,
+	// go, node, rustc or javac), when not the first of that name on the judge's PATH:
+	// /usr/bin/python3 where pyenv's comes first but lacks pytest. Its directory then
+	// comes first on the sandbox's PATH.
+	ToolchainPath string `yaml:"toolchain_path,omitempty" json:"toolchain_path,omitempty"`
 	// Env adds variables to the sandbox's otherwise scrubbed environment.
 	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 }

@@ -11,9 +11,11 @@ import (
 // there by asking the host's own tools). Adding a language is one row here, its preset
 // and toolchain functions, and their tests.
 type language struct {
-	name      string
-	preset    func() Contract
-	toolchain func(ctx context.Context) (toolchain, error)
+	name   string
+	preset func() Contract
+	// toolchain asks the host where the toolchain is: bin is the command to ask (the
+	// contract's ToolchainPath), or "" for the first of its name on PATH.
+	toolchain func(ctx context.Context, bin string) (toolchain, error)
 	// runner, when set, is a shell command proving that what the contract's run needs is
 	// there, in the sandbox with the tree's prepared dependencies, before any verdict:
 	// on failure its output names what is missing and where to install it.
@@ -62,13 +64,13 @@ func Preset(name string) (Contract, bool) {
 
 // discoverToolchain asks the host where a language's toolchain lives; "" is none (the
 // run command needs nothing from the host beyond the sandbox's base).
-func discoverToolchain(ctx context.Context, name string) (toolchain, error) {
+func discoverToolchain(ctx context.Context, name, bin string) (toolchain, error) {
 	if name == "" {
 		return toolchain{check: "true"}, nil
 	}
 	for _, l := range languages() {
 		if l.name == name {
-			return l.toolchain(ctx)
+			return l.toolchain(ctx, bin)
 		}
 	}
 	return toolchain{}, fmt.Errorf("unknown toolchain %q (want %s or empty)", name, LanguageList())
@@ -96,7 +98,7 @@ python3 -c '
 import sys
 venv = " in a virtual environment over " + sys.base_prefix if sys.prefix != sys.base_prefix else ""
 print("pytest is not importable by the python3 the judge found: %s (Python %s%s)." % (sys.executable, sys.version.split()[0], venv))'
-echo "The test contract runs pytest. Install it for that python3 ($(command -v python3) -m pip install pytest; Debian's /usr/bin/python3: apt-get install python3-pytest), list pytest in the project's requirements*.txt or pyproject.toml test extras (the judge's prepare installs them), or put a python3 that has pytest first on the judge's PATH."
+echo "The test contract runs pytest. Install it for that python3 ($(command -v python3) -m pip install pytest; Debian's /usr/bin/python3: apt-get install python3-pytest), list pytest in the project's requirements*.txt or pyproject.toml test extras (the judge's prepare installs them), or name a python3 that has it in test.toolchain_path (such as /usr/bin/python3)."
 exit 1`
 }
 

@@ -16,7 +16,7 @@ import (
 func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tc, err := discoverToolchain(ctx, opts.Contract.Toolchain)
+	tc, err := discoverToolchain(ctx, opts.Contract.Toolchain, opts.Contract.ToolchainPath)
 	if err != nil {
 		return nil, fmt.Errorf("toolchain: %w", err)
 	}

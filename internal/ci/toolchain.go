@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -33,8 +34,9 @@ type toolchain struct {
 	treeEnv func(src string) map[string]string
 }
 
-func goToolchain(ctx context.Context) (toolchain, error) {
-	out, err := hostLines(ctx, "go", "env", "GOROOT", "GOMODCACHE")
+func goToolchain(ctx context.Context, bin string) (toolchain, error) {
+	goBin := cmp.Or(bin, "go")
+	out, err := hostLines(ctx, goBin, "env", "GOROOT", "GOMODCACHE")
 	if err != nil {
 		return toolchain{}, err
 	}
@@ -60,7 +62,7 @@ func goToolchain(ctx context.Context) (toolchain, error) {
 		check:    "go version",
 		// go mod download fetches through the module proxy and checks sum.golang.org;
 		// the builds then read only what it put in the cache.
-		prepareEnv: map[string]string{"GOPROXY": goProxy(ctx), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},
+		prepareEnv: map[string]string{"GOPROXY": goProxy(ctx, goBin), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},
 		depsEnv:    map[string]string{"GOMODCACHE": "{deps}/gomod"},
 		treeEnv:    goTreeEnv,
 	}
@@ -75,8 +77,8 @@ func goToolchain(ctx context.Context) (toolchain, error) {
 
 // goProxy is the host's module proxy setting, for prepares: a server behind its own
 // proxy or mirror configures it the way go does.
-func goProxy(ctx context.Context) string {
-	out, err := hostLines(ctx, "go", "env", "GOPROXY")
+func goProxy(ctx context.Context, goBin string) string {
+	out, err := hostLines(ctx, goBin, "env", "GOPROXY")
 	if err != nil || len(out) != 1 || out[0] == "" || out[0] == "off" {
 		return "https://proxy.golang.org,direct"
 	}
@@ -92,8 +94,8 @@ func goTreeEnv(src string) map[string]string {
 	return nil
 }
 
-func pythonToolchain(ctx context.Context) (toolchain, error) {
-	out, err := hostLines(ctx, "python3", "-c",
+func pythonToolchain(ctx context.Context, bin string) (toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(bin, "python3"), "-c",
 		"import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.dirname(sys.executable))")
 	if err != nil {
 		return toolchain{}, err
@@ -113,8 +115,8 @@ func pythonToolchain(ctx context.Context) (toolchain, error) {
 	}, nil
 }
 
-func nodeToolchain(ctx context.Context) (toolchain, error) {
-	out, err := hostLines(ctx, "node", "-p", "process.execPath")
+func nodeToolchain(ctx context.Context, nodeBin string) (toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", "process.execPath")
 	if err != nil {
 		return toolchain{}, err
 	}
@@ -140,8 +142,8 @@ func nodeToolchain(ctx context.Context) (toolchain, error) {
 
 // rustToolchain mounts the active toolchain's sysroot (rustc, cargo and the standard
 // library), not rustup's proxies, which would look for their own home.
-func rustToolchain(ctx context.Context) (toolchain, error) {
-	out, err := hostLines(ctx, "rustc", "--print", "sysroot")
+func rustToolchain(ctx context.Context, bin string) (toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(bin, "rustc"), "--print", "sysroot")
 	if err != nil {
 		return toolchain{}, err
 	}
@@ -165,8 +167,8 @@ func rustToolchain(ctx context.Context) (toolchain, error) {
 
 // javaToolchain mounts the JDK that java on the host's PATH belongs to, and names the
 // JUnit Platform console launcher of Debian's junit5 package.
-func javaToolchain(ctx context.Context) (toolchain, error) {
-	bin, err := exec.LookPath("javac")
+func javaToolchain(_ context.Context, javac string) (toolchain, error) {
+	bin, err := exec.LookPath(cmp.Or(javac, "javac"))
 	if err != nil {
 		return toolchain{}, fmt.Errorf("javac (a JDK) is not on the PATH: %w", err)
 	}

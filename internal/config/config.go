@@ -117,6 +117,7 @@ type file struct {
 		PrepareTimeout *time.Duration    `yaml:"prepare_timeout"`
 		Manifests      []string          `yaml:"manifests"`
 		Memory         *string           `yaml:"memory"`
+		ToolchainPath  *string           `yaml:"toolchain_path"`
 		Env            map[string]string `yaml:"env"`
 	} `yaml:"test"`
 	Agents *agentsFile `yaml:"agents"`
@@ -211,6 +212,7 @@ func (f file) settings() (Settings, error) {
 		setStr(&s.Test.Probe, t.Probe)
 		setStr(&s.Test.Toolchain, t.Toolchain)
 		setStr(&s.Test.Prepare, t.Prepare)
+		setStr(&s.Test.ToolchainPath, t.ToolchainPath)
 		if t.PrepareTimeout != nil {
 			s.Test.PrepareTimeout = *t.PrepareTimeout
 		}
@@ -270,6 +272,7 @@ func (s Settings) Validate() error {
 		{"test.prepare_timeout", s.Test.PrepareTimeout == 0 || s.Test.PrepareTimeout >= time.Second && s.Test.PrepareTimeout <= 2*time.Hour, fmt.Sprintf("must be between 1s and 2h (got %s)", s.Test.PrepareTimeout)},
 		{"test.manifests", s.Test.Prepare == "" || len(s.Test.Manifests) > 0, "must list the files that say which dependencies to install (such as go.mod, package-lock.json) when test.prepare is set: the prepare runs only when one of them is there"},
 		{"test.memory", s.Test.Memory == 0 || s.Test.Memory >= minMemory && s.Test.Memory <= maxMemory, fmt.Sprintf("must be between 64MiB and 1TiB (got %s)", ci.FormatBytes(s.Test.Memory))},
+		{"test.toolchain_path", s.Test.ToolchainPath == "" || path.IsAbs(s.Test.ToolchainPath) && s.Test.Toolchain != "", fmt.Sprintf("must be the absolute path of the toolchain's command, such as /usr/bin/python3, with test.toolchain set (got %q)", s.Test.ToolchainPath)},
 		{"test.toolchain", s.Test.Toolchain == "" || slices.Contains(ci.Languages(), s.Test.Toolchain), fmt.Sprintf("must be %s or empty (got %q)", ci.LanguageList(), s.Test.Toolchain)},
 	}
 	for _, c := range checks {

@@ -55,6 +55,10 @@ func TestPrepareAndMemoryAreSetPerContract(t *testing.T) {
 	assert.Contains(t, s.Test.Prepare, "npm ci", "the preset installs from the lockfile")
 	assert.Contains(t, s.Test.Manifests, "package-lock.json")
 
+	s, err = config.Parse([]byte("test:\n  preset: python\n  toolchain_path: /usr/bin/python3\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "/usr/bin/python3", s.Test.ToolchainPath)
+
 	s, err = config.Parse([]byte("test:\n  preset: python\n  prepare: \"\"\n"))
 	require.NoError(t, err)
 	assert.Empty(t, s.Test.Prepare, "an empty prepare turns it off")
@@ -107,6 +111,7 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"too little memory", "test:\n  preset: node\n  memory: 1MiB\n", "line 3: test.memory: must be between 64MiB and 1TiB (got 1MiB)"},
 		{"prepare without manifests", "test:\n  path: t_{id}.py\n  run: python3 t_{id}.py\n  prepare: pip install -r reqs.txt\n", "test.manifests: must list the files"},
 		{"escaping manifest", "test:\n  preset: go\n  manifests: [../go.mod]\n", `test.manifests: bad pattern "../go.mod"`},
+		{"relative toolchain path", "test:\n  preset: python\n  toolchain_path: python3\n", `line 3: test.toolchain_path: must be the absolute path of the toolchain's command, such as /usr/bin/python3`},
 		{"unknown toolchain", "test:\n  preset: go\n  toolchain: cobol\n", `test.toolchain: must be go, python, node, typescript, rust or java or empty (got "cobol")`},
 	}
 	for _, tc := range tests {
