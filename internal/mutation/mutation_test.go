@@ -111,3 +111,23 @@ func readTests(t *testing.T, dir string) []ci.Test {
 	}
 	return out
 }
+
+// judgeNever fails the test if the judge is asked anything.
+type judgeNever struct{ t *testing.T }
+
+func (j judgeNever) Run(context.Context, int, []ci.Job) ([]ci.Verdict, error) {
+	j.t.Error("the judge was asked to build, with no mutant to judge")
+	return nil, nil
+}
+
+// Code with nothing to mutate (here Python) costs no build, and every suite scores n/a.
+func TestNoMutantsNoBuilds(t *testing.T) {
+	files := []gitstate.File{{Path: "calc.py", Content: []byte("def add(a, b):\n    return a + b\n")}}
+	rep, err := mutation.Run(context.Background(), mutation.Options{Judge: judgeNever{t}}, files,
+		[]mutation.Suite{{Name: "vetted", Tests: []ci.Test{{ID: "t", Content: []byte("x")}}}})
+	require.NoError(t, err)
+	assert.Zero(t, rep.Mutants)
+	_, ok := rep.Suites[0].Rate()
+	assert.False(t, ok)
+	assert.Contains(t, rep.Suites[0].Sentence(), "no mutant to kill")
+}

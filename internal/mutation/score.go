@@ -94,6 +94,12 @@ func Run(ctx context.Context, opts Options, files []gitstate.File, suites []Suit
 	}
 	rep := Report{Generated: len(all), Mutated: spread(all, limit)}
 	tests, index := uniqueTests(suites)
+	if len(rep.Mutated) == 0 { // nothing to kill (no operator, or not Go): no build needed
+		for _, suite := range suites {
+			rep.Suites = append(rep.Suites, Score{Suite: suite.Name, Tests: len(suite.Tests)})
+		}
+		return rep, nil
+	}
 	passing, err := passOnOriginal(ctx, opts, newTree(files, -1, nil, opts.Private), tests)
 	if err != nil {
 		return Report{}, err
