@@ -69,7 +69,10 @@ func nodePreset() Contract {
 // from pyproject.toml the project's dependencies and its test, tests, testing and dev
 // extras and dependency groups (not the project itself: the prepare sees only its
 // manifests, and the tests import the tree).
-const pythonPrepare = `python3 -m venv --system-site-packages venv || exit 1
+//
+// The environment gets no pip of its own (ensurepip costs seconds): the system's pip,
+// which it sees, installs into it.
+const pythonPrepare = `python3 -m venv --system-site-packages --without-pip venv || exit 1
 set --
 for f in requirements*.txt; do [ -f "$f" ] && set -- "$@" -r "$f"; done
 if [ -f pyproject.toml ]; then
