@@ -142,3 +142,56 @@ func copyDir(t *testing.T, src, dst string) {
 		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
 	}))
 }
+
+// All 20 tasks under single through the real judge, with a fake model that hands in each
+// task's reference solution: every task is solved, and the time it takes is the
+// benchmark's cost without the model's (docs/eval.md). Slow, so only with
+// DIXIT_EVAL_ALL=1.
+func TestLiveHumanEvalGoAllTasksWithTheReference(t *testing.T) {
+	if os.Getenv("DIXIT_EVAL_ALL") != "1" {
+		t.Skip("set DIXIT_EVAL_ALL=1 to run all 20 tasks")
+	}
+	b, err := eval.Load(humanevalGo)
+	require.NoError(t, err)
+	references := map[string][2]string{} // function -> file, code
+	for _, task := range b.Tasks {
+		entries, err := os.ReadDir(task.Reference)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if e.Name() != "go.mod" {
+				data, err := os.ReadFile(filepath.Join(task.Reference, e.Name()))
+				require.NoError(t, err)
+				references[task.Name] = [2]string{e.Name(), string(data)}
+			}
+		}
+	}
+	srv := llmtest.NewServer(t)
+	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("f", "finish", map[string]string{"summary": "done"})}}
+		}
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content)
+		}
+		for _, ref := range references {
+			if strings.Contains(all.String(), "(file `"+ref[0]+"`") {
+				return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("w1", "write_file", map[string]string{"path": ref[0], "content": ref[1]})}}
+			}
+		}
+		t.Errorf("no task recognised in the request")
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("f", "finish", map[string]string{"summary": "?"})}}
+	})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	var progress strings.Builder
+	rep, err := eval.Run(context.Background(), eval.Options{Bench: humanevalGo, StateDir: t.TempDir(), BuildCache: buildCache,
+		Protocols: []string{"single"}, Client: client, Progress: &progress})
+	require.NoError(t, err, progress.String())
+	require.Len(t, rep.Runs, 20)
+	for _, row := range rep.Runs {
+		assert.True(t, row.Solved, "%s: %v", row.Task, row.Hidden.Failed)
+	}
+	assert.Equal(t, eval.Score{}, rep.Totals[0].Killed.Tests, "no own test: n/a, not 0 killed")
+	t.Logf("20 tasks in %.0f s; mutants killed by the hidden tests: %s", rep.WallSeconds, eval.Markdown(rep, ""))
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/fence"
+	"github.com/dixit-bot/dixit/internal/mutation"
 )
 
 // Markdown renders the report: a table per protocol over all tasks, then one per task.
@@ -147,7 +148,15 @@ func rowKilledCell(m *Mutation) string {
 	if m == nil || m.Mutants == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%d · %d · %d of %d", m.Tests.Killed, m.Proposed.Killed, m.Hidden.Killed, m.Mutants)
+	return fmt.Sprintf("%s · %s · %s of %d", killedCount(m.Tests), killedCount(m.Proposed), killedCount(m.Hidden), m.Mutants)
+}
+
+// killedCount is a suite's kills, or n/a when the run has no such test.
+func killedCount(s mutation.Score) string {
+	if s.Tests == 0 {
+		return "n/a"
+	}
+	return fmt.Sprint(s.Killed)
 }
 
 // scoreCell shows a score as its rate and its counts.

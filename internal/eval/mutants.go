@@ -44,7 +44,11 @@ func ciTests(cands []orchestrate.Candidate) []ci.Test {
 	return out
 }
 
-// killed turns a suite's result into a Score: mutants killed out of those judged.
+// killed turns a suite's result into a Score: mutants killed out of those judged. A run
+// with no test of that kind counts nothing (n/a), rather than killing none.
 func killed(s mutation.Score) Score {
+	if s.Tests == 0 {
+		return Score{}
+	}
 	return Score{Passed: s.Killed, Total: s.Mutants}
 }
