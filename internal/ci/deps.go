@@ -43,6 +43,19 @@ type prepared struct {
 type depsState struct {
 	mu   sync.Mutex
 	sets map[string]*prepared
+	// held are the lock files of the caches this judge uses, each locked shared until
+	// Close: no judge trims a cache in use.
+	held []*os.File
+}
+
+// release ends the judge's use of its dependency caches.
+func (d *depsState) release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.held {
+		f.Close()
+	}
+	d.held = nil
 }
 
 // defaultPrepareTimeout bounds a prepare when the contract says nothing: a cold
@@ -208,12 +221,34 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 	if err != nil {
 		return "", "", fmt.Errorf("dependency cache: %w", err)
 	}
-	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
 		return "", "", fmt.Errorf("dependency cache lock: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if _, err := os.Stat(filepath.Join(dir, readyMark)); err == nil {
+	dir, failure, err := l.prepareLocked(ctx, key, j, sl, files)
+	if err != nil || failure != "" {
+		lock.Close()
+		return dir, failure, err
+	}
+	// Held shared from now on: the cache is in use by this judge.
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+		lock.Close()
+		return "", "", fmt.Errorf("dependency cache lock: %w", err)
+	}
+	l.deps.mu.Lock()
+	l.deps.held = append(l.deps.held, lock)
+	l.deps.mu.Unlock()
+	return dir, "", nil
+}
+
+// prepareLocked is prepareDir under the key's exclusive lock. A cache already prepared
+// has its mark's time refreshed: trimming goes by it.
+func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
+	dir := filepath.Join(l.sb.depsRoot, key)
+	mark := filepath.Join(dir, readyMark)
+	if _, err := os.Stat(mark); err == nil {
+		now := time.Now()
+		os.Chtimes(mark, now, now)
 		l.log.Debug("ci: dependencies already prepared", "key", key)
 		return dir, "", nil
 	}
@@ -260,10 +295,80 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 			return "", "", fmt.Errorf("dependency cache: %w", err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, readyMark), []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(mark, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
 		return "", "", fmt.Errorf("dependency cache: %w", err)
 	}
+	l.trimDeps(key)
 	return dir, "", nil
+}
+
+// trimDeps keeps the dependency caches under the judge's cache limit: past it, the ones
+// used least recently go, those in use by any judge (locked) excepted, until three
+// quarters are left. just is the cache prepared a moment ago, which stays.
+func (l *Local) trimDeps(just string) {
+	type cache struct {
+		key  string
+		size int64
+		used time.Time
+	}
+	entries, err := os.ReadDir(l.sb.depsRoot)
+	if err != nil {
+		return
+	}
+	var caches []cache
+	var total int64
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		c := cache{key: e.Name(), size: dirSize(filepath.Join(l.sb.depsRoot, e.Name()))}
+		if fi, err := os.Stat(filepath.Join(l.sb.depsRoot, e.Name(), readyMark)); err == nil {
+			c.used = fi.ModTime()
+		}
+		caches = append(caches, c)
+		total += c.size
+	}
+	if total <= l.cacheLimit {
+		return
+	}
+	slices.SortFunc(caches, func(a, b cache) int { return a.used.Compare(b.used) })
+	for _, c := range caches {
+		if total <= l.cacheLimit/4*3 {
+			break
+		}
+		if c.key != just && l.removeUnused(c.key) {
+			total -= c.size
+			l.log.Info("ci: dependency cache trimmed", "key", c.key, "freed_bytes", c.size, "limit_bytes", l.cacheLimit)
+		}
+	}
+}
+
+// removeUnused removes a dependency cache that no judge holds.
+func (l *Local) removeUnused(key string) bool {
+	dir := filepath.Join(l.sb.depsRoot, key)
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return false
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false // in use
+	}
+	return removeAll(dir) == nil
+}
+
+// dirSize is the bytes of the regular files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // makeDepsRoot creates the directory of the dependency caches, which the lanes traverse

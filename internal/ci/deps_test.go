@@ -331,3 +331,39 @@ func TestToolchainPathNamesThePython(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 }
+
+func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
+	pythonWithPytest(t)
+	c, _ := Preset("python")
+	cache := t.TempDir()
+	judge := func(limit int64) *Local {
+		l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cache, CacheLimit: limit, Parallel: 1, Logger: quietLogger()})
+		require.NoError(t, err)
+		t.Cleanup(func() { l.Close() })
+		return l
+	}
+	test := Test{ID: "add", Content: []byte("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")}
+	run := func(l *Local, requirements string) {
+		t.Helper()
+		tree := testdataTree(t, "python-system").with("requirements.txt", requirements)
+		vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: tree, Test: test}})
+		require.NoError(t, err)
+		require.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	}
+	caches := func() int {
+		entries, _ := filepath.Glob(filepath.Join(cache, "deps", "*", readyMark))
+		return len(entries)
+	}
+
+	first := judge(0)
+	run(first, "pytest\n")
+	first.Close() // its cache is no longer in use
+
+	second := judge(1) // every byte is over the limit
+	run(second, "pytest\n# two\n")
+	assert.Equal(t, 1, caches(), "the first cache went, the one just prepared stays")
+
+	third := judge(1)
+	run(third, "pytest\n# three\n")
+	assert.Equal(t, 2, caches(), "the second judge still uses its cache: it stays")
+}

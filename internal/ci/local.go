@@ -91,6 +91,7 @@ func (l *Local) Close() error {
 	if l.sb != nil {
 		l.sb.memory.close()
 	}
+	l.deps.release()
 	return removeAll(l.work)
 }
 

@@ -54,9 +54,11 @@ type LocalOptions struct {
 	// only by builds. Keep it between judges: a cold Go cache costs ~30 s of compiling the
 	// standard library. Empty means a directory that dies with the judge.
 	CacheDir string
-	// CacheLimit is how many bytes CacheDir may hold: past it, the files used least
-	// recently go (DefaultCacheLimit when zero). One job adds at most Limits.BuildFile
-	// per file it builds, so the cap is soft by about that much.
+	// CacheLimit is how many bytes CacheDir's build cache may hold: past it, the files used
+	// least recently go (DefaultCacheLimit when zero). One job adds at most Limits.BuildFile
+	// per file it builds, so the cap is soft by about that much. The dependency caches
+	// (CacheDir/deps) have the same limit of their own, checked after each prepare; a
+	// cache some judge is using is never removed.
 	CacheLimit int64
 	// Parallel is how many jobs run at once; runtime.NumCPU() when zero.
 	Parallel int
