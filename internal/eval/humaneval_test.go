@@ -195,3 +195,100 @@ func TestLiveHumanEvalGoAllTasksWithTheReference(t *testing.T) {
 	assert.Equal(t, eval.Score{}, rep.Totals[0].Killed.Tests, "no own test: n/a, not 0 killed")
 	t.Logf("20 tasks in %.0f s; mutants killed by the hidden tests: %s", rep.WallSeconds, eval.Markdown(rep, ""))
 }
+
+// dixit on two HumanEval-X tasks with a model faked at the HTTP level: two coders hand in
+// the reference and the third a wrong function at first; two testers write right tests
+// and the third a wrong one. The
+// wrong test never enters the vetted suite, and, failing on the pick, kills no mutant;
+// the report compares the vetted suite, all proposed tests and the hidden tests on the
+// pick's mutants.
+func TestLiveDixitOnHumanEvalGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two dixit runs with the real judge")
+	}
+	bench := t.TempDir()
+	tasks := map[string][3]string{ // task -> reference file, right test body, wrong test body
+		"go003-below-zero": {"below_zero.go", "if BelowZero([]int{1, 2}) {\n\t\tt.Fatal(\"assert_id=aa\")\n\t}",
+			"if !BelowZero([]int{1, 2}) {\n\t\tt.Fatal(\"assert_id=bb\")\n\t}"},
+		"go013-greatest-common-divisor": {"greatest_common_divisor.go", "if GreatestCommonDivisor(25, 15) != 5 {\n\t\tt.Fatal(\"assert_id=cc\")\n\t}",
+			"if GreatestCommonDivisor(25, 15) != 15 {\n\t\tt.Fatal(\"assert_id=dd\")\n\t}"},
+	}
+	// The benchmark's agents differ only by sampling; here personas tell the fake apart.
+	settings := "protocol: dixit\ncoders: 3\ntesters: 3\nreruns: 1\nmax_rounds: 3\ntest: {preset: go, timeout: 20s}\nagents:\n" +
+		"  coders:\n    - {name: tea, persona: \"You like tea.\"}\n    - {name: coffee, persona: \"You like coffee.\"}\n" +
+		"    - {name: water, persona: \"You like water.\"}\n" +
+		"  testers:\n    - {name: ivy, direction: \"Ivy.\"}\n    - {name: oak, direction: \"Oak.\"}\n    - {name: yew, direction: \"Yew.\"}\n"
+	references := map[string]string{}
+	for task, f := range tasks {
+		copyDir(t, filepath.Join(humanevalGo, task), filepath.Join(bench, task))
+		require.NoError(t, os.WriteFile(filepath.Join(bench, task, "dixit.yml"), []byte(settings), 0o644))
+		data, err := os.ReadFile(filepath.Join(humanevalGo, task, "reference", f[0]))
+		require.NoError(t, err)
+		references[task] = string(data)
+	}
+	// water hands in a wrong function first (true, 1), and the reference once told that
+	// tests fail; yew's test expects the wrong answer.
+	wrong := map[string]string{
+		"go003-below-zero":              "package humaneval\n\nfunc BelowZero(operations []int) bool {\n\treturn true\n}\n",
+		"go013-greatest-common-divisor": "package humaneval\n\nfunc GreatestCommonDivisor(a int, b int) int {\n\treturn 1\n}\n",
+	}
+	srv := llmtest.NewServer(t)
+	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
+		system, last := req.Messages[0].Content, req.Messages[len(req.Messages)-1]
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(m.Content)
+		}
+		task := "go003-below-zero"
+		if strings.Contains(all.String(), "GreatestCommonDivisor") {
+			task = "go013-greatest-common-divisor"
+		}
+		if strings.Contains(system, "You write tests") {
+			body := tasks[task][1]
+			if strings.Contains(system, "Yew.") {
+				body = tasks[task][2]
+			}
+			if strings.Contains(last.Content, "write a probe") {
+				body = "t.Log(\"no probe\")"
+			}
+			content := "package humaneval\n\nimport \"testing\"\n\nfunc TestTheirs(t *testing.T) {\n\t" + body + "\n}\n"
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("s1", "submit_test", map[string]string{"content": content})}}
+		}
+		if last.Role == "tool" {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("f", "finish", map[string]string{"summary": "done"})}}
+		}
+		code, turns := references[task], 0
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				turns++
+			}
+		}
+		if strings.Contains(system, "You like water.") && turns == 1 {
+			code = wrong[task]
+		}
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{toolCall("w1", "write_file", map[string]string{"path": tasks[task][0], "content": code})}}
+	})
+	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
+	require.NoError(t, err)
+	rep, err := eval.Run(context.Background(), eval.Options{Bench: bench, StateDir: t.TempDir(), BuildCache: buildCache,
+		Protocols: []string{"dixit"}, Client: client, Model: "fake-coder"})
+	require.NoError(t, err)
+	require.Len(t, rep.Runs, 2)
+	for _, row := range rep.Runs {
+		assert.True(t, row.Solved, row.Task)
+		assert.Equal(t, "vetted", row.TestsKind)
+		assert.Equal(t, 1.0, rateOf(row.Precision), "%s: only right tests are vetted: %v", row.Task, row.Precision.Failed)
+		require.NotNil(t, row.Mutation, row.Task)
+		m := row.Mutation
+		assert.Less(t, m.Proposed.Used, m.Proposed.Tests, "%s: the wrong test fails on the pick and kills nothing", row.Task)
+		assert.LessOrEqual(t, m.Tests.Killed, m.Proposed.Killed, row.Task)
+	}
+	md := eval.Markdown(rep, "")
+	assert.Contains(t, md, "| dixit | 2 | 2/2 [1.00, 1.00] |")
+	t.Log(tableRows(md, "| protocol | tasks |")[2])
+}
+
+func rateOf(s eval.Score) float64 {
+	r, _ := s.Rate()
+	return r
+}
