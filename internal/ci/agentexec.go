@@ -101,8 +101,22 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 			return ExecResult{}, fmt.Errorf("lend %s to uid %d: %w", dir, sl.uid, err)
 		}
 	}
+	deps, failure, err := l.execDeps(ctx, job, sl)
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec: %w", err)
+	}
+	if failure != "" {
+		return ExecResult{Exit: -1, Output: failure, Note: "the judge could not install the dependencies the manifests name, so the command did not run",
+			Seconds: time.Since(start).Seconds()}, nil
+	}
 	// Builds run with umask 002 for the judge's shared cache; the agent's files need not.
-	inv := invocation{dir: job, slot: sl, build: true, script: "umask 022\n" + command, runs: 1, timeout: timeout}
+	// The prepared dependencies are there as for tests, read-only, but node_modules is not
+	// mounted into the agent's own directory: NODE_PATH finds it for require().
+	inv := invocation{dir: job, slot: sl, build: true, script: "umask 022\n" + command, runs: 1, timeout: timeout, deps: deps}
+	if deps != "" && len(sb.tc.depsBinds) > 0 {
+		sb.tc.depsBinds, sb.tc.depsPath = nil, []string{"{deps}/node_modules/.bin"}
+		inv.env = map[string]string{"NODE_PATH": "{deps}/node_modules"}
+	}
 	res, runErr := sb.execute(ctx, inv)
 	if sb.root {
 		if err := giveBack(dir, owners); err != nil {

@@ -34,7 +34,8 @@ func (j jobDir) invocation(sl slot, build bool) invocation {
 type prepared struct {
 	done    chan struct{}
 	dir     string
-	failure string // the prepare's (or the runner check's) output and what to do; "" when ready
+	failure string // the prepare's output and what to do; "" when ready
+	runner  string // the runner check's output when it failed, else ""
 	seconds float64
 }
 
@@ -134,6 +135,9 @@ func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, 
 	if p.failure != "" {
 		return j, p.failure, nil
 	}
+	if p.runner != "" {
+		return j, p.runner, nil
+	}
 	j.deps = p.dir
 	if err := l.mountPoints(src, j.deps, sl); err != nil {
 		return j, "", err
@@ -199,7 +203,7 @@ func (l *Local) prepareKey(ctx context.Context, key string, j jobDir, sl slot, f
 			return fmt.Errorf("runner check: %w", err)
 		}
 		if !res.passed(1) {
-			p.failure = clip(res.output, "the test runner is missing: fix the judge's environment, or the project's manifests", MaxOutput)
+			p.runner = clip(res.output, "the test runner is missing: fix the judge's environment, or the project's manifests", MaxOutput)
 		}
 	}
 	p.seconds = time.Since(start).Seconds()
@@ -462,4 +466,27 @@ func placeDir(src, rel string) error {
 	}
 	defer root.Close()
 	return root.MkdirAll(rel, 0o755)
+}
+
+// execDeps is the prepared dependencies of an agent's working directory (through job, its
+// exec directory), or "" when it has no manifests; the string is why they cannot be had.
+// A missing test runner does not stop an agent's command.
+func (l *Local) execDeps(ctx context.Context, job string, sl slot) (string, string, error) {
+	if l.contract.Prepare == "" {
+		return "", "", nil
+	}
+	src := filepath.Join(job, "src")
+	files, err := manifestFiles(src, l.contract.Manifests)
+	if err != nil || len(files) == 0 {
+		return "", "", err
+	}
+	key, err := depsKey(l.contract, src, files)
+	if err != nil {
+		return "", "", err
+	}
+	p, err := l.prepareOnce(ctx, key, jobDir{dir: job}, sl, files)
+	if err != nil {
+		return "", "", err
+	}
+	return p.dir, p.failure, nil
 }

@@ -367,3 +367,47 @@ func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
 	run(third, "pytest\n# three\n")
 	assert.Equal(t, 2, caches(), "the second judge still uses its cache: it stays")
 }
+
+func TestAgentsCommandsSeeThePreparedDependencies(t *testing.T) {
+	pythonWithPytest(t)
+	c, _ := Preset("python")
+	l := depsJudge(t, c, "")
+	requireBwrap(t, l)
+	dir := t.TempDir()
+	require.NoError(t, testdataTree(t, "python-system").WriteTo(dir))
+	r, err := l.Exec(context.Background(), dir, "python3 -c 'import sys, pytest; print(sys.prefix)'", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Exit, r.Output)
+	assert.Equal(t, "/sandbox/deps/venv\n", r.Output, "the agent's python3 is the prepared environment's")
+}
+
+func TestAgentsCommandsAreToldWhenThePrepareFails(t *testing.T) {
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	requireBwrap(t, l)
+	dir := t.TempDir()
+	require.NoError(t, testdataTree(t, "go-cmp").with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "").WriteTo(dir))
+	r, err := l.Exec(context.Background(), dir, "echo ran > ran.txt", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, -1, r.Exit)
+	assert.Contains(t, r.Note, "could not install the dependencies")
+	assert.Contains(t, r.Output, "example.invalid/nothing")
+	assert.NoFileExists(t, filepath.Join(dir, "ran.txt"))
+}
+
+func TestAgentsNodeCommandsRequireThePreparedModules(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/is-number")
+	c, _ := Preset("node")
+	l := depsJudge(t, c, "")
+	requireBwrap(t, l)
+	dir := t.TempDir()
+	require.NoError(t, testdataTree(t, "node-is-number").WriteTo(dir))
+	r, err := l.Exec(context.Background(), dir, "node -e \"console.log(require('./calc.js').double('4'))\"", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Exit, r.Output)
+	assert.Equal(t, "8\n", r.Output)
+	assert.NoDirExists(t, filepath.Join(dir, "node_modules"), "nothing is installed into the agent's directory")
+}
