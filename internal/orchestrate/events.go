@@ -97,7 +97,8 @@ const EvAnswer = "answer"
 
 // Watcher is told when live work begins, so a progress display can say what runs while
 // nothing else happens for minutes. The function Begin returns is called when the work is
-// over, however it went.
+// over, however it went. The agents of a phase work at once: Begin and the functions it
+// returns are called from several goroutines.
 type Watcher interface {
 	Begin(ctx context.Context, w Work) (end func())
 }

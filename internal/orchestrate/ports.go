@@ -19,7 +19,8 @@ type Turn struct {
 type Checkpoint string
 
 // Agent is what coders and testers have in common: a history that can be told things,
-// saved and restored. Restore must not undo anything outside the agent.
+// saved and restored. Restore must not undo anything outside the agent. The agents of a
+// phase are called at once, each from its own goroutine; one agent never from two.
 type Agent interface {
 	Name() string
 	// Tell appends a message to the agent's history without asking for a reply.
@@ -75,7 +76,7 @@ type Journal interface {
 	Append(record []byte) error
 }
 
-// Reporter is told every protocol event, replayed ones included, in order.
+// Reporter is told every protocol event, replayed ones included, in order, one at a time.
 type Reporter interface {
 	Event(ctx context.Context, ev Event)
 }
