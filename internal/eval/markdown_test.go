@@ -72,6 +72,13 @@ func TestSVGDrawsBothBarsAndNA(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(svg, `fill="#e3882b"`), "one precision bar and the legend")
 	assert.Contains(t, svg, ">n/a</text>")
 	assert.Contains(t, svg, ">0.67</text>")
+	assert.NotContains(t, svg, `class="ci"`, "one task: no interval to draw")
+
+	rep := sampleReport()
+	rep.Totals[0].Intervals.Hidden = &eval.Interval{Low: 0.5, High: 0.75}
+	svg = eval.SVG(rep)
+	assert.Equal(t, 1, strings.Count(svg, `class="ci"`), "the interval drawn on its bar")
+	assert.Contains(t, svg, "lines: 95 % intervals over tasks")
 }
 
 func TestJSONRoundTripAndSchema(t *testing.T) {

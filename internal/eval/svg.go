@@ -30,6 +30,7 @@ func SVG(r *Report) string {
 	}
 	for i, t := range r.Totals {
 		x := left + i*group + (group-2*bar-gap)/2
+		intervals := []*Interval{t.Intervals.Hidden, t.Intervals.Precision}
 		for j, s := range []Score{t.Hidden, t.Precision} {
 			colour := []string{"#2f6fd0", "#e3882b"}[j]
 			bx := x + j*(bar+gap)
@@ -40,7 +41,16 @@ func SVG(r *Report) string {
 			}
 			h := int(v * plotH)
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`+"\n", bx, top+plotH-h, bar, h, colour)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="11" text-anchor="middle">%.2f</text>`+"\n", bx+bar/2, top+plotH-h-4, v)
+			label := top + plotH - h - 4
+			if in := intervals[j]; in != nil {
+				// The 95 % interval over tasks as a whisker; the value goes above it.
+				lo, hi := top+plotH-int(in.Low*plotH), top+plotH-int(in.High*plotH)
+				cx := bx + bar/2
+				fmt.Fprintf(&b, `<path class="ci" d="M%d %dV%dM%d %dH%dM%d %dH%d" stroke="#24292f" stroke-width="1.5" fill="none"/>`+"\n",
+					cx, lo, hi, cx-6, lo, cx+6, cx-6, hi, cx+6)
+				label = min(label, hi-4)
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="11" text-anchor="middle">%.2f</text>`+"\n", bx+bar/2, label, v)
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="12" text-anchor="middle">%s</text>`+"\n",
 			x+bar+gap/2, top+plotH+18, html.EscapeString(t.Protocol))
@@ -48,6 +58,12 @@ func SVG(r *Report) string {
 	ly := top + plotH + 40
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="#2f6fd0"/><text x="%d" y="%d" font-family="sans-serif" font-size="11">hidden pass rate</text>`+"\n", left, ly, left+16, ly+10)
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="#e3882b"/><text x="%d" y="%d" font-family="sans-serif" font-size="11">precision of its tests</text>`+"\n", left+130, ly, left+146, ly+10)
+	for _, t := range r.Totals {
+		if t.Intervals.Hidden != nil || t.Intervals.Precision != nil {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="11" fill="#59636e">lines: 95 %% intervals over tasks</text>`+"\n", left+300, ly+10)
+			break
+		}
+	}
 	b.WriteString("</svg>")
 	return b.String()
 }
