@@ -225,19 +225,29 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 	if err != nil {
 		return "", "", fmt.Errorf("dependency cache: %w", err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
-		return "", "", fmt.Errorf("dependency cache lock: %w", err)
-	}
-	dir, failure, err := l.prepareLocked(ctx, key, j, sl, files)
-	if err != nil || failure != "" {
-		lock.Close()
-		return dir, failure, err
-	}
-	// Held shared from now on: the cache is in use by this judge.
+	// Shared while in use (any number of judges), exclusive while preparing: a judge
+	// that finds the cache ready keeps its shared lock.
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
 		lock.Close()
 		return "", "", fmt.Errorf("dependency cache lock: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, readyMark)); err != nil {
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			lock.Close()
+			return "", "", fmt.Errorf("dependency cache lock: %w", err)
+		}
+		var failure string
+		dir, failure, err = l.prepareLocked(ctx, key, j, sl, files)
+		if err != nil || failure != "" {
+			lock.Close()
+			return dir, failure, err
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+			lock.Close()
+			return "", "", fmt.Errorf("dependency cache lock: %w", err)
+		}
+	} else {
+		l.touch(key)
 	}
 	l.deps.mu.Lock()
 	l.deps.held = append(l.deps.held, lock)
@@ -250,10 +260,8 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
 	dir := filepath.Join(l.sb.depsRoot, key)
 	mark := filepath.Join(dir, readyMark)
-	if _, err := os.Stat(mark); err == nil {
-		now := time.Now()
-		os.Chtimes(mark, now, now)
-		l.log.Debug("ci: dependencies already prepared", "key", key)
+	if _, err := os.Stat(mark); err == nil { // another judge prepared it meanwhile
+		l.touch(key)
 		return dir, "", nil
 	}
 	// A prepare that broke off leaves a directory without the mark: start afresh. The
@@ -345,6 +353,13 @@ func (l *Local) trimDeps(just string) {
 			l.log.Info("ci: dependency cache trimmed", "key", c.key, "freed_bytes", c.size, "limit_bytes", l.cacheLimit)
 		}
 	}
+}
+
+// touch marks a prepared cache as used now: trimming goes by it.
+func (l *Local) touch(key string) {
+	now := time.Now()
+	os.Chtimes(filepath.Join(l.sb.depsRoot, key, readyMark), now, now)
+	l.log.Debug("ci: dependencies already prepared", "key", key)
 }
 
 // removeUnused removes a dependency cache that no judge holds.

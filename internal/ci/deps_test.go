@@ -117,7 +117,8 @@ func goDependencies(t *testing.T, sb Sandbox) {
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	assert.Equal(t, 2, l.Stats().Prepares, "a coder that changed go.mod gets its own prepare")
 
-	// A new judge on the same cache directory finds both prepared.
+	// A new judge on the same cache directory, while the first still uses it, finds
+	// both prepared.
 	again := depsJudgeIn(t, c, cache, sb)
 	vs, err = again.Run(context.Background(), 1, []Job{job("a", tree)})
 	require.NoError(t, err)
@@ -410,4 +411,35 @@ func TestAgentsNodeCommandsRequireThePreparedModules(t *testing.T) {
 	assert.Equal(t, 0, r.Exit, r.Output)
 	assert.Equal(t, "8\n", r.Output)
 	assert.NoDirExists(t, filepath.Join(dir, "node_modules"), "nothing is installed into the agent's directory")
+}
+
+func TestGoPrepareTakesWhatTheHostDownloadedFirst(t *testing.T) {
+	requireRegistry(t, "https://proxy.golang.org/github.com/google/go-cmp/@v/list")
+	// The host's module cache holds go-cmp; its proxy leads nowhere. (Not under /tmp,
+	// which the sandbox replaces with its own.)
+	host, err := os.MkdirTemp("/var/tmp", "dixit-host-modcache-")
+	require.NoError(t, err)
+	t.Cleanup(func() { removeAll(host) })
+	require.NoError(t, os.Chmod(host, 0o755))
+	dl := exec.Command("go", "mod", "download", "github.com/google/go-cmp@v0.6.0")
+	dl.Env = append(os.Environ(), "GOMODCACHE="+host, "GOFLAGS=-modcacherw")
+	out, err := dl.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Setenv("GOMODCACHE", host)
+	t.Setenv("GOPROXY", "file:///nonexistent")
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "go-cmp"), Test: Test{ID: "same", Content: []byte(cmpTest)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares)
+
+	// A module cache closed to the lanes is passed over, not a failure.
+	require.NoError(t, os.Chmod(host, 0o700))
+	t.Setenv("GOPROXY", "https://proxy.golang.org")
+	_, cache = goDepsContract(t)
+	l = depsJudge(t, c, cache)
+	vs, err = l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "go-cmp"), Test: Test{ID: "same", Content: []byte(cmpTest)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 }

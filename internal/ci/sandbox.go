@@ -36,6 +36,7 @@ type sandbox struct {
 	cacheDir                string   // host directory of the toolchain build cache, or ""
 	depsRoot                string   // host directory holding the prepared dependency caches
 	memory                  *memoryLimit
+	seeded                  bool // the prepare reads the toolchain's seed (the lanes can)
 	keep                    int // output tail kept per run; MaxOutput when 0
 	env                     map[string]string
 }
@@ -190,6 +191,11 @@ func (s *sandbox) environ(inv invocation) []string {
 	case inv.prepare:
 		for k, v := range s.tc.prepareEnv {
 			m[k] = v
+		}
+		if s.seeded {
+			// What the host has downloaded is served first: a server without a route to
+			// the proxy prepares from it, and nobody downloads a module twice.
+			m["GOPROXY"] = "file://" + s.tc.seed + "," + m["GOPROXY"]
 		}
 	case inv.deps != "":
 		for k, v := range s.tc.depsEnv {

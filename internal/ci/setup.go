@@ -46,7 +46,33 @@ func newSandbox(opts LocalOptions, work string, lane slot) (*sandbox, error) {
 		sb.memory.close()
 		return nil, err
 	}
+	// The lanes must read the seed, or go fails the prepare instead of going on to the
+	// network. Bubblewrap shows them the module cache whatever the modes above it; without
+	// it they reach it on the host's paths (/root is usually closed to them).
+	if seed := checked.tc.seed; seed != "" {
+		from := filepath.Dir(filepath.Dir(seed)) // the module cache, which bwrap binds
+		if checked.bwrap == "" {
+			from = "/"
+		}
+		checked.seeded = !checked.root || othersReach(from, seed)
+	}
 	return checked, nil
+}
+
+// othersReach reports whether other users can traverse every directory from top down to
+// dir, and list dir.
+func othersReach(top, dir string) bool {
+	for _, d := range append(ancestors(dir), dir) {
+		if d != top && !strings.HasPrefix(d, strings.TrimSuffix(top, "/")+"/") {
+			continue
+		}
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.Mode().Perm()&0o004 != 0
 }
 
 // limitMemory bounds resident memory with cgroups when this process may make them (as

@@ -29,6 +29,9 @@ type toolchain struct {
 	depsEnv    map[string]string
 	depsPath   []string
 	depsBinds  []string
+	// seed is a host directory the prepare may take downloads from before the network
+	// (Go: the host's module cache as a file:// proxy), if the lanes can read it.
+	seed string
 	// treeEnv is what a tree's own layout calls for (Go's vendor/), read by the judge
 	// from its copy before anything of the tree runs.
 	treeEnv func(src string) map[string]string
@@ -70,6 +73,7 @@ func goToolchain(ctx context.Context, bin string) (toolchain, error) {
 		tc.env["GOMODCACHE"] = modcache
 		if _, err := os.Stat(modcache); err == nil {
 			tc.mounts = append(tc.mounts, modcache)
+			tc.seed = filepath.Join(modcache, "cache", "download")
 		}
 	}
 	return tc, nil
