@@ -37,7 +37,7 @@ type sandbox struct {
 	depsRoot                string   // host directory holding the prepared dependency caches
 	memory                  *memoryLimit
 	seeded                  bool // the prepare reads the toolchain's seed (the lanes can)
-	keep                    int // output tail kept per run; MaxOutput when 0
+	keep                    int  // output tail kept per run; MaxOutput when 0
 	env                     map[string]string
 }
 
