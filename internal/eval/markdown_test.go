@@ -120,6 +120,9 @@ func TestTheReportSaysWhichAgentsRan(t *testing.T) {
 	live.Agents = "llm"
 	live.Runs[0].Models = []string{"gpt-4o-mini", "o3-mini"}
 	live.Runs[1].Models = []string{"gpt-4o-mini"}
+	odd := sampleReport()
+	odd.Agents = "llm"
+	odd.Runs[0].Models = []string{"a``b"}
 	unknown := sampleReport()
 	unknown.Agents = "llm"
 	cases := []struct {
@@ -130,6 +133,7 @@ func TestTheReportSaysWhichAgentsRan(t *testing.T) {
 		{"scripted", scripted, "> **Scripted agents.** Every coder, tester and critic here is hand-written (each task's populations), so this comparison proves the plumbing (protocols, judge, measurement), not the merit of the protocols.",
 			"Scripted, hand-written agents: proves the plumbing, not the protocols&#39; merit"},
 		{"live", live, "> **Live LLM agents**, models `gpt-4o-mini`, `o3-mini`.", "Live LLM agents: gpt-4o-mini, o3-mini"},
+		{"live, a model name with backticks", odd, "> **Live LLM agents**, model ```a``b```.", "Live LLM agents: a``b"},
 		{"live, models not recorded", unknown, "> **Live LLM agents**; which models they used was not recorded.", "Live LLM agents"},
 	}
 	for _, tc := range cases {
