@@ -1,7 +1,10 @@
 package humanevalgo_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -53,4 +56,22 @@ func TestConvertRefusesOtherAsserts(t *testing.T) {
 	p.Test = strings.Replace(p.Test, "assert.Equal(0.5", "assert.InDelta(0.5", 1)
 	_, err := humanevalgo.Convert(p)
 	assert.ErrorContains(t, err, "assert.InDelta, which the shim does not have")
+}
+
+// The source ships gzip-compressed; Read takes either form.
+func TestReadPlainOrGzip(t *testing.T) {
+	line, err := json.Marshal(truncate)
+	require.NoError(t, err)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, err = w.Write(append(line, '\n'))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	for name, data := range map[string][]byte{"plain": append(line, '\n'), "gzip": gz.Bytes()} {
+		problems, err := humanevalgo.Read(bytes.NewReader(data))
+		require.NoError(t, err, name)
+		assert.Equal(t, []humanevalgo.Problem{truncate}, problems, name)
+	}
+	_, err = humanevalgo.Read(strings.NewReader(""))
+	assert.ErrorContains(t, err, "none found")
 }
