@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,7 +70,15 @@ func writeTask(dir string, t Task) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(target, t.Files[p], 0o644); err != nil {
+		data := t.Files[p]
+		if strings.HasSuffix(p, ".go") { // the source's indentation is spaces: gofmt's is the project's
+			formatted, err := format.Source(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			data = formatted
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
 			return err
 		}
 	}

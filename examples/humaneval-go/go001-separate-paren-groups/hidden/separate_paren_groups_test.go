@@ -7,11 +7,11 @@ import (
 )
 
 func TestSeparateParenGroups(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]string{"(()())", "((()))", "()", "((())()())"}, SeparateParenGroups("(()()) ((())) () ((())()())"))
-    assert.Equal([]string{"()", "(())", "((()))", "(((())))"}, SeparateParenGroups("() (()) ((())) (((())))"))
-    assert.Equal([]string{"(()(())((())))"}, SeparateParenGroups("(()(())((())))"))
-    assert.Equal([]string{"()", "(())", "(()())"}, SeparateParenGroups("( ) (( )) (( )( ))"))
+	assert := newAsserter(t)
+	assert.Equal([]string{"(()())", "((()))", "()", "((())()())"}, SeparateParenGroups("(()()) ((())) () ((())()())"))
+	assert.Equal([]string{"()", "(())", "((()))", "(((())))"}, SeparateParenGroups("() (()) ((())) (((())))"))
+	assert.Equal([]string{"(()(())((())))"}, SeparateParenGroups("(()(())((())))"))
+	assert.Equal([]string{"()", "(())", "(()())"}, SeparateParenGroups("( ) (( )) (( )( ))"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

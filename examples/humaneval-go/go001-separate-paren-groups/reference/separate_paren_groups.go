@@ -7,24 +7,24 @@ package humaneval
 // >>> SeparateParenGroups('( ) (( )) (( )( ))')
 // ['()', '(())', '(()())']
 func SeparateParenGroups(paren_string string) []string {
-    result := make([]string, 0)
-    current_string := make([]rune, 0)
-    current_depth := 0
+	result := make([]string, 0)
+	current_string := make([]rune, 0)
+	current_depth := 0
 
-    for _, c := range paren_string {
-        if c == '(' {
-            current_depth += 1
-            current_string = append(current_string, c)
-        }else if c== ')'{
-            current_depth -= 1
-            current_string = append(current_string, c)
+	for _, c := range paren_string {
+		if c == '(' {
+			current_depth += 1
+			current_string = append(current_string, c)
+		} else if c == ')' {
+			current_depth -= 1
+			current_string = append(current_string, c)
 
-            if current_depth == 0{
-                result = append(result, string(current_string))
-                current_string =  make([]rune, 0)
-            }
-        }
+			if current_depth == 0 {
+				result = append(result, string(current_string))
+				current_string = make([]rune, 0)
+			}
+		}
 
-    }
-    return result
+	}
+	return result
 }

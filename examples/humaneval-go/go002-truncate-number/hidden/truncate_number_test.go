@@ -8,10 +8,10 @@ import (
 )
 
 func TestTruncateNumber(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal(0.5, TruncateNumber(3.5))
-    assert.Equal(true, math.Abs(TruncateNumber(1.33)-0.33) < 1e-6)
-    assert.Equal(true, math.Abs(TruncateNumber(123.456)-0.456) < 1e-6)
+	assert := newAsserter(t)
+	assert.Equal(0.5, TruncateNumber(3.5))
+	assert.Equal(true, math.Abs(TruncateNumber(1.33)-0.33) < 1e-6)
+	assert.Equal(true, math.Abs(TruncateNumber(123.456)-0.456) < 1e-6)
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

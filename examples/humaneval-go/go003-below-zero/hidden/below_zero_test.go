@@ -7,13 +7,13 @@ import (
 )
 
 func TestBelowZero(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal(false, BelowZero([]int{}))
-    assert.Equal(false, BelowZero([]int{1, 2, -3, 1, 2, -3}))
-    assert.Equal(true, BelowZero([]int{1, 2, -4, 5, 6}))
-    assert.Equal(false, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -4}))
-    assert.Equal(true, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -5}))
-    assert.Equal(true, BelowZero([]int{1, -2, 2, -2, 5, -5, 4, -4}))
+	assert := newAsserter(t)
+	assert.Equal(false, BelowZero([]int{}))
+	assert.Equal(false, BelowZero([]int{1, 2, -3, 1, 2, -3}))
+	assert.Equal(true, BelowZero([]int{1, 2, -4, 5, 6}))
+	assert.Equal(false, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -4}))
+	assert.Equal(true, BelowZero([]int{1, -1, 2, -2, 5, -5, 4, -5}))
+	assert.Equal(true, BelowZero([]int{1, -2, 2, -2, 5, -5, 4, -4}))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

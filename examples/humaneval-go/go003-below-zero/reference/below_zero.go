@@ -8,12 +8,12 @@ package humaneval
 // >>> BelowZero([1, 2, -4, 5])
 // true
 func BelowZero(operations []int) bool {
-    balance := 0
-    for _, op := range operations {
-        balance += op
-        if balance < 0 {
-            return true
-        }
-    }
-    return false
+	balance := 0
+	for _, op := range operations {
+		balance += op
+		if balance < 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -7,10 +7,10 @@ import (
 )
 
 func TestIntersperse(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]int{}, Intersperse([]int{}, 7))
-    assert.Equal([]int{5, 8, 6, 8, 3, 8, 2}, Intersperse([]int{5, 6, 3, 2}, 8))
-    assert.Equal([]int{2, 2, 2, 2, 2}, Intersperse([]int{2, 2, 2}, 2))
+	assert := newAsserter(t)
+	assert.Equal([]int{}, Intersperse([]int{}, 7))
+	assert.Equal([]int{5, 8, 6, 8, 3, 8, 2}, Intersperse([]int{5, 6, 3, 2}, 8))
+	assert.Equal([]int{2, 2, 2, 2, 2}, Intersperse([]int{2, 2, 2}, 2))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

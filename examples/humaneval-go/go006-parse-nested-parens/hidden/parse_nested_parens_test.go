@@ -7,10 +7,10 @@ import (
 )
 
 func TestParseNestedParens(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]int{2, 3, 1, 3}, ParseNestedParens("(()()) ((())) () ((())()())"))
-    assert.Equal([]int{1, 2, 3, 4}, ParseNestedParens("() (()) ((())) (((())))"))
-    assert.Equal([]int{4}, ParseNestedParens("(()(())((())))"))
+	assert := newAsserter(t)
+	assert.Equal([]int{2, 3, 1, 3}, ParseNestedParens("(()()) ((())) () ((())()())"))
+	assert.Equal([]int{1, 2, 3, 4}, ParseNestedParens("() (()) ((())) (((())))"))
+	assert.Equal([]int{4}, ParseNestedParens("(()(())((())))"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

@@ -1,7 +1,7 @@
 package humaneval
 
 import (
-    "strings"
+	"strings"
 )
 
 // Filter an input list of strings only for ones that contain given substring
@@ -10,11 +10,11 @@ import (
 // >>> FilterBySubstring(['abc', 'bacd', 'cde', 'array'], 'a')
 // ['abc', 'bacd', 'array']
 func FilterBySubstring(stringList []string, substring string) []string {
-    result := make([]string, 0)
-    for _, x := range stringList {
-        if strings.Index(x, substring) != -1 {
-            result = append(result, x)
-        }
-    }
-    return result
+	result := make([]string, 0)
+	for _, x := range stringList {
+		if strings.Index(x, substring) != -1 {
+			result = append(result, x)
+		}
+	}
+	return result
 }

@@ -7,12 +7,12 @@ package humaneval
 // >>> SumProduct([1, 2, 3, 4])
 // (10, 24)
 func SumProduct(numbers []int) [2]int {
-    sum_value := 0
-    prod_value := 1
+	sum_value := 0
+	prod_value := 1
 
-    for _, n := range numbers {
-        sum_value += n
-        prod_value *= n
-    }
-    return [2]int{sum_value, prod_value}
+	for _, n := range numbers {
+		sum_value += n
+		prod_value *= n
+	}
+	return [2]int{sum_value, prod_value}
 }

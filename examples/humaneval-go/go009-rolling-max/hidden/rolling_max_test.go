@@ -7,11 +7,11 @@ import (
 )
 
 func TestRollingMax(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]int{}, RollingMax([]int{}))
-    assert.Equal([]int{1, 2, 3, 4}, RollingMax([]int{1, 2, 3, 4}))
-    assert.Equal([]int{4, 4, 4, 4}, RollingMax([]int{4, 3, 2, 1}))
-    assert.Equal([]int{3, 3, 3, 100, 100}, RollingMax([]int{3, 2, 3, 100, 3}))
+	assert := newAsserter(t)
+	assert.Equal([]int{}, RollingMax([]int{}))
+	assert.Equal([]int{1, 2, 3, 4}, RollingMax([]int{1, 2, 3, 4}))
+	assert.Equal([]int{4, 4, 4, 4}, RollingMax([]int{4, 3, 2, 1}))
+	assert.Equal([]int{3, 3, 3, 100, 100}, RollingMax([]int{3, 2, 3, 100, 3}))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

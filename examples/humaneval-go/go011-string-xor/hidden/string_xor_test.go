@@ -7,10 +7,10 @@ import (
 )
 
 func TestStringXor(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal("010010", StringXor("111000", "101010"))
-    assert.Equal("0", StringXor("1", "1"))
-    assert.Equal("0101", StringXor("0101", "0000"))
+	assert := newAsserter(t)
+	assert.Equal("010010", StringXor("111000", "101010"))
+	assert.Equal("0", StringXor("1", "1"))
+	assert.Equal("0101", StringXor("0101", "0000"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

@@ -8,6 +8,6 @@ package humaneval
 // 'a'
 // >>> Longest(['a', 'bb', 'ccc'])
 // 'ccc'
-func Longest(strings []string) interface{}{
+func Longest(strings []string) interface{} {
 	panic("not implemented")
 }

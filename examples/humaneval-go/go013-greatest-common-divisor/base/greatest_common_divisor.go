@@ -5,6 +5,6 @@ package humaneval
 // 1
 // >>> GreatestCommonDivisor(25, 15)
 // 5
-func GreatestCommonDivisor(a int,b int) int{
+func GreatestCommonDivisor(a int, b int) int {
 	panic("not implemented")
 }

@@ -7,11 +7,11 @@ import (
 )
 
 func TestGreatestCommonDivisor(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal(1, GreatestCommonDivisor(3, 7))
-    assert.Equal(5, GreatestCommonDivisor(10, 15))
-    assert.Equal(7, GreatestCommonDivisor(49, 14))
-    assert.Equal(12, GreatestCommonDivisor(144, 60))
+	assert := newAsserter(t)
+	assert.Equal(1, GreatestCommonDivisor(3, 7))
+	assert.Equal(5, GreatestCommonDivisor(10, 15))
+	assert.Equal(7, GreatestCommonDivisor(49, 14))
+	assert.Equal(12, GreatestCommonDivisor(144, 60))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

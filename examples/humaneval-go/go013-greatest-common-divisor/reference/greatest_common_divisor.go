@@ -5,8 +5,8 @@ package humaneval
 // 1
 // >>> GreatestCommonDivisor(25, 15)
 // 5
-func GreatestCommonDivisor(a int,b int) int{
-    if b < 2 {
+func GreatestCommonDivisor(a int, b int) int {
+	if b < 2 {
 		return b
 	}
 	var gcd int = 1

@@ -7,10 +7,10 @@ import (
 )
 
 func TestAllPrefixes(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]string{}, AllPrefixes(""))
-    assert.Equal([]string{"a", "as", "asd", "asdf", "asdfg", "asdfgh"}, AllPrefixes("asdfgh"))
-    assert.Equal([]string{"W", "WW", "WWW"}, AllPrefixes("WWW"))
+	assert := newAsserter(t)
+	assert.Equal([]string{}, AllPrefixes(""))
+	assert.Equal([]string{"a", "as", "asd", "asdf", "asdfg", "asdfgh"}, AllPrefixes("asdfgh"))
+	assert.Equal([]string{"W", "WW", "WWW"}, AllPrefixes("WWW"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

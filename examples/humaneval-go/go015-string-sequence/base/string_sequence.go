@@ -5,6 +5,6 @@ package humaneval
 // '0'
 // >>> StringSequence(5)
 // '0 1 2 3 4 5'
-func StringSequence(n int) string{
+func StringSequence(n int) string {
 	panic("not implemented")
 }

@@ -7,10 +7,10 @@ import (
 )
 
 func TestStringSequence(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal("0", StringSequence(0))
-    assert.Equal("0 1 2 3", StringSequence(3))
-    assert.Equal("0 1 2 3 4 5 6 7 8 9 10", StringSequence(10))
+	assert := newAsserter(t)
+	assert.Equal("0", StringSequence(0))
+	assert.Equal("0 1 2 3", StringSequence(3))
+	assert.Equal("0 1 2 3 4 5 6 7 8 9 10", StringSequence(10))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

@@ -5,6 +5,6 @@ package humaneval
 // 3
 // >>> CountDistinctCharacters('Jerry')
 // 4
-func CountDistinctCharacters(str string) int{
+func CountDistinctCharacters(str string) int {
 	panic("not implemented")
 }

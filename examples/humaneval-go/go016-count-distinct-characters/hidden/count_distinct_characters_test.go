@@ -7,12 +7,12 @@ import (
 )
 
 func TestCountDistinctCharacters(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal(0, CountDistinctCharacters(""))
-    assert.Equal(5, CountDistinctCharacters("abcde"))
-    assert.Equal(5, CountDistinctCharacters("abcde" + "cade" + "CADE"))
-    assert.Equal(1, CountDistinctCharacters("aaaaAAAAaaaa"))
-    assert.Equal(5, CountDistinctCharacters("Jerry jERRY JeRRRY"))
+	assert := newAsserter(t)
+	assert.Equal(0, CountDistinctCharacters(""))
+	assert.Equal(5, CountDistinctCharacters("abcde"))
+	assert.Equal(5, CountDistinctCharacters("abcde"+"cade"+"CADE"))
+	assert.Equal(1, CountDistinctCharacters("aaaaAAAAaaaa"))
+	assert.Equal(5, CountDistinctCharacters("Jerry jERRY JeRRRY"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

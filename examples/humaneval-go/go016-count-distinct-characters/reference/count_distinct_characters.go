@@ -1,7 +1,7 @@
 package humaneval
 
 import (
-    "strings"
+	"strings"
 )
 
 // Given a string, find out how many distinct characters (regardless of case) does it consist of
@@ -9,8 +9,8 @@ import (
 // 3
 // >>> CountDistinctCharacters('Jerry')
 // 4
-func CountDistinctCharacters(str string) int{
-    lower := strings.ToLower(str)
+func CountDistinctCharacters(str string) int {
+	lower := strings.ToLower(str)
 	count := 0
 	set := make(map[rune]bool)
 	for _, i := range lower {

@@ -7,11 +7,11 @@ import (
 )
 
 func TestHowManyTimes(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal(0, HowManyTimes("", "x"))
-    assert.Equal(4, HowManyTimes("xyxyxyx", "x"))
-    assert.Equal(4, HowManyTimes("cacacacac", "cac"))
-    assert.Equal(1, HowManyTimes("john doe", "john"))
+	assert := newAsserter(t)
+	assert.Equal(0, HowManyTimes("", "x"))
+	assert.Equal(4, HowManyTimes("xyxyxyx", "x"))
+	assert.Equal(4, HowManyTimes("cacacacac", "cac"))
+	assert.Equal(1, HowManyTimes("john doe", "john"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

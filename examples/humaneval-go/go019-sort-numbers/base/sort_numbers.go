@@ -5,6 +5,6 @@ package humaneval
 // Return the string with numbers sorted from smallest to largest
 // >>> SortNumbers('three one five')
 // 'one three five'
-func SortNumbers(numbers string) string{
+func SortNumbers(numbers string) string {
 	panic("not implemented")
 }

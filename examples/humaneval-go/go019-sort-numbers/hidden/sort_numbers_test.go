@@ -7,12 +7,12 @@ import (
 )
 
 func TestSortNumbers(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal("", SortNumbers(""))
-    assert.Equal("three", SortNumbers("three"))
-    assert.Equal("three five nine", SortNumbers("three five nine"))
-    assert.Equal("zero four five seven eight nine", SortNumbers("five zero four seven nine eight"))
-    assert.Equal("zero one two three four five six", SortNumbers("six five four three two one zero"))
+	assert := newAsserter(t)
+	assert.Equal("", SortNumbers(""))
+	assert.Equal("three", SortNumbers("three"))
+	assert.Equal("three five nine", SortNumbers("three five nine"))
+	assert.Equal("zero four five seven eight nine", SortNumbers("five zero four seven nine eight"))
+	assert.Equal("zero one two three four five six", SortNumbers("six five four three two one zero"))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

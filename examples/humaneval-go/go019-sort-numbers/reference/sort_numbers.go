@@ -1,8 +1,8 @@
 package humaneval
 
 import (
-    "sort"
-    "strings"
+	"sort"
+	"strings"
 )
 
 // Input is a space-delimited string of numberals from 'zero' to 'nine'.
@@ -10,8 +10,8 @@ import (
 // Return the string with numbers sorted from smallest to largest
 // >>> SortNumbers('three one five')
 // 'one three five'
-func SortNumbers(numbers string) string{
-    valueMap := map[string]int{
+func SortNumbers(numbers string) string {
+	valueMap := map[string]int{
 		"zero":  0,
 		"one":   1,
 		"two":   2,

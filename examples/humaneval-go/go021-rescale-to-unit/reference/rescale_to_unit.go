@@ -5,7 +5,7 @@ package humaneval
 // >>> RescaleToUnit([1.0, 2.0, 3.0, 4.0, 5.0])
 // [0.0, 0.25, 0.5, 0.75, 1.0]
 func RescaleToUnit(numbers []float64) []float64 {
-    smallest := numbers[0]
+	smallest := numbers[0]
 	largest := smallest
 	for _, n := range numbers {
 		if smallest > n {

@@ -7,10 +7,10 @@ import (
 )
 
 func TestFilterIntegers(t *testing.T) {
-    assert := newAsserter(t)
-    assert.Equal([]int{}, FilterIntegers([]interface{}{}))
-    assert.Equal([]int{4, 9}, FilterIntegers([]interface{}{4, nil, []interface{}{}, 23.2, 9, "adasd"}))
-    assert.Equal([]int{3, 3, 3}, FilterIntegers([]interface{}{3, 'c', 3, 3, 'a', 'b'}))
+	assert := newAsserter(t)
+	assert.Equal([]int{}, FilterIntegers([]interface{}{}))
+	assert.Equal([]int{4, 9}, FilterIntegers([]interface{}{4, nil, []interface{}{}, 23.2, 9, "adasd"}))
+	assert.Equal([]int{3, 3, 3}, FilterIntegers([]interface{}{3, 'c', 3, 3, 'a', 'b'}))
 }
 
 // asserter replaces testify's assert in HumanEval-X's test, so the test needs no module.

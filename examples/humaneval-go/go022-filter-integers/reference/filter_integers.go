@@ -6,12 +6,12 @@ package humaneval
 // >>> FilterIntegers([1, 2, 3, 'abc', {}, []])
 // [1, 2, 3]
 func FilterIntegers(values []interface{}) []int {
-    result := make([]int, 0)
-    for _, val := range values {
-        switch i := val.(type) {
-        case int:
-            result = append(result, i)
-        }
-    }
-    return result
+	result := make([]int, 0)
+	for _, val := range values {
+		switch i := val.(type) {
+		case int:
+			result = append(result, i)
+		}
+	}
+	return result
 }
