@@ -98,3 +98,19 @@ func TestTypeScriptWithoutItsLoaderSaysWhatToAdd(t *testing.T) {
 	assert.Equal(t, PrepareFailed, vs[0].Outcome)
 	assert.Contains(t, vs[0].Output, "add tsx to the project's devDependencies")
 }
+
+func TestPresetMaven(t *testing.T) {
+	// Maven Central is not reachable from CI: Maven runs offline against Debian's
+	// packaged repository (compiler, resources and surefire plugins, JUnit 5).
+	l := ecosystemJudge(t, "maven", []string{"mvn", "-v"},
+		[]string{"test", "-d", "/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3"},
+		[]string{"test", "-d", "/usr/share/maven-repo/org/junit/jupiter/junit-jupiter-engine/5.9.2"})
+	test := func(body string) string {
+		return "import static org.junit.jupiter.api.Assertions.*;\n\nimport calc.Calc;\nimport org.junit.jupiter.api.*;\n\nclass DixitTest {\n" + body + "}\n"
+	}
+	vs := ecosystemCases(t, l, testdataTree(t, "maven-plain"),
+		test("    @Test\n    void twice() {\n        assertEquals(42, Calc.twice(21));\n    }\n"),
+		test("    @Test\n    void twiceWrong() {\n        assertEquals(43, Calc.twice(21));\n    }\n"),
+		test("    @Test\n    @Disabled\n    void skipped() {}\n\n    @Test\n    void runs() {}\n"))
+	assert.Contains(t, vs[1].Output, "twiceWrong")
+}

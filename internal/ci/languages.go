@@ -31,6 +31,7 @@ func languages() []language {
 		{name: "typescript", preset: typescriptPreset, toolchain: nodeToolchain, runner: typescriptRunner},
 		{name: "rust", preset: rustPreset, toolchain: rustToolchain},
 		{name: "java", preset: javaPreset, toolchain: javaToolchain, runner: javaRunner},
+		{name: "maven", preset: mavenPreset, toolchain: mavenToolchain, runner: mavenRunner},
 	}
 }
 
@@ -116,5 +117,12 @@ exit 1`
 func javaRunner(Contract) string {
 	return `[ -f "$JUNIT_CONSOLE" ] && exit 0
 echo "the java preset runs JUnit 5 with the JUnit Platform console launcher, which is not at $JUNIT_CONSOLE: install Debian's junit5 package (apt-get install junit5), or set test.env.JUNIT_CONSOLE in dixit.yml to the path of junit-platform-console-standalone.jar"
+exit 1`
+}
+
+// mavenRunner proves the offline repository there.
+func mavenRunner(Contract) string {
+	return `[ -d "$MAVEN_REPO" ] && exit 0
+echo "the maven preset runs Maven offline against the repository at $MAVEN_REPO, which is not there: install Debian's packaged plugins (apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java libsurefire-java junit5), or set test.env.MAVEN_REPO in dixit.yml to a local repository that holds the project's plugins and dependencies"
 exit 1`
 }

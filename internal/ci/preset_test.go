@@ -12,7 +12,7 @@ import (
 )
 
 func TestPresetNames(t *testing.T) {
-	assert.Equal(t, []string{"go", "python", "node", "typescript", "rust", "java"}, Languages())
+	assert.Equal(t, []string{"go", "python", "node", "typescript", "rust", "java", "maven"}, Languages())
 	for _, name := range Languages() {
 		c, ok := Preset(name)
 		require.True(t, ok, name)

@@ -94,9 +94,13 @@ func (e expectation) problem(r runnerReport) string {
 }
 
 // ran reports whether a test the file defines is among the passing ones; pytest names
-// each case of a parametrized test want[...].
+// each case of a parametrized test want[...]; the JUnit Platform names a Java method
+// want() and surefire plain want.
 func ran(want string, passed map[string]int, suites []string) bool {
 	if passed[want] > 0 {
+		return true
+	}
+	if method, ok := strings.CutSuffix(want, "()"); ok && passed[method] > 0 {
 		return true
 	}
 	for name := range passed {

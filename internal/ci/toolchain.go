@@ -188,6 +188,28 @@ func javaToolchain(_ context.Context, javac string) (toolchain, error) {
 	}, nil
 }
 
+// mavenToolchain is the JDK's, with Maven (found on the host's PATH, under /usr on
+// Debian) and the offline repository it reads.
+func mavenToolchain(ctx context.Context, javac string) (toolchain, error) {
+	tc, err := javaToolchain(ctx, javac)
+	if err != nil {
+		return toolchain{}, err
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return toolchain{}, fmt.Errorf("mvn (Maven) is not on the PATH: %w", err)
+	}
+	if mvn, err = filepath.EvalSymlinks(mvn); err != nil {
+		return toolchain{}, fmt.Errorf("mvn: %w", err)
+	}
+	home := filepath.Dir(filepath.Dir(mvn))
+	tc.mounts = append(tc.mounts, home)
+	tc.path = append(tc.path, filepath.Dir(mvn))
+	tc.env = map[string]string{"MAVEN_REPO": "/usr/share/maven-repo", "JAVA_HOME": filepath.Dir(tc.path[0])}
+	tc.check = "mvn -v && " + reportCheck
+	return tc, nil
+}
+
 // reportCheck proves the sandbox can send a report file to the judge (the wrapper
 // encodes it with base64); the presets of these toolchains write one.
 const reportCheck = "base64 </dev/null"

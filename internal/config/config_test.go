@@ -67,7 +67,7 @@ func TestPrepareAndMemoryAreSetPerContract(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"reqs.txt"}, s.Test.Manifests)
 
-	for _, preset := range []string{"typescript", "rust", "java"} {
+	for _, preset := range []string{"typescript", "rust", "java", "maven"} {
 		s, err := config.Parse([]byte("test:\n  preset: " + preset + "\n"))
 		require.NoError(t, err, preset)
 		assert.Equal(t, preset, s.Test.Toolchain)
@@ -112,7 +112,7 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"prepare without manifests", "test:\n  path: t_{id}.py\n  run: python3 t_{id}.py\n  prepare: pip install -r reqs.txt\n", "test.manifests: must list the files"},
 		{"escaping manifest", "test:\n  preset: go\n  manifests: [../go.mod]\n", `test.manifests: bad pattern "../go.mod"`},
 		{"relative toolchain path", "test:\n  preset: python\n  toolchain_path: python3\n", `line 3: test.toolchain_path: must be the absolute path of the toolchain's command, such as /usr/bin/python3`},
-		{"unknown toolchain", "test:\n  preset: go\n  toolchain: cobol\n", `test.toolchain: must be go, python, node, typescript, rust or java or empty (got "cobol")`},
+		{"unknown toolchain", "test:\n  preset: go\n  toolchain: cobol\n", `test.toolchain: must be go, python, node, typescript, rust, java or maven or empty (got "cobol")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func TestMistakesReadPlainly(t *testing.T) {
 		{"unknown protocol", "protocol: vote\n",
 			`.github/dixit.yml line 1: protocol: must be one of dixit, critics, tdg, blind, single (got "vote")`},
 		{"unknown preset", "test:\n  preset: cobol\n",
-			`.github/dixit.yml line 2: test.preset: unknown preset "cobol"; must be one of go, python, node, typescript, rust, java`},
+			`.github/dixit.yml line 2: test.preset: unknown preset "cobol"; must be one of go, python, node, typescript, rust, java, maven`},
 		{"a bool that is not one", "critics:\n  general: maybe\n",
 			`.github/dixit.yml line 2: critics.general: must be true or false (got "maybe")`},
 		{"threshold out of range", "ideal_threshold: 1.5\n",
