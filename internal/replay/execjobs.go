@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -57,6 +58,10 @@ func (e execution) runBatches(ctx context.Context, pi int, p *Problem, progs []p
 				known++
 			}
 			copy(results[g][next[g]:], cells[:known])
+			if slices.Contains(cells[:known], cellEnvironment) {
+				envFailure(rep, fmt.Sprintf("%s %s", p.TaskID, p.Coders[progs[g].coders[0]].ID),
+					"needs a module this python3 lacks (dixit-environment)")
+			}
 			next[g] += known
 			if known > 0 || next[g] == len(p.Tests) {
 				continue
@@ -145,6 +150,11 @@ func (e execution) confirm(ctx context.Context, pi int, p *Problem, progs []prog
 		default:
 			var again cell
 			dis.Confirm, again, dis.Class = classify(verdicts[j], d.first, opts.Reruns)
+			if n := p.Coders[d.coder].Timeouts; dis.Class == ClassStable && again == cellPass && !dis.Recorded && n > 0 {
+				// The data set counts a coder's timed-out asserts, not which: a cell it
+				// recorded failing that passes in time here is most likely one of them.
+				dis.Class, dis.Confirm = ClassTimeout, fmt.Sprintf("%s (when recorded, this coder timed out on %d asserts)", dis.Confirm, n)
+			}
 			if again != cellUnknown && (again == cellPass) == dis.Recorded {
 				rep.AgreeAfter++
 			}
@@ -177,6 +187,8 @@ func classify(v ci.Verdict, first cell, reruns int) (string, cell, string) {
 	switch {
 	case got == cellUnknown:
 		return "no result: " + lastLine(v.Output), cellUnknown, ClassEnvironment
+	case got == cellEnvironment:
+		return "needs a module this python3 lacks", cellUnknown, ClassEnvironment
 	case got == cellTimeout:
 		return "timeout", got, ClassTimeout
 	case v.Runs > 1:

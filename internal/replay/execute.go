@@ -149,7 +149,7 @@ func (e execution) problem(ctx context.Context, pi int, p *Problem) error {
 	var disagree []pending
 	for g, prog := range progs {
 		for t, got := range results[g] {
-			if got == cellUnknown {
+			if got == cellUnknown || got == cellEnvironment {
 				rep.Environment += len(prog.coders)
 				continue
 			}

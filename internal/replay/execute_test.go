@@ -42,13 +42,13 @@ func TestExecuteAgreesWithTheRecordedMatrix(t *testing.T) {
 	require.NoError(t, err)
 	rep, err := Execute(context.Background(), ps, ExecOptions{Judge: j, Reruns: 2})
 	require.NoError(t, err)
-	t.Logf("%d cells, %d agree, %d timeouts, %.1f s", rep.Cells, rep.Agree, rep.Timeouts, rep.Seconds)
+	t.Logf("%d cells, %d agree, %d timeouts, %d environment (%v), %.1f s", rep.Cells, rep.Agree, rep.Timeouts, rep.Environment, rep.EnvironmentAt, rep.Seconds)
 	want := 0
 	for _, p := range ps {
 		want += len(p.Coders) * len(p.Tests)
 	}
-	assert.Equal(t, want, rep.Cells, "every cell compared")
-	assert.Zero(t, rep.Environment)
+	assert.Equal(t, want, rep.Cells+rep.Environment, "every cell compared, or set apart as the environment's")
+	assert.Less(t, rep.Environment, want/10, "only programs importing modules absent here")
 	assert.Empty(t, rep.Disagreements)
 	assert.Equal(t, rep.Cells, rep.Agree)
 	assert.Positive(t, rep.Timeouts, "the slice has coders that loop")
@@ -59,22 +59,29 @@ func TestExecuteAgreesWithTheRecordedMatrix(t *testing.T) {
 func TestExecuteClassifiesDisagreements(t *testing.T) {
 	j := sandboxJudge(t)
 	p := Problem{
-		TaskID: "made/0",
+		TaskID: "made/0", EntryPoint: "f",
 		Coders: []Coder{
 			{ID: "right#0", Code: "def f(x):\n    return x + 1\n"},
 			{ID: "loops#0", Code: "def f(x):\n    while True:\n        pass\n"},
+			{ID: "lacks#0", Code: "import no_such_module_here\n\ndef f(x):\n    return x + 1\n"},
+			{ID: "late#0", Code: "def f(x):\n    return x + 1\n\nimport no_such_module_here\n"},
 			{ID: "broken#0", Code: "def f(x) return x\n"},
 		},
 		Tests: []Test{{ID: "t#0", Code: "assert f(1) == 2"}, {ID: "t#1", Code: "assert f(2) == 4"}},
 		Pass: [][]bool{
 			{false, false}, // t#0 passes: written wrong, every execution says so
 			{true, false},  // t#0 runs out of time: written wrong
+			{true, false},  // a module missing here: not a result
+			{false, false}, // a module missing after f: not a result either
 			{false, false}, // does not load: right
 		},
 	}
 	rep, err := Execute(context.Background(), []Problem{p}, ExecOptions{Judge: j, Reruns: 3})
 	require.NoError(t, err)
-	assert.Equal(t, 6, rep.Cells)
+	assert.Equal(t, 6, rep.Cells, "the cells of lacks#0 and late#0 are not compared")
+	assert.Equal(t, 4, rep.Environment)
+	require.Len(t, rep.EnvironmentAt, 2)
+	assert.Contains(t, rep.EnvironmentAt[0], "made/0 lacks#0: needs a module this python3 lacks")
 	assert.Equal(t, 4, rep.Agree)
 	assert.Equal(t, map[string]int{ClassStable: 1, ClassTimeout: 1}, rep.ByClass)
 	require.Len(t, rep.Disagreements, 2)
@@ -160,7 +167,7 @@ func TestParseProgress(t *testing.T) {
 		"..........                                                [100%]\n" +
 		"-------- generated xml file: /tmp/.dixit-report --------\n3 failed, 16 passed, 1 skipped in 0.1s\n"
 	got := parseProgress(out, 20)
-	assert.Equal(t, []cell{cellPass, cellFail, cellPass, cellTimeout, cellPass, cellPass, cellPass, cellPass, cellFail, cellFail},
+	assert.Equal(t, []cell{cellPass, cellFail, cellPass, cellTimeout, cellPass, cellPass, cellPass, cellPass, cellEnvironment, cellFail},
 		got[:10])
 	assert.Equal(t, cellPass, got[19])
 	// A run cut short leaves the rest unknown.

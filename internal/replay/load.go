@@ -30,6 +30,7 @@ type Coder struct {
 	Source     string
 	HiddenPass bool   // the original check() and every HumanEval+ input pass
 	Code       string // a self-contained program (--execute runs it)
+	Timeouts   int    // asserts that timed out when the matrix was recorded
 }
 
 // Test is one generated assert.
@@ -176,7 +177,7 @@ func (w *wireProblem) problem() (Problem, error) {
 			return Problem{}, fmt.Errorf("%s: coder id %s twice", p.TaskID, *c.ID)
 		}
 		ids[*c.ID] = true
-		p.Coders = append(p.Coders, Coder{ID: *c.ID, Source: *c.Source, HiddenPass: *c.HiddenPass, Code: c.Code})
+		p.Coders = append(p.Coders, Coder{ID: *c.ID, Source: *c.Source, HiddenPass: *c.HiddenPass, Code: c.Code, Timeouts: c.TestTimeouts})
 	}
 	clear(ids)
 	for i, t := range *w.Tests {
