@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -171,12 +172,23 @@ func (wc *workingCopy) reset(commit string) error {
 
 // checkout makes the directory hold exactly the files of commit, whatever modes the
 // coder's commands left on what was there.
+// The directory itself stays: the coder's tools hold it open (os.Root), and a new
+// directory in its place would leave them working in the removed one.
 func (wc *workingCopy) checkout(commit string) error {
-	if err := treeperm.RemoveAll(wc.dir); err != nil {
-		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
-	}
 	if err := os.MkdirAll(wc.dir, 0o755); err != nil {
 		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
+	}
+	if err := os.Chmod(wc.dir, 0o755); err != nil { // a command may have locked it
+		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
+	}
+	entries, err := os.ReadDir(wc.dir)
+	if err != nil {
+		return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
+	}
+	for _, e := range entries {
+		if err := treeperm.RemoveAll(filepath.Join(wc.dir, e.Name())); err != nil {
+			return fmt.Errorf("reset the working copy of %s: %w", wc.owner, err)
+		}
 	}
 	return wc.w.Checkout(commit, wc.dir)
 }
