@@ -59,7 +59,8 @@ func ExecMarkdown(w io.Writer, rep *replay.ExecReport) error {
 	b.WriteString("# Recorded code through the judge\n\n")
 	fmt.Fprintf(&b, "Every recorded program of %d problems, run against every recorded assert in the judge's sandbox "+
 		"(the `python` contract: pytest in bubblewrap), one job per distinct program with one test per assert, each assert "+
-		"under the data set's limits (load 3 s, assert 0.5 s, 0.05 s after a program's fourth timeout). Each cell whose first "+
+		"under the data set's limits (load 3 s, assert 0.5 s, 0.05 s after a program's fourth timeout) and its PYTHONHASHSEED=0; "+
+		"a module missing from this python3 makes a cell the environment's, never compared. Each cell whose first "+
 		"execution disagrees with the recorded matrix runs again alone, %d times (the judge's reruns), to classify it.\n\n",
 		rep.Problems, rep.Reruns)
 	b.WriteString("| | |\n|---|---|\n")
