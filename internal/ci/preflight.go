@@ -27,7 +27,8 @@ func (c Contract) OwnTests() (Contract, bool) {
 var (
 	// The sandbox's module cache is read-only and GOPROXY=off: go names the module it
 	// would have fetched in one of these.
-	goMissingModule = regexp.MustCompile(`go: downloading (\S+) |(\S+?)@\S+: module lookup disabled|no required module provides package ([^;\s]+)`)
+	goMissingModule = regexp.MustCompile(`go: downloading (\S+) |(\S+?)@\S+: module lookup disabled|no required module provides package ([^;\s]+)|go: (\S+?)@\S+: (?:reading|verifying|unrecognized import path)`)
+	noPytest        = regexp.MustCompile(`pytest is not importable by the python3 the judge found: (\S+) \(`)
 	pyMissingModule = regexp.MustCompile(`No module named '?([\w.]+)'?`)
 	nodeMissing     = regexp.MustCompile(`Cannot find (?:module|package) '([^']+)'`)
 )
@@ -36,17 +37,18 @@ var (
 // empty test does not pass: the output says what failed, the hint what to do about it.
 func EnvironmentHint(c Contract, v Verdict) string {
 	out := v.Output
-	if v.Outcome == PrepareFailed {
-		return prepareHint(c)
-	}
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
-		module := m[1] + m[2] + m[3] // one group matched
+		module := m[1] + m[2] + m[3] + m[4] // one group matched
 		if c.Prepare == "" {
 			return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and this contract downloads nothing (test.prepare is empty, GOPROXY=off): " +
 				"use the go preset's prepare (go mod download), run `go mod download` in the repository on the judge's machine, or vendor the dependencies"
 		}
 		return "the Go build needs " + module + ", which the judge's prepare (" + c.Prepare + ") did not download: " +
 			"go.mod must require it and go.sum hold its sums (go get " + module + ", then commit both), or vendor the dependencies (go mod vendor)"
+	}
+	if m := noPytest.FindStringSubmatch(out); m != nil {
+		return "pytest is not installed for the python3 the judge found (" + m[1] + "): install it for that python3, list pytest in the project's test requirements (the judge's prepare installs them), " +
+			"or name a python3 that has it in test.toolchain_path"
 	}
 	if m := pyMissingModule.FindStringSubmatch(out); m != nil {
 		if m[1] == "pytest" {
@@ -60,6 +62,8 @@ func EnvironmentHint(c Contract, v Verdict) string {
 		return "node cannot find " + m[1] + ": the judge installs node_modules from package.json and its lockfile (test.prepare): add it there (npm install " + m[1] + ") and commit both"
 	}
 	switch v.Outcome {
+	case PrepareFailed: // nothing more precise in its output
+		return prepareHint(c)
 	case BuildFailed:
 		return "the base revision does not build in the judge's sandbox with `" + c.Build + "`: fix the base, or the test contract's build command in dixit.yml"
 	case Timeout:
