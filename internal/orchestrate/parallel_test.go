@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,4 +278,87 @@ func TestAFailingAgentDoesNotWasteTheOthersWork(t *testing.T) {
 	calls, err := play(journal, false)
 	require.NoError(t, err)
 	assert.Equal(t, 1, calls.Solves, "only c2 solves when the run resumes")
+}
+
+// concurrency counts the agent work running at once, and the most it saw.
+type concurrency struct {
+	mu        sync.Mutex
+	open, max int
+}
+
+func (c *concurrency) Event(context.Context, orchestrate.Event) {}
+
+func (c *concurrency) Begin(context.Context, orchestrate.Work) func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open++
+	c.max = max(c.max, c.open)
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.open--
+	}
+}
+
+// parallel_agents bounds the agents at work at once; absent, every agent of a phase works.
+func TestParallelAgentsBoundsTheAgentsAtWork(t *testing.T) {
+	for _, width := range []int{1, 2, 0} {
+		seen := &concurrency{}
+		calls := &orchestratetest.Calls{}
+		deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, Reporter: seen,
+			Judge: orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool { return true }}}
+		for i := range 5 {
+			deps.Coders = append(deps.Coders, slowCoder{orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls)})
+		}
+		deps.Testers = []orchestrate.Tester{orchestratetest.NewTester("t1", calls)}
+		cfg := defaultSettings(5, 1)
+		cfg.ParallelAgents = width
+		run, err := orchestrate.New(cfg, deps)
+		require.NoError(t, err)
+		_, err = run.Execute(context.Background())
+		require.NoError(t, err)
+		want := width
+		if width == 0 {
+			want = 5
+		}
+		assert.Equal(t, want, seen.max, "parallel_agents %d", width)
+	}
+}
+
+// A run resumed with another parallel_agents finishes the phase it was cut in as that
+// phase began, so a budget stops it where the uninterrupted run stopped: here the last
+// phase, whose first testers cross the budget, so that with two at once the third never
+// starts.
+func TestAResumedPhaseKeepsItsWidth(t *testing.T) {
+	s := fiveByThree(config.Budget{Tokens: 2000})
+	s.width = 2
+	whole := s.playSlow(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, whole.err)
+	require.Equal(t, orchestrate.BudgetExhausted, whole.res.Outcome)
+	var phases []struct{ Phase int }
+	for _, data := range whole.journal.Records {
+		var rec struct{ Phase int }
+		require.NoError(t, json.Unmarshal(data, &rec))
+		phases = append(phases, rec)
+	}
+	cut := len(phases)
+	for cut > 1 && phases[cut-2].Phase == phases[len(phases)-1].Phase {
+		cut--
+	}
+	require.Less(t, cut, len(phases), "the last phase has more than one effect")
+
+	journal := &orchestratetest.Journal{}
+	cutRun := s.playSlow(t, journal, func(seq int) error {
+		if seq == cut {
+			return orchestrate.ErrInterrupted
+		}
+		return nil
+	})
+	require.ErrorIs(t, cutRun.err, orchestrate.ErrInterrupted)
+	s.width = 0
+	resumed := s.playSlow(t, journal, nil)
+	require.NoError(t, resumed.err)
+	assert.Equal(t, whole.res.Reason, resumed.res.Reason)
+	assert.Equal(t, whole.res.Spend.Tokens(), resumed.res.Spend.Tokens(), "no agent starts that the phase as begun would not have started")
+	assert.Equal(t, whole.res.Testers, resumed.res.Testers)
 }
