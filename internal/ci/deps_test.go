@@ -180,7 +180,9 @@ func TestAFailingPrepareIsNotAFailingTest(t *testing.T) {
 	}
 	assert.Equal(t, 1, l.Stats().Prepares, "a failed prepare is reported for every job, and run once")
 	hint := EnvironmentHint(c, vs[0])
-	assert.Contains(t, hint, "could not install the dependencies")
+	assert.Contains(t, hint, "needs example.invalid/nothing, which the judge's prepare", "the hint names the module the prepare could not get")
+	vs[0].Output = "npm ERR! something else went wrong"
+	assert.Contains(t, EnvironmentHint(c, vs[0]), "could not install the dependencies", "without a precise cause, the prepare's own hint")
 }
 
 func TestAVendoredModuleBuildsFromVendor(t *testing.T) {
