@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,13 +12,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/eval"
-	"github.com/dixit-bot/dixit/internal/replay"
 	"github.com/dixit-bot/dixit/internal/replay/render"
 )
-
-// replayData is the replay data set's place relative to the repository root: CI clones
-// the repository with ../shared beside it.
-const replayData = "../shared/data/humaneval-replay/problems.jsonl"
 
 // benchDir is the bundled benchmark, relative to the repository root.
 const benchDir = "examples/bench"
@@ -61,8 +53,8 @@ the recorded matrix.`,
 	fl.BoolVar(&f.fresh, "fresh", false, "discard earlier runs of the same populations and start over")
 	fl.BoolVar(&f.live, "live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
 	fl.BoolVar(&f.replay, "replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
-	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+replayData+" from the repository root)")
-	fl.Int64Var(&f.seed, "seed", replay.DefaultSeed, "--replay: the `SEED` of the panel draws")
+	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+render.DataSet+" from the repository root)")
+	fl.Int64Var(&f.seed, "seed", render.DefaultSeed, "--replay: the `SEED` of the panel draws")
 	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
 	fl.StringVar(&f.sizes, "sizes", "3,5,7,9", "--replay: the panel sizes K to replay, a comma-separated `LIST`")
 	fl.StringVar(&f.thresholds, "thresholds", "0.5,0.6,0.7,0.8", "--replay: the thresholds to replay, a comma-separated `LIST` from 0.5 to 0.8")
@@ -99,10 +91,13 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 				return fmt.Errorf("eval: %w", err)
 			}
 		}
+		req := render.Request{Data: f.data, Seed: f.seed, Panels: f.panels, Sizes: f.sizes, Thresholds: f.thresholds,
+			Out: f.out, Problems: f.problems, Judge: render.Judge{Sandbox: f.sandbox, Parallel: f.parallel, Reruns: config.Defaults().Reruns,
+				Logger: f.logger(stderr)}}
 		if f.execute {
-			return runExecute(ctx, f, stdout, stderr)
+			return req.Execute(ctx, stdout)
 		}
-		return runReplay(ctx, f, stdout)
+		return req.Replay(ctx, stdout)
 	}
 	if f.execute {
 		return usagef(cmd, "--execute needs --replay")
@@ -156,115 +151,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// runReplay replays the Dixit rule, CodeT and the hybrid pick on the recorded matrix.
-func runReplay(ctx context.Context, f *evalFlags, stdout io.Writer) error {
-	cfg := replay.DefaultConfig()
-	cfg.Seed, cfg.Panels = f.seed, f.panels
-	var err error
-	if cfg.Sizes, err = replay.ParseSizes(f.sizes); err != nil {
-		return fmt.Errorf("eval: --sizes: %w", err)
-	}
-	if cfg.Rules, err = replay.ParseThresholds(f.thresholds); err != nil {
-		return fmt.Errorf("eval: --thresholds: %w", err)
-	}
-	start := time.Now()
-	problems, err := loadReplay(ctx, f.data, stdout)
-	if err != nil {
-		return err
-	}
-	rep, err := replay.Run(ctx, problems, cfg, func(msg string) { fmt.Fprintln(stdout, msg) })
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if err := render.Summary(stdout, rep); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	paths, err := render.Write(f.out, rep)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	for _, p := range paths {
-		fmt.Fprintf(stdout, "wrote %s\n", p)
-	}
-	fmt.Fprintf(stdout, "replay done in %.1f s\n", time.Since(start).Seconds())
-	return nil
-}
-
-// loadReplay reads the replay data set, from data or the default place.
-func loadReplay(ctx context.Context, data string, stdout io.Writer) ([]replay.Problem, error) {
-	path := data
-	if path == "" {
-		found, err := findReplayData()
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		path = found
-	}
-	start := time.Now()
-	fmt.Fprintf(stdout, "loading problems from %s…\n", path)
-	problems, err := replay.LoadFile(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
-	}
-	fmt.Fprintf(stdout, "loaded %d problems (%.1f s)\n", len(problems), time.Since(start).Seconds())
-	return problems, nil
-}
-
-// runExecute runs the recorded code through the judge and compares it with the matrix.
-func runExecute(ctx context.Context, f *evalFlags, stdout, stderr io.Writer) error {
-	if f.problems < 0 {
-		return fmt.Errorf("eval: --problems %d: want 0 (all) or more", f.problems)
-	}
-	problems, err := loadReplay(ctx, f.data, stdout)
-	if err != nil {
-		return err
-	}
-	if f.problems > 0 && f.problems < len(problems) {
-		problems = problems[:f.problems]
-	}
-	judge, err := ci.NewLocal(ci.LocalOptions{Contract: replay.ExecContract(), Sandbox: ci.Sandbox(f.sandbox),
-		Parallel: f.parallel, Logger: f.logger(stderr)})
-	if err != nil {
-		return fmt.Errorf("eval: --execute: the judge: %w", err)
-	}
-	defer judge.Close()
-	if err := replay.CheckJudge(ctx, judge); err != nil {
-		return fmt.Errorf("eval: --execute: %w", err)
-	}
-	reruns := config.Defaults().Reruns
-	fmt.Fprintf(stdout, "executing %d problems in the judge's sandbox (confirming runs: %d reruns)…\n", len(problems), reruns)
-	rep, err := replay.Execute(ctx, problems, replay.ExecOptions{Judge: judge, Reruns: reruns,
-		Progress: func(msg string) { fmt.Fprintln(stdout, msg) }})
-	if err != nil {
-		return fmt.Errorf("eval: --execute: %w", err)
-	}
-	if err := render.ExecSummary(stdout, rep); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	paths, err := render.WriteExec(f.out, rep)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	for _, p := range paths {
-		fmt.Fprintf(stdout, "wrote %s\n", p)
-	}
-	return nil
-}
-
-// findReplayData looks for the data set from the working directory and its parents, so
-// the default works from anywhere inside a checkout.
-func findReplayData() (string, error) {
-	dir := "."
-	for i := 0; i < 16; i++ {
-		candidate := filepath.Join(dir, replayData)
-		if _, err := os.Stat(candidate); err == nil {
-			return filepath.Clean(candidate), nil
-		}
-		dir = filepath.Join(dir, "..")
-	}
-	return "", fmt.Errorf("no %s beside this checkout: pass --data PATH", replayData)
 }
 
 // benchModels lists the models the benchmark's tasks name in their dixit.yml, for the

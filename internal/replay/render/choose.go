@@ -74,7 +74,7 @@ func better(a, b replay.Row) bool {
 // setting names a row's K and threshold with its figures.
 func setting(r replay.Row, have bool) string {
 	return fmt.Sprintf("K=%d, t=%.1f: precision %s, yield %s", r.K, r.Threshold,
-		ci(r.Figures.KeptPrecision, r.CI.Precision, have), ci(r.Figures.AnyKept, r.CI.Yield, have))
+		withCI(r.Figures.KeptPrecision, r.CI.Precision, have), withCI(r.Figures.AnyKept, r.CI.Yield, have))
 }
 
 // chooseLines are the recommendations, one line per target.
@@ -136,7 +136,7 @@ func Summary(w io.Writer, rep *replay.Report) error {
 		for _, r := range rows {
 			f := faultCells(r, have)
 			fmt.Fprintf(&b, "  K=%d  precision %s  yield %s  | vetted caught %s rejected %s | oracle %s / %s | all proposed %s / %s\n",
-				r.K, ci(r.Figures.KeptPrecision, r.CI.Precision, have), ci(r.Figures.AnyKept, r.CI.Yield, have), f[0], f[1], f[2], f[3], f[4], f[5])
+				r.K, withCI(r.Figures.KeptPrecision, r.CI.Precision, have), withCI(r.Figures.AnyKept, r.CI.Yield, have), f[0], f[1], f[2], f[3], f[4], f[5])
 		}
 	}
 	b.WriteString("how to choose N and the threshold (diverse panels):\n")

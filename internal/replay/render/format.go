@@ -56,8 +56,8 @@ func setNote(rows []replay.Row, total int) string {
 	return fmt.Sprintf("the same %d problems at every K", rows[0].Problems)
 }
 
-// ci writes a share with its interval: "94.1% [92.0, 95.9]".
-func ci(x float64, iv replay.Interval, have bool) string {
+// withCI writes a share with its interval: "94.1% [92.0, 95.9]".
+func withCI(x float64, iv replay.Interval, have bool) string {
 	if !have {
 		return pc(x)
 	}
@@ -74,7 +74,7 @@ func faultCells(r replay.Row, have bool) [6]string {
 		r.Figures.Faults.OracleCorrect, r.Figures.Faults.AllWrong, r.Figures.Faults.AllCorrect}
 	var out [6]string
 	for i, x := range rates {
-		out[i] = ci(x, r.CI.Faults[i], have)
+		out[i] = withCI(x, r.CI.Faults[i], have)
 	}
 	return out
 }

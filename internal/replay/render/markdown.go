@@ -1,4 +1,5 @@
-// Package render writes a replay.Report for people: replay.md (BASELINE.md's tables plus
+// Package render is `bot eval --replay` for people: it runs the replay (and --execute) a
+// Request asks for, and writes the replay.Report as replay.md (BASELINE.md's tables plus
 // the hybrid pick and the calibration), replay.json, and an SVG plot drawn by hand.
 package render
 
@@ -38,7 +39,7 @@ func Markdown(w io.Writer, rep *replay.Report) error {
 	for _, r := range headlineRows {
 		f := r.Figures
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %d | **%s** | %s | %s | %s | %s |\n", r.Kind, r.K, r.Problems, r.Panels,
-			ci(f.AnyKept, r.CI.Yield, have), f.KeptTests, ci(f.KeptPrecision, r.CI.Precision, have), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
+			withCI(f.AnyKept, r.CI.Yield, have), f.KeptTests, withCI(f.KeptPrecision, r.CI.Precision, have), pc(f.WrongRejected), pc(f.CorrectLost), pc(f.LostAllPass), pc(f.AllPassPrecision))
 	}
 
 	fmt.Fprintf(&b, "\n## Picks (threshold %.1f)\n\nExpected share of picked coders that pass the hidden tests.\n\n", th)

@@ -73,8 +73,8 @@ func reading(b *strings.Builder, rep *replay.Report) {
 	var prec, yield, picks, caught []string
 	for _, r := range rows {
 		f := r.Figures
-		prec = append(prec, fmt.Sprintf("%s at K=%d", ci(f.KeptPrecision, r.CI.Precision, have), r.K))
-		yield = append(yield, fmt.Sprintf("%s at K=%d", ci(f.AnyKept, r.CI.Yield, have), r.K))
+		prec = append(prec, fmt.Sprintf("%s at K=%d", withCI(f.KeptPrecision, r.CI.Precision, have), r.K))
+		yield = append(yield, fmt.Sprintf("%s at K=%d", withCI(f.AnyKept, r.CI.Yield, have), r.K))
 		picks = append(picks, fmt.Sprintf("K=%d: Dixit %s, CodeT %s, hybrid %s (hybrid − CodeT %s)",
 			r.K, pc(f.DixitPick), pc(f.CodeTSame), pc(f.HybridSame), diff(f.HybridMinusCodeT)))
 		caught = append(caught, fmt.Sprintf("K=%d: %s of the wrong, %s of the correct", r.K, pc(f.Faults.VettedWrong), pc(f.Faults.VettedCorrect)))

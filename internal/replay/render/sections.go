@@ -37,7 +37,7 @@ func sameProblems(b *strings.Builder, rep *replay.Report, pct int) {
 		for _, r := range rows {
 			f := faultCells(r, have)
 			fmt.Fprintf(b, "| %d | %d | **%s** | %s | %s | %d of %d | **%s** | %s | %s | %s | %s | %s |\n", r.K, r.Problems,
-				ci(r.Figures.KeptPrecision, r.CI.Precision, have), ci(r.Figures.AnyKept, r.CI.Yield, have),
+				withCI(r.Figures.KeptPrecision, r.CI.Precision, have), withCI(r.Figures.AnyKept, r.CI.Yield, have),
 				pc(r.Spread.MeanPrecision), r.Spread.Below80, r.Spread.Problems, f[0], f[1], f[2], f[3], f[4], f[5])
 		}
 	}

@@ -64,19 +64,28 @@ func SVG(w io.Writer, rep *replay.Report) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	x := marginL
-	chart(&b, x, fmt.Sprintf("Kept precision vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f", byK, 0)
+	chart(&b, x, frame{fmt.Sprintf("Kept precision vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f"}, byK, 0)
 	x += chartW + gap
-	chart(&b, x, fmt.Sprintf("Panels keeping ≥1 test vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f", yieldK, 0)
+	chart(&b, x, frame{fmt.Sprintf("Panels keeping ≥1 test vs K (t=%.1f)", float64(pct)/100), "K", ks, "%.0f"}, yieldK, 0)
 	x += chartW + gap
-	chart(&b, x, "Diverse: kept precision vs threshold", "threshold", ts, "%.1f", byT, len(byK))
+	chart(&b, x, frame{"Diverse: kept precision vs threshold", "threshold", ts, "%.1f"}, byT, len(byK))
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// frame is what a chart says around its lines: its title, and its x axis's label, ticks
+// and tick format.
+type frame struct {
+	title, xlabel string
+	xticks        []float64
+	xfmt          string
+}
+
 // chart draws one chart with its left edge at x0: axes, ticks, lines and a legend below;
 // its lines take colours from firstColor on, so that two charts' legends do not clash.
-func chart(b *strings.Builder, x0 int, title, xlabel string, xticks []float64, xfmt string, ss []series, firstColor int) {
+func chart(b *strings.Builder, x0 int, f frame, ss []series, firstColor int) {
+	title, xlabel, xticks, xfmt := f.title, f.xlabel, f.xticks, f.xfmt
 	lo, hi := 1.0, 0.0
 	for _, s := range ss {
 		for _, p := range s.points {
