@@ -111,6 +111,14 @@ func (p *Publisher) Offer(ctx context.Context, s orchestrate.Standing) error {
 	return SetActions(ctx, p.gh, CheckRef{Owner: p.t.Owner, Repo: p.t.Repo, ID: id}, Actions(s))
 }
 
+// offerOrLog is Offer at the end of a run: buttons that could not be set cost nothing a
+// `/dixit` comment cannot do, so the failure is logged and the run's end stands.
+func (p *Publisher) offerOrLog(ctx context.Context, s orchestrate.Standing) {
+	if err := p.Offer(ctx, s); err != nil {
+		p.log.Warn("ghreport: the check run's buttons were not set; /dixit comments still decide", "github_issue", p.t.Issue, "err", err)
+	}
+}
+
 // CheckRef names a check run.
 type CheckRef struct {
 	Owner, Repo string

@@ -105,3 +105,19 @@ func TestAStoppedRunsCheckRunOffersItsButtonsAndALaterStopReplacesThem(t *testin
 	require.NoError(t, p.Offer(ctx, orchestrate.Standing{Outcome: orchestrate.CodersStuck, Accepted: "amber", Coders: []string{"amber"}}))
 	assert.Empty(t, lastActions(t, srv), "a stop that fits no button removes the old ones")
 }
+
+func TestFinishOffersTheButtonsOfTheStop(t *testing.T) {
+	ctx := context.Background()
+	srv := ghtest.NewServer(t)
+	srv.State.AddIssue("o", "r", 3, "Add Compare", "spec")
+	p, err := New(ctx, srv.Client(nil), target, Options{Coders: []string{"amber"}, StateFile: filepath.Join(t.TempDir(), "github.json")})
+	require.NoError(t, err)
+	res := &orchestrate.Result{Outcome: orchestrate.BudgetExhausted, Reason: "max_rounds reached", Rounds: 10,
+		Standing: orchestrate.Standing{Outcome: orchestrate.BudgetExhausted, Crossed: orchestrate.BudgetRounds, Rounds: 10, MaxRounds: 10, Coders: []string{"amber"}}}
+	require.NoError(t, p.Finish(ctx, res))
+	got := lastActions(t, srv)
+	require.Len(t, got, 2)
+	assert.Equal(t, map[string]string{"identifier": "budget rounds 20", "label": "Raise rounds", "description": "rounds budget to 20, then go on"}, got[0])
+	assert.Equal(t, "continue", got[1]["identifier"])
+	assert.Equal(t, "completed", srv.State.CheckRun(p.ids.CheckRun)["status"])
+}

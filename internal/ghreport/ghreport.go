@@ -238,7 +238,11 @@ func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
 	if r := orchestrate.ReasonFor(res.Outcome); r.Evidence == orchestrate.EvidencePreflight {
 		title = fmt.Sprintf("%s: %s", res.Outcome, r.Title) // no test ran: counts say nothing
 	}
-	return p.Complete(ctx, "neutral", title, res.Reason+".", "")
+	if err := p.Complete(ctx, "neutral", title, res.Reason+".", ""); err != nil {
+		return err
+	}
+	p.offerOrLog(ctx, res.Standing) // the decisions that fit, as buttons (actions.go)
+	return nil
 }
 
 // Complete publishes the final status and completes the check run with a conclusion
