@@ -210,7 +210,11 @@ func (b Base) relay(ctx context.Context, gh *github.Client, where Issue, onPR bo
 	if _, err := b.Runs.Start(target); err != nil {
 		return comment(ctx, gh, where, fmt.Sprintf("@%s Your decision is recorded, but I could not resume the run: %v. `/dixit resume` tries again.", ask.By, err))
 	}
-	what := strings.ReplaceAll(d.Describe(), "`", "'")
+	what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
+	if d.Reason != "" {
+		what += " (" + d.Reason + ")"
+	}
+	what = strings.ReplaceAll(what, "`", "'")
 	of := ""
 	if target.Number != where.Number {
 		of = fmt.Sprintf(" of #%d", target.Number)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
 
@@ -25,30 +24,8 @@ func refused(user string, err error) string {
 func (h *CommentHandler) decide(ctx context.Context, gh *github.Client, ev github.IssueCommentEvent, cmd commands.Command) error {
 	issue := issueOf(ev.GetInstallation(), ev.GetRepo(), ev.GetIssue())
 	user := ev.GetComment().GetUser().GetLogin()
-	if h.Decide == nil {
-		return comment(ctx, gh, issue, "This server does not take decisions on runs.")
-	}
 	// The comment's id names the decision: a redelivered webhook cannot record it twice.
 	ask := session.Ask{ID: "comment-" + strconv.FormatInt(ev.GetComment().GetID(), 10), Verb: cmd.Verb, Args: cmd.Args,
 		By: user, At: ev.GetComment().GetCreatedAt().Time}
-	target, d, err := h.Decide(ctx, issue, ev.GetIssue().IsPullRequest(), ask)
-	if err != nil {
-		return comment(ctx, gh, issue, refused(user, err))
-	}
-	if r, ok, err := h.Runs.Record(target); err == nil && ok {
-		target = r.Issue
-	}
-	if _, err := h.Runs.Start(target); err != nil {
-		return comment(ctx, gh, issue, fmt.Sprintf("@%s Your decision is recorded, but I could not resume the run: %v. `/dixit resume` tries again.", user, err))
-	}
-	what := strings.Join(append([]string{d.Verb}, d.Args...), " ")
-	if d.Reason != "" {
-		what += " (" + d.Reason + ")"
-	}
-	what = strings.ReplaceAll(what, "`", "'")
-	where := ""
-	if target.Number != issue.Number {
-		where = fmt.Sprintf(" of #%d", target.Number)
-	}
-	return comment(ctx, gh, issue, fmt.Sprintf("@%s Noted: `%s`. The run%s goes on from where it stopped; its status comment follows it, and the decision is kept with the run.", user, what, where))
+	return h.relay(ctx, gh, issue, ev.GetIssue().IsPullRequest(), ask)
 }
