@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"testing"
 
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 )
@@ -16,12 +14,12 @@ import (
 // server-sent events) over loopback HTTP, so the runs' clients do all their usual work.
 type fakeModel struct {
 	*llmtest.Server
-	tb     *benchTB
+	tb     *llmtest.ProgramTB
 	served atomic.Int64 // requests the script answered
 }
 
 func startModel() *fakeModel {
-	tb := &benchTB{}
+	tb := &llmtest.ProgramTB{}
 	m := &fakeModel{Server: llmtest.NewServer(tb), tb: tb}
 	m.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
 		m.served.Add(1)
@@ -32,8 +30,7 @@ func startModel() *fakeModel {
 
 // close stops the server; its errors are those it reported through the test hooks.
 func (m *fakeModel) close() []string {
-	m.tb.cleanup()
-	return m.tb.errors()
+	return m.tb.Close()
 }
 
 // retained is what the server keeps of the requests it recorded (it keeps them all,
@@ -44,46 +41,6 @@ func (m *fakeModel) retained() int64 {
 		n += int64(len(r.Body))
 	}
 	return n
-}
-
-// benchTB lets llmtest.NewServer run outside a test. It implements only what the server
-// calls (Helper, Cleanup, Errorf); the embedded nil TB would panic on anything else,
-// which would show at once.
-type benchTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	errs     []string
-}
-
-func (b *benchTB) Helper() {}
-
-func (b *benchTB) Cleanup(f func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.cleanups = append(b.cleanups, f)
-}
-
-func (b *benchTB) Errorf(format string, args ...any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.errs = append(b.errs, fmt.Sprintf(format, args...))
-}
-
-func (b *benchTB) cleanup() {
-	b.mu.Lock()
-	fs := b.cleanups
-	b.cleanups = nil
-	b.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
-
-func (b *benchTB) errors() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.errs...)
 }
 
 // script plays the population of internal/session's live test: coders tea, coffee and

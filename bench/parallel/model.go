@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
@@ -25,11 +23,11 @@ import (
 // run of the benchmark.
 type fakeModel struct {
 	*llmtest.Server
-	tb *benchTB
+	tb *llmtest.ProgramTB
 }
 
 func startModel(latency time.Duration) *fakeModel {
-	tb := &benchTB{}
+	tb := &llmtest.ProgramTB{}
 	m := &fakeModel{Server: llmtest.NewServer(tb), tb: tb}
 	m.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
 		step := script(req)
@@ -41,8 +39,7 @@ func startModel(latency time.Duration) *fakeModel {
 
 // close stops the server; its errors are those it reported through the test hooks.
 func (m *fakeModel) close() []string {
-	m.tb.cleanup()
-	return m.tb.errors()
+	return m.tb.Close()
 }
 
 var (
@@ -127,43 +124,4 @@ func tool(name string, args map[string]string) llmtest.ToolCall {
 		panic(err) // a map of strings always marshals
 	}
 	return llmtest.ToolCall{Name: name, Arguments: string(data)}
-}
-
-// benchTB lets llmtest.NewServer run outside a test. It implements only what the server
-// calls (Helper, Cleanup, Errorf); the embedded nil TB would panic on anything else.
-type benchTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	errs     []string
-}
-
-func (b *benchTB) Helper() {}
-
-func (b *benchTB) Cleanup(f func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.cleanups = append(b.cleanups, f)
-}
-
-func (b *benchTB) Errorf(format string, args ...any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.errs = append(b.errs, fmt.Sprintf(format, args...))
-}
-
-func (b *benchTB) cleanup() {
-	b.mu.Lock()
-	fs := b.cleanups
-	b.cleanups = nil
-	b.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
-
-func (b *benchTB) errors() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.errs...)
 }
