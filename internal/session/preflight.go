@@ -125,7 +125,7 @@ func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []git
 
 // judgeFor makes a judge, like the run's, for another contract.
 func (s *session) judgeFor(contract ci.Contract) (ci.Judge, func(), error) {
-	if j, err := s.hostJudge(contract); j != nil || err != nil {
+	if j, err := s.opts.Host.Judge(contract); j != nil || err != nil {
 		return j, func() {}, err
 	}
 	local, err := ci.NewLocal(ci.LocalOptions{
@@ -141,15 +141,6 @@ func (s *session) judgeFor(contract ci.Contract) (ci.Judge, func(), error) {
 		return nil, nil, err
 	}
 	return local, func() { local.Close() }, nil
-}
-
-// hostJudge is the host's judge for contract, or nil for this machine's sandbox.
-func (s *session) hostJudge(contract ci.Contract) (ci.Judge, error) {
-	j, err := s.opts.Host.Judge(contract)
-	if err != nil {
-		return nil, err
-	}
-	return j, nil
 }
 
 // canaryTest is a test that passes on any tree that builds and whose runner starts: the

@@ -191,7 +191,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	if s.inner, err = s.hostJudge(contract); err != nil {
+	if s.inner, err = s.opts.Host.Judge(contract); err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
 	if s.inner == nil {
