@@ -2,9 +2,11 @@ package classify
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,7 +68,8 @@ func workflowFiles(t *testing.T, root string) []string {
 	return found
 }
 
-// Every workflow in the repository passes the static check; the template is among them.
+// Every workflow in the repository passes the static check, with one exemption (the
+// release's publish job, lockCheck); the template and the release are among them.
 func TestWorkflowIsLocked(t *testing.T) {
 	root := repoRoot(t)
 	files := workflowFiles(t, root)
@@ -75,9 +78,10 @@ func TestWorkflowIsLocked(t *testing.T) {
 		rel[i], _ = filepath.Rel(root, f)
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		assert.NoError(t, CheckWorkflow(rel[i], data))
+		assert.NoError(t, lockCheck(rel[i], data))
 	}
 	assert.Contains(t, rel, filepath.Join("internal", "ci", "classify", "workflow", "dixit-classify.yml"))
+	assert.Contains(t, rel, filepath.FromSlash(releaseWorkflow), "the exemption's workflow is checked")
 	tmpl, err := os.ReadFile(filepath.Join(root, "internal", "ci", "classify", "workflow", "dixit-classify.yml"))
 	require.NoError(t, err)
 	assert.Equal(t, tmpl, Workflow, "the embedded template is the file")
@@ -209,5 +213,163 @@ func TestTheTemplateWouldFailWithoutItsProtections(t *testing.T) {
 	} {
 		require.True(t, bytes.Contains(Workflow, []byte(c.old)), c.old)
 		assert.Error(t, CheckWorkflow("t.yml", bytes.Replace(Workflow, []byte(c.old), []byte(c.new), 1)), c.new)
+	}
+}
+
+// The one exemption from CheckWorkflow's read-only rule. Publishing a release needs a token
+// that writes contents (the GitHub Release and its files) and packages (the image on
+// ghcr.io). One job of one workflow gets it, on conditions that keep it away from anything
+// a branch, a pull request or a third party's action runs.
+const (
+	releaseWorkflow = ".github/workflows/release.yml"
+	publishJob      = "publish"
+	publishGuard    = "startsWith(github.ref, 'refs/tags/v')"
+)
+
+// lockCheck is CheckWorkflow for the repository's workflow at rel, with the publish job's
+// write scopes allowed in release.yml alone, when publishExemption holds.
+func lockCheck(rel string, data []byte) error {
+	if filepath.ToSlash(rel) == releaseWorkflow {
+		var err error
+		if data, err = publishExemption(data); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+	}
+	return CheckWorkflow(rel, data)
+}
+
+// publishExemption checks that the publish job keeps to its exemption, and returns the
+// workflow with that job's two scopes turned to read (same lines, so CheckWorkflow's errors
+// point where they should) for CheckWorkflow to judge everything else as usual:
+//   - the workflow runs on pushed v* tags only: no branch, pull request or dispatch;
+//   - the job runs only for a v* tag (its if:), after every other job of the workflow;
+//   - it asks for exactly contents: write and packages: write;
+//   - it uses no action but actions/checkout and actions/download-artifact: gh and docker,
+//     already on the runner, publish; no third party's code sees the token.
+func publishExemption(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) != 1 {
+		return nil, fmt.Errorf("invalid YAML: %v", err)
+	}
+	root := doc.Content[0]
+	jobs := get(root, "jobs")
+	job := get(jobs, publishJob)
+	if job == nil {
+		return data, nil // nothing to exempt
+	}
+	if err := onlyVersionTags(get(root, "on")); err != nil {
+		return nil, err
+	}
+	if cond := get(job, "if"); cond == nil || strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(cond.Value, "${{"), "}}")) != publishGuard {
+		return nil, fmt.Errorf("job %s: a write token needs if: %s", publishJob, publishGuard)
+	}
+	if err := needsAllOthers(jobs, get(job, "needs")); err != nil {
+		return nil, err
+	}
+	if get(job, "uses") != nil {
+		return nil, fmt.Errorf("job %s: runs its own steps, not a reusable workflow", publishJob)
+	}
+	for _, step := range get(job, "steps").Content {
+		u := get(step, "uses")
+		if u != nil && !strings.HasPrefix(u.Value, "actions/checkout@") && !strings.HasPrefix(u.Value, "actions/download-artifact@") {
+			return nil, fmt.Errorf("job %s: uses: %s: with a write token only actions/checkout and actions/download-artifact; publish with gh and docker in run:", publishJob, u.Value)
+		}
+	}
+	return readOnly(data, get(job, "permissions"))
+}
+
+// onlyVersionTags accepts `on: {push: {tags: [v*...]}}` and nothing more.
+func onlyVersionTags(on *yaml.Node) error {
+	push := get(on, "push")
+	tags := get(push, "tags")
+	ok := push != nil && tags != nil && len(on.Content) == 2 && len(push.Content) == 2
+	if ok && tags.Kind == yaml.ScalarNode {
+		tags = &yaml.Node{Content: []*yaml.Node{tags}}
+	}
+	for i := 0; ok && i < len(tags.Content); i++ {
+		ok = strings.HasPrefix(tags.Content[i].Value, "v")
+	}
+	if !ok {
+		return fmt.Errorf("job %s: a write token is allowed only in a workflow that runs on pushed v* tags alone (on: push: tags: [\"v*\"])", publishJob)
+	}
+	return nil
+}
+
+// needsAllOthers checks that needs lists every other job: nothing is published unless all
+// of the release was built and checked.
+func needsAllOthers(jobs, needs *yaml.Node) error {
+	var want, got []string
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		if n := jobs.Content[i].Value; n != publishJob {
+			want = append(want, n)
+		}
+	}
+	if needs != nil && needs.Kind == yaml.ScalarNode {
+		got = []string{needs.Value}
+	} else if needs != nil {
+		for _, n := range needs.Content {
+			got = append(got, n.Value)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		return fmt.Errorf("job %s: needs %v, want every other job %v: publish only what was all built", publishJob, got, want)
+	}
+	return nil
+}
+
+// readOnly checks perms is exactly contents: write and packages: write, and returns data
+// with both turned to read in place.
+func readOnly(data []byte, perms *yaml.Node) ([]byte, error) {
+	bad := fmt.Errorf("job %s: permissions must be exactly contents: write and packages: write", publishJob)
+	if perms == nil || perms.Kind != yaml.MappingNode || len(perms.Content) != 4 {
+		return nil, bad
+	}
+	lines := bytes.SplitAfter(bytes.Clone(data), []byte("\n"))
+	for i := 0; i < 4; i += 2 {
+		k, v := perms.Content[i], perms.Content[i+1]
+		if (k.Value != "contents" && k.Value != "packages") || v.Value != "write" || k.Value == perms.Content[2-i].Value {
+			return nil, bad
+		}
+		line := lines[v.Line-1]
+		copy(line[v.Column-1:], "read ") // same length: the lines keep their numbers
+	}
+	return bytes.Join(lines, nil), nil
+}
+
+// The exemption is as narrow as it says: each way of widening it fails the lock, and the
+// same job in any other workflow fails too.
+func TestOnlyTheReleasePublishJobMayWrite(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), releaseWorkflow))
+	require.NoError(t, err)
+	release := string(data)
+	require.NoError(t, lockCheck(releaseWorkflow, data))
+	assert.ErrorContains(t, lockCheck(".github/workflows/publish.yml", data), "permissions: contents: write: want read or none",
+		"another workflow with the same job is refused")
+	assert.ErrorContains(t, CheckWorkflow(releaseWorkflow, data), "packages: write", "without the exemption the release would fail")
+
+	perms := release[strings.Index(release, "    permissions:\n      contents: write"):strings.Index(release, "    concurrency:")]
+	cases := []struct{ name, old, new, want string }{
+		{"also on a branch", "  push:\n    tags: [\"v*\"]\n", "  push:\n    branches: [main]\n    tags: [\"v*\"]\n", "pushed v* tags alone"},
+		{"also by hand", "  push:\n    tags: [\"v*\"]\n", "  push:\n    tags: [\"v*\"]\n  workflow_dispatch:\n", "pushed v* tags alone"},
+		{"any tag", `tags: ["v*"]`, `tags: ["*"]`, "pushed v* tags alone"},
+		{"no tag guard", "    if: " + publishGuard + "\n", "", "a write token needs if: " + publishGuard},
+		{"before the image is built", "needs: [binaries, image]", "needs: [binaries]", "want every other job [binaries image]"},
+		{"a third scope", "      packages: write", "      packages: write\n      pull-requests: write", "exactly contents: write and packages: write"},
+		{"write-all", perms, "    permissions: write-all\n", "exactly contents: write"},
+		{"on pull requests alone", "  push:\n    tags: [\"v*\"]\n", "  pull_request:\n", "pushed v* tags alone"},
+		{"a third party's action", "      - name: Fetch the archives\n", "      - uses: softprops/action-gh-release@c062e08bd532815e2082a85e87e3ef29c3e6d191\n      - name: Fetch the archives\n", "uses: softprops/action-gh-release@"},
+		{"an expression in run", `run: bash scripts/publish-release.sh "$TAG" dist images`, `run: bash scripts/publish-release.sh "${{ github.ref_name }}" dist images`, "${{ github.ref_name }} inside run"},
+		{"a secret", "GH_TOKEN: ${{ github.token }}", "GH_TOKEN: ${{ secrets.RELEASE_TOKEN }}", "refers to secrets"},
+		{"a build job writes", "    name: bot for linux/amd64 and linux/arm64\n", "    name: bot for linux/amd64 and linux/arm64\n    permissions:\n      packages: write\n", "permissions: packages: write: want read or none"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Contains(t, release, c.old, "the case must change the workflow")
+			err := lockCheck(releaseWorkflow, []byte(strings.Replace(release, c.old, c.new, 1)))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
 	}
 }
