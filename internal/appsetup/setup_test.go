@@ -3,19 +3,14 @@ package appsetup
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,79 +18,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/deploy"
+	"github.com/dixit-bot/dixit/internal/appsetup/appsetuptest"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
-	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
-// fakeWeb plays GitHub's web pages in the manifest flow: it takes the manifest a user
-// confirms, creates the App in the fake API, pings its webhook as GitHub does, and sends
-// the browser back to redirect_url with the code.
-type fakeWeb struct {
-	*httptest.Server
-	api      *ghtest.Server
-	noPing   bool // GitHub's ping fails: record a 502 instead of sending it
-	badCode  bool // redirect with a code GitHub never issued (expired)
-	mu       sync.Mutex
-	posted   []map[string]any // manifests received
-	pagePath []string         // the page each was posted to
-}
-
-func newFakeWeb(t *testing.T, api *ghtest.Server) *fakeWeb {
-	f := &fakeWeb{api: api}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /settings/apps/new", func(w http.ResponseWriter, r *http.Request) { f.create(t, w, r, "octocat", false) })
-	mux.HandleFunc("POST /organizations/{org}/settings/apps/new", func(w http.ResponseWriter, r *http.Request) {
-		f.create(t, w, r, r.PathValue("org"), true)
-	})
-	f.Server = httptest.NewServer(mux)
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeWeb) create(t *testing.T, w http.ResponseWriter, r *http.Request, owner string, org bool) {
-	raw := r.PostFormValue("manifest")
-	var m map[string]any
-	if !assert.NoError(t, json.Unmarshal([]byte(raw), &m), "the form posts the manifest as JSON") {
-		http.Error(w, "bad manifest", http.StatusUnprocessableEntity)
-		return
-	}
-	f.mu.Lock()
-	f.posted, f.pagePath = append(f.posted, m), append(f.pagePath, r.URL.Path)
-	f.mu.Unlock()
-	code := fmt.Sprintf("code-%d", time.Now().UnixNano())
-	app, err := f.api.State.AddManifestCode(code, owner, org, []byte(raw))
-	require.NoError(t, err)
-	hook := m["hook_attributes"].(map[string]any)["url"].(string)
-	status := 502
-	if !f.noPing {
-		status = sendPing(hook, app.WebhookSecret)
-	}
-	f.api.State.AddDelivery(ghtest.Delivery{GUID: "ping-" + code, Event: "ping", StatusCode: status})
-	if f.badCode {
-		code = "expired"
-	}
-	back, _ := url.Parse(m["redirect_url"].(string))
-	back.RawQuery = url.Values{"code": {code}, "state": {r.URL.Query().Get("state")}}.Encode()
-	http.Redirect(w, r, back.String(), http.StatusFound)
-}
-
-// sendPing sends GitHub's ping to a new App's webhook and returns the answer's status (0: none).
-func sendPing(hook, secret string) int {
-	req, err := webhook.SignedRequest(hook, []byte(secret), "ping", "d-1", []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`))
-	if err != nil {
-		return 0
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 type flow struct {
-	web    *fakeWeb
+	web    *appsetuptest.Web
 	api    *ghtest.Server
 	base   string // the setup server, as the browser reaches it
 	out    bytes.Buffer
@@ -104,10 +33,10 @@ type flow struct {
 }
 
 // startSetup runs the setup server with opts; an empty PublicURL means the setup's own address.
-func startSetup(t *testing.T, opts Options, tweak func(*fakeWeb)) *flow {
+func startSetup(t *testing.T, opts Options, tweak func(*appsetuptest.Web)) *flow {
 	t.Helper()
 	api := ghtest.NewServer(t)
-	f := &flow{api: api, web: newFakeWeb(t, api), result: make(chan error, 1)}
+	f := &flow{api: api, web: appsetuptest.NewWeb(t, api), result: make(chan error, 1)}
 	if tweak != nil {
 		tweak(f.web)
 	}
@@ -130,22 +59,10 @@ func startSetup(t *testing.T, opts Options, tweak func(*fakeWeb)) *flow {
 	return f
 }
 
-var manifestField = regexp.MustCompile(`<form action="([^"]+)" method="post">\s*<input type="hidden" name="manifest" value="([^"]+)">`)
-
 // register is the person: open the page, press the button, land on the result page.
 func (f *flow) register(t *testing.T) (status int, page string) {
 	t.Helper()
-	resp, err := http.Get(f.base + "/")
-	require.NoError(t, err)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	m := manifestField.FindStringSubmatch(string(body))
-	require.NotNil(t, m, "the page has the form: %s", body)
-	resp, err = http.PostForm(html.UnescapeString(m[1]), url.Values{"manifest": {html.UnescapeString(m[2])}})
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(out)
+	return appsetuptest.Register(t, f.base)
 }
 
 func (f *flow) wait(t *testing.T) error {
@@ -179,9 +96,10 @@ func TestRegistersTheAppAndWritesWhatServeReads(t *testing.T) {
 			assert.Contains(t, page, "is registered")
 			require.NoError(t, f.wait(t), f.out.String())
 
-			require.Len(t, f.web.posted, 1)
-			m := f.web.posted[0]
-			assert.Equal(t, c.page, f.web.pagePath[0])
+			posted := f.web.Posted()
+			require.Len(t, posted, 1)
+			m := posted[0].Manifest
+			assert.Equal(t, c.page, posted[0].Page)
 			assert.Equal(t, f.base+"/webhook", m["hook_attributes"].(map[string]any)["url"])
 			assert.Equal(t, f.base+"/setup/callback", m["redirect_url"], "the code comes back to this server")
 			perms := m["default_permissions"].(map[string]any)
@@ -240,7 +158,7 @@ func TestWithoutOutTheCredentialsArePrintedOnce(t *testing.T) {
 }
 
 func TestWithoutTheCheckAServerElsewhereIsNotAsked(t *testing.T) {
-	f := startSetup(t, Options{PublicURL: "https://dixit.invalid", NoCheck: true, Out: t.TempDir()}, func(w *fakeWeb) { w.noPing = true })
+	f := startSetup(t, Options{PublicURL: "https://dixit.invalid", NoCheck: true, Out: t.TempDir()}, func(w *appsetuptest.Web) { w.NoPing = true })
 	status, _ := f.register(t)
 	require.Equal(t, http.StatusOK, status)
 	require.NoError(t, f.wait(t), "the webhook is not checked")
@@ -290,7 +208,7 @@ func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 		assert.Contains(t, err.Error(), "make --public-url the address that reaches --listen")
 	})
 	t.Run("GitHub's ping failed", func(t *testing.T) {
-		f := startSetup(t, Options{PingWait: 300 * time.Millisecond, Org: "acme"}, func(w *fakeWeb) { w.noPing = true })
+		f := startSetup(t, Options{PingWait: 300 * time.Millisecond, Org: "acme"}, func(w *appsetuptest.Web) { w.NoPing = true })
 		f.register(t)
 		err := f.wait(t)
 		require.Error(t, err)
@@ -298,7 +216,7 @@ func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 		assert.Contains(t, err.Error(), "/organizations/acme/settings/apps/", "it points at the App's Advanced tab")
 	})
 	t.Run("expired code", func(t *testing.T) {
-		f := startSetup(t, Options{}, func(w *fakeWeb) { w.badCode = true })
+		f := startSetup(t, Options{}, func(w *appsetuptest.Web) { w.BadCode = true })
 		status, page := f.register(t)
 		assert.Equal(t, http.StatusBadGateway, status)
 		assert.Contains(t, page, "it expired (a code lasts one hour) or was used already")

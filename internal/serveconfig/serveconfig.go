@@ -182,16 +182,40 @@ var botVersionRE = regexp.MustCompile(`^(v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.
 
 var labelRE = regexp.MustCompile(`^[^,\s][^,]{0,49}$`)
 
+// ErrNoApp is Validate's error when no part of the App is configured (no id, private key or
+// webhook secret) and every other setting is valid: bot serve can register one then.
+var ErrNoApp = errors.New("github.app_id (DIXIT_GITHUB_APP_ID) is required: no GitHub App is configured")
+
 // Validate names the first missing or bad setting. Missing secrets are errors: the server
 // fails closed rather than accepting unsigned webhooks.
 func (c Config) Validate() error {
+	g := c.GitHub
+	if g.AppID == 0 && g.PrivateKeyFile == "" && g.WebhookSecret == "" && g.SecretFile == "" {
+		if err := c.validateServer(); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w (register one: bot setup, or bot serve --config FILE --public-url URL, FILE not there yet)", ErrNoApp)
+	}
 	switch {
-	case c.GitHub.AppID <= 0:
+	case g.AppID <= 0:
 		return errors.New("github.app_id (DIXIT_GITHUB_APP_ID) is required")
-	case c.GitHub.PrivateKeyFile == "":
+	case g.PrivateKeyFile == "":
 		return errors.New("github.private_key_file (DIXIT_GITHUB_PRIVATE_KEY_FILE) is required")
-	case len(c.GitHub.WebhookSecret) < 16:
+	case len(g.WebhookSecret) < 16:
 		return errors.New("a webhook secret of at least 16 characters is required (DIXIT_WEBHOOK_SECRET, DIXIT_WEBHOOK_SECRET_FILE or github.webhook_secret_file): without it anyone could send the bot events")
+	}
+	if err := c.validateServer(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(g.PrivateKeyFile); err != nil {
+		return unreadable("github.private_key_file", g.PrivateKeyFile, err)
+	}
+	return nil
+}
+
+// validateServer checks every setting but the App's identity and secrets.
+func (c Config) validateServer() error {
+	switch {
 	case !strings.HasPrefix(c.GitHub.BaseURL, "https://") && !strings.HasPrefix(c.GitHub.BaseURL, "http://"):
 		return strictyaml.Errorf("github.base_url", "must be an http(s) URL (got %q)", c.GitHub.BaseURL)
 	case !strings.HasSuffix(c.GitHub.BaseURL, "/"):
@@ -234,9 +258,6 @@ func (c Config) Validate() error {
 		return strictyaml.Errorf("reconcile_interval", "must be 0 (off) or between 1m and 24h (got %s)", c.Reconcile)
 	case c.Shutdown < time.Second || c.Shutdown > time.Hour:
 		return strictyaml.Errorf("shutdown_grace", "must be between 1s and 1h (got %s)", c.Shutdown)
-	}
-	if _, err := os.Stat(c.GitHub.PrivateKeyFile); err != nil {
-		return unreadable("github.private_key_file", c.GitHub.PrivateKeyFile, err)
 	}
 	return nil
 }

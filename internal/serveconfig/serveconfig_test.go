@@ -96,3 +96,23 @@ func TestBadConfigsSayWhatIsWrong(t *testing.T) {
 		})
 	}
 }
+
+// No App at all is its own outcome, which bot serve answers with the setup page; half an
+// App is a mistake to fix, and so is any other bad setting.
+func TestNoAppIsToldApartFromAHalfConfiguredOne(t *testing.T) {
+	c, err := Load("", env(map[string]string{"DIXIT_LISTEN": "127.0.0.1:8081", "DIXIT_GITHUB_BASE_URL": "https://ghe.example.com/api/v3/"}))
+	require.ErrorIs(t, err, ErrNoApp)
+	assert.Contains(t, err.Error(), "bot serve --config FILE --public-url URL")
+	assert.Equal(t, "127.0.0.1:8081", c.Listen, "the rest of the configuration comes back, for the setup page")
+	assert.Equal(t, "https://ghe.example.com/api/v3/", c.GitHub.BaseURL)
+
+	for name, vars := range map[string]map[string]string{
+		"a key without an id":    {"DIXIT_GITHUB_PRIVATE_KEY_FILE": keyFile(t)},
+		"a secret without an id": {"DIXIT_WEBHOOK_SECRET": "0123456789abcdef"},
+		"no App and a bad URL":   {"DIXIT_GITHUB_BASE_URL": "ghe.example.com"},
+	} {
+		_, err := Load("", env(vars))
+		require.Error(t, err, name)
+		assert.NotErrorIs(t, err, ErrNoApp, name)
+	}
+}
