@@ -1,0 +1,364 @@
+// The repository's own test suite as a regression guard (issue 20, item 3).
+//
+// RunSuite runs the tests a tree already has, through the same job directories,
+// dependency prepare, sandbox, limits and memory cgroup as verdicts: a coder's tree is
+// untrusted code whichever tests run on it. Each rerun is a sandbox of its own, so a
+// failing run does not stop the next one (the verdict wrapper stops at the first), and
+// each test's outcome is read from its runner's report (Go's -test.v=test2json
+// framing, pytest's JUnit XML, node's TAP) with the package's existing parsers. The
+// runner writes its report into .dixit-suite/ inside the tree, which the judge reads
+// back through os.Root after the run: code under test could forge it, exactly as it
+// could forge {report}, so a suite's pass is as trustworthy as a verdict's.
+//
+// Which files are "the existing tests" is the contract's Exclude: the files the judge
+// removes from a coder's tree before placing a vetted test. SuiteJob.Tests lays the
+// base's test files over the tree, after the tree's own are removed, so a coder cannot
+// weaken an existing test to keep it passing. Python also takes pytest's settings from
+// the base (-c), so a coder's pytest.ini cannot deselect or rewrite tests.
+//
+// The regression set is what passed on the base in every one of the reruns
+// (NewRegressionSet); the flaky rest is listed apart. Regressions compares a tree's
+// result with it: a test of the set that fails, is skipped or did not run on the tree
+// is a regression, with a line saying why.
+//
+// Affected narrows a Go suite to the packages some changed files touch and their
+// in-module dependents. It reads imports with go/parser on the host rather than asking
+// go list in the sandbox: parsing is data-only (nothing of the tree runs), needs no
+// prepared dependencies (a coder that edits go.mod would otherwise need a prepare
+// first) and takes milliseconds; ignoring build constraints only widens the set.
+
+package ci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// SuiteJob asks for a tree's own tests to be run.
+type SuiteJob struct {
+	Coder string // name, for logs only
+	// Tree is the tree under test: a coder's, a patch's or the base.
+	Tree Tree
+	// Tests is the tree whose test files (those the contract's Exclude matches) replace
+	// Tree's own, so a tree cannot edit the tests it is checked against; nil runs Tree's
+	// own tests as they are.
+	Tests Tree
+	// Only restricts the suite: Go package directories ("pkg/a", "." for the root), or
+	// Python and Node test files or directories, relative to the tree's root. nil runs
+	// everything; empty (not nil) runs nothing, as Affected says of a change that
+	// touches no package.
+	Only []string
+}
+
+// Skipped is a test's outcome in a suite when its runner skipped it in some run and it
+// failed in none.
+const Skipped Outcome = "skipped"
+
+// SuiteResult is what became of a tree's own tests.
+type SuiteResult struct {
+	// Outcome is Pass when the suite ran and reported, whatever its tests did; else why
+	// it did not: BuildFailed, Timeout, OverLimit, PrepareFailed (the environment: the
+	// dependencies or the runner, never the tests), or Fail (no report came back).
+	Outcome Outcome `json:"outcome"`
+	// Tests holds each test the runner reported, by name: Pass only when it passed in
+	// every run, else Fail or Skipped. Go: "import/path.TestX"; Python:
+	// "tests/test_x.py::test_y"; Node: "test/x.test.js::name".
+	Tests map[string]Outcome `json:"tests,omitempty"`
+	// Passed counts the runs each test passed in, out of Runs: flakiness shows here.
+	Passed map[string]int `json:"passed,omitempty"`
+	// Messages holds a failing test's first line of failure, where its runner gives one.
+	Messages map[string]string `json:"messages,omitempty"`
+	Runs     int               `json:"runs"`
+	// Scope is what a restricted suite (SuiteJob.Only) covered: Go import paths, test
+	// files. Regressions holds a tree to the tests within it; nil is the whole suite.
+	Scope   []string `json:"scope,omitempty"`
+	Output  string   `json:"output,omitempty"` // tail of the failing run's output, capped at MaxOutput
+	Seconds float64  `json:"seconds"`
+}
+
+// ErrNoSuite is returned for a contract whose toolchain has no way yet to run a tree's
+// own tests.
+var ErrNoSuite = errors.New("the judge cannot run the repository's own tests for this toolchain")
+
+// suiteTimeoutFactor bounds one run of a whole suite in units of the contract's
+// per-test timeout: a suite holds many tests.
+const suiteTimeoutFactor = 10
+
+// RunSuite runs each job's suite reruns times, Parallel jobs at a time, and returns
+// their results in job order. As with Run, an error is the judge's own failure.
+func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]SuiteResult, error) {
+	spec, ok := suiteFor(l.contract)
+	if !ok {
+		return nil, fmt.Errorf("toolchain %q: %w", l.contract.Toolchain, ErrNoSuite)
+	}
+	reruns = max(reruns, 1)
+	for i, j := range jobs {
+		if j.Tree == nil {
+			return nil, fmt.Errorf("suite job %d (%s): no tree", i, j.Coder)
+		}
+		for _, o := range j.Only {
+			if err := checkOnly(o); err != nil {
+				return nil, fmt.Errorf("suite job %d (%s): %w", i, j.Coder, err)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]SuiteResult, len(jobs))
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+launch:
+	for i := range jobs {
+		var sl slot
+		select {
+		case sl = <-l.slots:
+		case <-ctx.Done():
+			break launch
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { l.slots <- sl }()
+			r, err := l.runSuiteJob(ctx, sl, spec, reruns, jobs[i])
+			if err != nil {
+				errOnce.Do(func() {
+					firstErr = fmt.Errorf("suite job %d (%s): %w", i, jobs[i].Coder, err)
+					cancel()
+				})
+				return
+			}
+			results[i] = r
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// runSuiteJob lays out one tree, prepares its dependencies, builds its suite when the
+// toolchain needs a build, and runs it.
+func (l *Local) runSuiteJob(ctx context.Context, sl slot, spec suiteSpec, reruns int, job SuiteJob) (SuiteResult, error) {
+	start := time.Now()
+	if job.Only != nil && len(job.Only) == 0 {
+		return SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Runs: reruns, Scope: []string{}}, nil
+	}
+	dir, err := os.MkdirTemp(l.work, "suite-")
+	if err != nil {
+		return SuiteResult{}, fmt.Errorf("job dir: %w", err)
+	}
+	defer func() {
+		if err := removeAll(dir); err != nil {
+			l.log.Warn("ci: cannot remove suite directory", "dir", dir, "err", err)
+		}
+	}()
+	cfg, err := l.layOutSuite(dir, job, sl)
+	if err != nil {
+		return SuiteResult{}, err
+	}
+	j, failure, err := l.dependencies(ctx, dir, sl)
+	if err != nil {
+		return SuiteResult{}, err
+	}
+	if failure != "" {
+		return SuiteResult{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
+	}
+	r, err := l.suiteRuns(ctx, suiteRun{j: j, sl: sl, spec: spec, only: job.Only, config: cfg}, reruns)
+	l.trimCache()
+	if err != nil {
+		return SuiteResult{}, err
+	}
+	r.Seconds = time.Since(start).Seconds()
+	l.log.Debug("ci: suite", "coder", job.Coder, "outcome", r.Outcome, "tests", len(r.Tests),
+		"runs", r.Runs, "seconds", r.Seconds)
+	return r, nil
+}
+
+// suiteRun is one laid-out, prepared suite job.
+type suiteRun struct {
+	j      jobDir
+	sl     slot
+	spec   suiteSpec
+	only   []string
+	config string // the base's runner settings copied into the tree, or ""
+}
+
+// suiteRuns builds the suite when needed and runs it reruns times, each run in a
+// sandbox of its own.
+func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteResult, error) {
+	c := l.contract
+	plan := suitePlan{only: s.only, config: s.config, toolchain: c.Toolchain, timeout: c.Timeout * suiteTimeoutFactor / 2}
+	if s.spec.build != nil {
+		inv := s.j.invocation(s.sl, true)
+		inv.script, inv.runs, inv.timeout = s.spec.build(plan), 1, c.BuildTimeout
+		res, err := l.sb.execute(ctx, inv)
+		if err != nil {
+			return SuiteResult{}, fmt.Errorf("suite build: %w", err)
+		}
+		if !res.passed(1) {
+			o, note := l.outcome(res, c.BuildTimeout, true)
+			if o != OverLimit && o != Timeout {
+				o = BuildFailed
+			}
+			return SuiteResult{Outcome: o, Output: clip(res.output, "suite build: "+note, MaxOutput)}, nil
+		}
+	}
+	src := filepath.Join(s.j.dir, "src")
+	var err error
+	if s.spec.units != nil {
+		if plan.units, err = s.spec.units(src, c, s.only); err != nil {
+			return SuiteResult{}, err
+		}
+	}
+	scope, err := suiteScope(src, c, plan)
+	if err != nil {
+		return SuiteResult{}, err
+	}
+	agg := newSuiteTally()
+	timeout := c.Timeout * suiteTimeoutFactor
+	for run := 1; run <= reruns; run++ {
+		if err := l.freshRunDir(src, s.sl); err != nil {
+			return SuiteResult{}, err
+		}
+		inv := s.j.invocation(s.sl, false)
+		inv.script, inv.runs, inv.timeout = s.spec.run(plan), 1, timeout
+		res, err := l.sb.execute(ctx, inv)
+		if err != nil {
+			return SuiteResult{}, fmt.Errorf("suite run %d: %w", run, err)
+		}
+		if !res.passed(1) {
+			if o, note := l.outcome(res, timeout, false); o != Fail {
+				return SuiteResult{Outcome: o, Runs: run, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
+			}
+		}
+		reports, problem, err := s.spec.read(src, plan)
+		if err != nil {
+			return SuiteResult{}, err
+		}
+		if problem != "" {
+			return SuiteResult{Outcome: Fail, Runs: run, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
+		}
+		agg.add(reports)
+		if agg.failing() && agg.output == "" {
+			agg.output = clip(res.output, fmt.Sprintf("suite run %d of %d", run, reruns), MaxOutput)
+		}
+	}
+	r := agg.result()
+	r.Scope = scope
+	return r, nil
+}
+
+// suiteScope is what a restricted suite covers: the units it ran, or for pytest, which
+// collects by its own settings, the test files within Only. nil: the whole suite.
+func suiteScope(src string, c Contract, plan suitePlan) ([]string, error) {
+	if plan.only == nil {
+		return nil, nil
+	}
+	units := plan.units
+	if units == nil {
+		var err error
+		if units, err = testFileUnits(src, c, plan.only); err != nil {
+			return nil, err
+		}
+	}
+	scope := []string{}
+	for _, u := range units {
+		scope = append(scope, u.name)
+	}
+	return scope, nil
+}
+
+// suiteTally adds up the runs of a suite.
+type suiteTally struct {
+	runs     int
+	passed   map[string]int
+	failed   map[string]bool
+	skipped  map[string]bool
+	messages map[string]string
+	output   string
+}
+
+func newSuiteTally() *suiteTally {
+	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
+}
+
+// suiteCase is one test's outcome in one run.
+type suiteCase struct {
+	name    string
+	outcome string // "pass", "fail" or "skip"
+	message string // first line of the failure, or ""
+}
+
+// add counts one run. A test reported twice in a run (a parametrized or repeated name)
+// passes the run only when every report of it passed.
+func (t *suiteTally) add(cases []suiteCase) {
+	t.runs++
+	ok := map[string]bool{}
+	for _, c := range cases {
+		if _, seen := ok[c.name]; !seen {
+			ok[c.name] = true
+		}
+		switch c.outcome {
+		case "pass":
+		case "skip":
+			t.skipped[c.name], ok[c.name] = true, false
+		default:
+			t.failed[c.name], ok[c.name] = true, false
+			if c.message != "" && t.messages[c.name] == "" {
+				t.messages[c.name] = c.message
+			}
+		}
+	}
+	for name, passed := range ok {
+		if passed {
+			t.passed[name]++
+		} else if _, known := t.passed[name]; !known {
+			t.passed[name] = 0
+		}
+	}
+}
+
+// failing reports whether some test has failed so far.
+func (t *suiteTally) failing() bool { return len(t.failed) > 0 }
+
+// result is the tally as a SuiteResult: a test missing from some run did not pass it.
+func (t *suiteTally) result() SuiteResult {
+	r := SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Passed: t.passed, Runs: t.runs, Output: t.output}
+	for name, n := range t.passed {
+		switch {
+		case n == t.runs:
+			r.Tests[name] = Pass
+		case t.failed[name] || !t.skipped[name]:
+			r.Tests[name] = Fail
+		default:
+			r.Tests[name] = Skipped
+		}
+	}
+	if len(t.messages) > 0 {
+		r.Messages = t.messages
+	}
+	return r
+}
+
+// sortedNames lists a set's keys in order.
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

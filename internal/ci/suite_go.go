@@ -1,0 +1,139 @@
+package ci
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// goPackagesFile is where the suite's build lists the packages with tests: the tree's
+// directory as the sandbox sees it, then "import/path\tdirectory" per package (empty
+// lines for packages without tests).
+const goPackagesFile = suiteDir + "/pkgs"
+
+// goSuitePatterns are the go list patterns of a suite's packages.
+func goSuitePatterns(only []string) string {
+	if len(only) == 0 {
+		return "./..."
+	}
+	var pats []string
+	for _, o := range only {
+		pats = append(pats, shellQuote("./"+o))
+	}
+	return strings.Join(pats, " ")
+}
+
+// goSuiteBuild lists the packages that have tests and compiles a test binary for each,
+// numbered in list order, with the build cache: only the go command runs here. A
+// package that does not compile fails the suite's build, with the compiler's output.
+func goSuiteBuild(p suitePlan) string {
+	return `mkdir -p ` + suiteDir + `/bin || exit 1
+{ pwd; go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{end}}' ` + goSuitePatterns(p.only) + `; } >` + goPackagesFile + ` || exit 1
+n=0
+for ip in $(tail -n +2 ` + goPackagesFile + ` | cut -f1); do
+	n=$((n+1))
+	go test -c -ldflags=-w -o "` + suiteDir + `/bin/$n.test" "$ip" || exit 1
+done`
+}
+
+// goSuiteUnits reads the build's package list, numbered as the build numbered them.
+func goSuiteUnits(src string, _ Contract, _ []string) ([]suiteUnit, error) {
+	data, err := readSuiteFile(src, goPackagesFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the suite's package list: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	root := lines[0]
+	var units []suiteUnit
+	for _, line := range lines[1:] {
+		ip, dir, ok := strings.Cut(line, "\t")
+		if !ok || ip == "" {
+			continue
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || !(rel == "." || localPath(filepath.ToSlash(rel))) {
+			return nil, fmt.Errorf("package %s lies outside the tree (%s)", ip, dir)
+		}
+		units = append(units, suiteUnit{name: ip, dir: filepath.ToSlash(rel)})
+	}
+	return units, nil
+}
+
+// goSuiteRun runs each package's test binary in its directory, as go test would, and
+// keeps its output, whose framing lines say what each test did; a failing package's
+// tail goes to the run's output for people.
+func goSuiteRun(p suitePlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `R=$PWD s=0
+suite() {
+	(cd "$3" && exec "$R/%[1]s/bin/$1.test" -test.count=1 -test.paniconexit0 -test.timeout=%[2]s -test.v=test2json) >"$R/%[3]s/$1.out" 2>&1 || {
+		s=1
+		printf '\n--- package %%s failed:\n' "$2"
+		tr -d '\026' <"$R/%[3]s/$1.out" | tail -n 40
+	}
+}
+`, suiteDir, p.timeout, suiteRunDir)
+	for i, u := range p.units {
+		fmt.Fprintf(&b, "suite %d %s %s\n", i+1, shellQuote(u.name), shellQuote(u.dir))
+	}
+	b.WriteString(`exit "$s"`)
+	return b.String()
+}
+
+// goSuiteRead reads each package's framing lines. Tests are its top-level ones, named
+// "import/path.TestX"; one that started and never finished failed (the binary crashed,
+// called os.Exit or ran out of time).
+func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
+	var cases []suiteCase
+	for i, u := range p.units {
+		data, err := readSuiteFile(src, suiteRunDir+"/"+strconv.Itoa(i+1)+".out")
+		if err != nil {
+			continue // the binary never ran: its tests are missing
+		}
+		var e evidence
+		e.output(data)
+		r := parseFraming(e.cur)
+		messages := goMessages(data)
+		for _, t := range r.tests {
+			if strings.Contains(t.name, "/") {
+				continue
+			}
+			cases = append(cases, suiteCase{name: u.name + "." + t.name, outcome: t.outcome, message: messages[t.name]})
+		}
+		for _, name := range r.unfinished {
+			if !strings.Contains(name, "/") {
+				cases = append(cases, suiteCase{name: u.name + "." + name, outcome: "fail",
+					message: "started but never finished: the package's test binary ended (a crash, os.Exit or its timeout)"})
+			}
+		}
+	}
+	return cases, "", nil
+}
+
+// goMessages finds each top-level test's first logged line ("    x_test.go:12: want 3"):
+// framing lines say which test the lines that follow belong to.
+func goMessages(data []byte) map[string]string {
+	out := map[string]string{}
+	cur := ""
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if i := bytes.IndexByte(line, framingByte); i >= 0 {
+			f := string(line[i+1:])
+			if name, ok := strings.CutPrefix(f, "=== RUN   "); ok {
+				cur = name
+			} else if name, ok := strings.CutPrefix(f, "=== NAME  "); ok {
+				cur = name
+			} else if name, ok := strings.CutPrefix(f, "=== CONT  "); ok {
+				cur = name
+			}
+			continue
+		}
+		top, _, _ := strings.Cut(cur, "/")
+		text := strings.TrimSpace(string(line))
+		if top != "" && out[top] == "" && strings.Contains(text, ".go:") {
+			out[top] = firstLine(text)
+		}
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package ci
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// suiteSpec is how one toolchain runs a tree's own tests and reads what they did.
+type suiteSpec struct {
+	// build, when set, compiles the suite once before its runs (Go: a test binary per
+	// package), in a build invocation: only the toolchain runs there.
+	build func(p suitePlan) string
+	// units lists what the runs cover, read from the laid-out tree (after the build):
+	// Go packages, Node test files; nil when the runner finds the tests itself.
+	units func(src string, c Contract, only []string) ([]suiteUnit, error)
+	// run runs the whole suite once, writing its reports under suiteRunDir.
+	run func(p suitePlan) string
+	// read turns a run's reports into cases; the string says why the run reported
+	// nothing at all.
+	read func(src string, p suitePlan) ([]suiteCase, string, error)
+}
+
+// suitePlan is what the scripts of one suite job are made from.
+type suitePlan struct {
+	only      []string
+	config    string // Python: the -c the run takes ("" for the tree's own settings)
+	toolchain string
+	units     []suiteUnit
+	timeout   time.Duration // Go: one package's run
+}
+
+// suiteUnit is one part of a suite the judge runs by itself: a Go package (its import
+// path and directory) or a Node test file (its path, twice).
+type suiteUnit struct{ name, dir string }
+
+// Where a suite's scripts keep their files, inside the tree: a dot directory, which
+// go's ./..., pytest's collection and the Node file list all pass over.
+const (
+	suiteDir    = ".dixit-suite"
+	suiteRunDir = suiteDir + "/run" // emptied before every run
+)
+
+// suiteFor is how the contract's toolchain runs a tree's own tests.
+func suiteFor(c Contract) (suiteSpec, bool) {
+	switch c.Toolchain {
+	case "go":
+		return suiteSpec{build: goSuiteBuild, units: goSuiteUnits, run: goSuiteRun, read: goSuiteRead}, true
+	case "python":
+		return suiteSpec{run: pythonSuiteRun, read: pythonSuiteRead}, true
+	case "node", "typescript":
+		return suiteSpec{units: testFileUnits, run: nodeSuiteRun, read: nodeSuiteRead}, true
+	}
+	return suiteSpec{}, false
+}
+
+// checkOnly refuses a SuiteJob.Only entry that is not a clean path inside the tree.
+func checkOnly(p string) error {
+	if p == "." {
+		return nil
+	}
+	if !localPath(p) {
+		return fmt.Errorf("only %q: want a clean relative path inside the tree", p)
+	}
+	return nil
+}
+
+// localPath reports whether a slash path is clean, relative and stays in the tree.
+func localPath(p string) bool {
+	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) &&
+		path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../")
+}
+
+// shellQuote makes s one word of a shell command.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// firstLine is the first non-empty line of a message, trimmed and capped.
+func firstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// under reports whether a slash path is one of the roots or inside one.
+func under(p string, roots []string) bool {
+	for _, r := range roots {
+		if r == "." || p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}

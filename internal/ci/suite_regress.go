@@ -1,0 +1,111 @@
+package ci
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RegressionSet is what a tree must keep passing: the base's tests that passed in every
+// one of Runs runs of its suite.
+type RegressionSet struct {
+	Tests []string `json:"tests"`
+	// Flaky passed in some runs and not in others: they guard nothing, and are left out.
+	Flaky []string `json:"flaky,omitempty"`
+	Runs  int      `json:"runs"`
+}
+
+// NewRegressionSet is the regression set of the base's suite result. A base whose suite
+// did not run (its Outcome is not Pass) guards nothing: the caller reports its Output.
+func NewRegressionSet(base SuiteResult) RegressionSet {
+	set := RegressionSet{Runs: base.Runs}
+	if base.Outcome != Pass {
+		return set
+	}
+	for _, name := range sortedNames(base.Tests) {
+		switch n := base.Passed[name]; {
+		case base.Tests[name] == Pass:
+			set.Tests = append(set.Tests, name)
+		case n > 0:
+			set.Flaky = append(set.Flaky, name)
+		}
+	}
+	return set
+}
+
+// Regression is one test of a regression set that a tree does not keep passing.
+type Regression struct {
+	Test   string `json:"test"`
+	Reason string `json:"reason"` // one line, for the coder and the report
+}
+
+// Regressions lists, in the set's order, the tests of the set that fail, are skipped
+// or did not run on a tree, each with why. A suite that did not run at all fails them
+// all for its own reason.
+func Regressions(set RegressionSet, r SuiteResult) []Regression {
+	var out []Regression
+	for _, name := range set.Tests {
+		if !inScope(name, r.Scope) {
+			continue
+		}
+		if why := regressionReason(name, r); why != "" {
+			out = append(out, Regression{Test: name, Reason: why})
+		}
+	}
+	return out
+}
+
+// inScope reports whether a restricted suite covered a test: its Go package, or its
+// file, is in the scope; every test is in a nil scope.
+func inScope(name string, scope []string) bool {
+	if scope == nil {
+		return true
+	}
+	for _, unit := range scope {
+		if name == unit || strings.HasPrefix(name, unit+"::") {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(name, unit+"."); ok && !strings.Contains(rest, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// regressionReason says why a test did not pass a tree's suite, or "" when it did.
+func regressionReason(name string, r SuiteResult) string {
+	if r.Outcome != Pass {
+		why := map[Outcome]string{
+			BuildFailed:   "the tree's tests did not build",
+			Timeout:       "the tree's test suite timed out",
+			OverLimit:     "the tree's test suite went over the judge's limits",
+			PrepareFailed: "the tree's dependencies could not be installed",
+		}[r.Outcome]
+		if why == "" {
+			why = "the tree's test suite reported nothing"
+		}
+		if line := firstLine(r.Output); line != "" {
+			why += " (" + line + ")"
+		}
+		return why
+	}
+	o, ran := r.Tests[name]
+	switch {
+	case !ran:
+		return "did not run: the tree no longer has it, or its file or package failed before it ran"
+	case o == Pass:
+		return ""
+	case o == Skipped:
+		return "was skipped"
+	}
+	why := fmt.Sprintf("failed in %d of %d runs", r.Runs-r.Passed[name], r.Runs)
+	if r.Passed[name] == 0 {
+		why = "fails"
+		if r.Runs > 1 {
+			why = fmt.Sprintf("failed in all %d runs", r.Runs)
+		}
+	}
+	if m := r.Messages[name]; m != "" {
+		why += ": " + m
+	}
+	return why
+}

@@ -1,0 +1,197 @@
+package ci
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// suiteTree reads a directory of testdata/suite as a tree.
+func suiteTree(t *testing.T, name string) mapTree {
+	return testdataTree(t, "../suite/"+name)
+}
+
+const brokenSub = "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a + b }\n"
+
+func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) {
+	l := newGoJudge(t, 30*time.Second, nil)
+	ctx := context.Background()
+	base := suiteTree(t, "go")
+
+	rs, err := l.RunSuite(ctx, 2, []SuiteJob{{Coder: "base", Tree: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{
+		"example.com/suite/calc.TestAdd":   Pass,
+		"example.com/suite/calc.TestSub":   Pass,
+		"example.com/suite/calc.TestFlaky": Fail,
+		"example.com/suite/show.TestSum":   Pass,
+	}, rs[0].Tests)
+	set := NewRegressionSet(rs[0])
+	assert.Equal(t, []string{"example.com/suite/calc.TestAdd", "example.com/suite/calc.TestSub", "example.com/suite/show.TestSum"}, set.Tests)
+	assert.Equal(t, []string{"example.com/suite/calc.TestFlaky"}, set.Flaky, "passed one run of two")
+
+	broken := base.with("calc/calc.go", brokenSub)
+	// The coder also rewrote the test to expect its wrong answer: the base's test runs.
+	cheat := broken.with("calc/calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n")
+	feature := base.with("calc/mul.go", "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n")
+	noBuild := base.with("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a + }\n")
+	rs, err = l.RunSuite(ctx, 1, []SuiteJob{
+		{Coder: "broken", Tree: broken, Tests: base},
+		{Coder: "cheat", Tree: cheat, Tests: base},
+		{Coder: "feature", Tree: feature, Tests: base},
+		{Coder: "no-build", Tree: noBuild, Tests: base},
+		{Coder: "broken, show only", Tree: broken, Tests: base, Only: []string{"show"}},
+	})
+	require.NoError(t, err)
+	sub := []Regression{{Test: "example.com/suite/calc.TestSub", Reason: "fails: calc_test.go:13: Sub(5, 3) = 8, want 2"}}
+	assert.Equal(t, sub, Regressions(set, rs[0]), rs[0].Output)
+	assert.Equal(t, sub, Regressions(set, rs[1]), "the coder's edit of the test is not what ran")
+	assert.Empty(t, Regressions(set, rs[2]), rs[2].Output)
+
+	assert.Equal(t, BuildFailed, rs[3].Outcome)
+	assert.Contains(t, rs[3].Output, "calc.go:3")
+	regs := Regressions(set, rs[3])
+	require.Len(t, regs, 3)
+	assert.Contains(t, regs[0].Reason, "the tree's tests did not build")
+
+	assert.Equal(t, []string{"example.com/suite/show"}, rs[4].Scope)
+	assert.Equal(t, map[string]Outcome{"example.com/suite/show.TestSum": Pass}, rs[4].Tests)
+	assert.Empty(t, Regressions(set, rs[4]), "calc's tests were not in the restricted suite")
+}
+
+func TestSuiteAffectedGoPackages(t *testing.T) {
+	l := newGoJudge(t, 30*time.Second, nil)
+	base := suiteTree(t, "go").with("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n")
+	for _, tc := range []struct {
+		name    string
+		changed []string
+		want    []string
+	}{
+		{"a package and its importer", []string{"calc/calc.go"}, []string{"calc", "show"}},
+		{"a package nobody imports", []string{"show/show.go"}, []string{"show"}},
+		{"test data counts for its package", []string{"calc/testdata/golden.txt"}, []string{"calc", "show"}},
+		{"a file outside every package", []string{"README.md"}, []string{}},
+		{"the module's requirements touch everything", []string{"show/show.go", "go.mod"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := l.Affected(context.Background(), base, tc.changed)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestSuitePreparedFailureIsTheEnvironmentNotTheTests(t *testing.T) {
+	c, _ := Preset("go")
+	c.Prepare = "echo 'cannot reach the module proxy' >&2; exit 1"
+	l := depsJudge(t, c, "")
+	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: suiteTree(t, "go")}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, rs[0].Outcome)
+	assert.Contains(t, rs[0].Output, "cannot reach the module proxy")
+	assert.Empty(t, rs[0].Tests, "no test ran, so none failed")
+	set := RegressionSet{Tests: []string{"example.com/suite/calc.TestAdd"}, Runs: 1}
+	assert.Equal(t, "the tree's dependencies could not be installed (cannot reach the module proxy)", Regressions(set, rs[0])[0].Reason)
+}
+
+func TestSuitePythonSrcLayoutTakesTheBasesTestsAndSettings(t *testing.T) {
+	pythonWithPytest(t)
+	c, _ := Preset("python")
+	l := depsJudge(t, c, "")
+	ctx := context.Background()
+	base := suiteTree(t, "python")
+	rs, err := l.RunSuite(ctx, 1, []SuiteJob{{Coder: "base", Tree: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{
+		"tests/test_calc.py::test_add":            Pass,
+		"tests/test_calc.py::test_sub":            Pass,
+		"tests/test_calc.py::TestPair::test_both": Pass,
+	}, rs[0].Tests, "test_outside.py lies outside the project's testpaths")
+	set := NewRegressionSet(rs[0])
+
+	// The coder breaks sub, weakens its test and deselects it in settings of its own.
+	cheat := base.with("src/calc/__init__.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+		"tests/test_calc.py", "def test_add():\n    pass\n",
+		"pytest.ini", "[pytest]\naddopts = -k 'not sub'\n")
+	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "cheat", Tree: cheat, Tests: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, []Regression{
+		{Test: "tests/test_calc.py::TestPair::test_both", Reason: "fails: assert (2, 2) == (2, 0)"},
+		{Test: "tests/test_calc.py::test_sub", Reason: "fails: AssertionError: sub(5, 3) should be 2"},
+	}, Regressions(set, rs[0]))
+}
+
+func TestSuiteNodeNamesTestsByFile(t *testing.T) {
+	if exec.Command("node", "--version").Run() != nil {
+		t.Skip("node is not installed here")
+	}
+	c, _ := Preset("node")
+	l := depsJudge(t, c, "")
+	ctx := context.Background()
+	base := suiteTree(t, "node")
+	rs, err := l.RunSuite(ctx, 1, []SuiteJob{{Coder: "base", Tree: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{
+		"test/calc.test.js::adds":      Pass,
+		"test/calc.test.js::sub":       Pass,
+		"test/calc.test.js::subtracts": Pass,
+	}, rs[0].Tests)
+	set := NewRegressionSet(rs[0])
+
+	broken := base.with("calc.js", "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n",
+		"test/calc.test.js", "require('node:test')('adds', () => {});\n")
+	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, []Regression{
+		{Test: "test/calc.test.js::sub", Reason: "fails"},
+		{Test: "test/calc.test.js::subtracts", Reason: "fails"},
+	}, Regressions(set, rs[0]))
+	assert.Contains(t, rs[0].Output, "subtracts", "the runner's readable output says which")
+}
+
+func TestSuiteRegressionReasons(t *testing.T) {
+	base := SuiteResult{Outcome: Pass, Runs: 3,
+		Tests:  map[string]Outcome{"a": Pass, "b": Pass, "c": Pass, "d": Pass, "flaky": Fail, "broken": Fail},
+		Passed: map[string]int{"a": 3, "b": 3, "c": 3, "d": 3, "flaky": 2, "broken": 0}}
+	set := NewRegressionSet(base)
+	require.Equal(t, RegressionSet{Tests: []string{"a", "b", "c", "d"}, Flaky: []string{"flaky"}, Runs: 3}, set)
+
+	tree := SuiteResult{Outcome: Pass, Runs: 2,
+		Tests:    map[string]Outcome{"a": Pass, "b": Fail, "c": Skipped, "flaky": Fail},
+		Passed:   map[string]int{"a": 2, "b": 1, "c": 0, "flaky": 0},
+		Messages: map[string]string{"b": "want 2"}}
+	assert.Equal(t, []Regression{
+		{Test: "b", Reason: "failed in 1 of 2 runs: want 2"},
+		{Test: "c", Reason: "was skipped"},
+		{Test: "d", Reason: "did not run: the tree no longer has it, or its file or package failed before it ran"},
+	}, Regressions(set, tree), "a flaky test of the base is no regression")
+
+	assert.Empty(t, Regressions(set, SuiteResult{Outcome: Pass, Scope: []string{}}), "an empty scope ran nothing")
+	assert.Empty(t, NewRegressionSet(SuiteResult{Outcome: Timeout, Tests: base.Tests, Passed: base.Passed}).Tests,
+		"a base whose suite did not finish guards nothing")
+}
+
+func TestSuiteNamesAndScopes(t *testing.T) {
+	for _, tc := range []struct{ file, classname, name, want string }{
+		{"tests/test_x.py", "tests.test_x", "test_y", "tests/test_x.py::test_y"},
+		{"tests/test_x.py", "tests.test_x.TestC", "test_m[1]", "tests/test_x.py::TestC::test_m[1]"},
+		{"tests/test_broken.py", "", "tests.test_broken", "tests/test_broken.py"},
+	} {
+		assert.Equal(t, tc.want, pythonNodeID(tc.file, tc.classname, tc.name))
+	}
+	scope := []string{"example.com/m/a", "tests/test_x.py"}
+	assert.True(t, inScope("example.com/m/a.TestX", scope))
+	assert.False(t, inScope("example.com/m/a/b.TestX", scope), "a sub-package is a package of its own")
+	assert.True(t, inScope("tests/test_x.py::TestC::test_m", scope))
+	assert.True(t, inScope("tests/test_x.py", scope))
+	assert.False(t, inScope("tests/test_y.py::test_z", scope))
+}

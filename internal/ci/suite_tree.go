@@ -1,0 +1,162 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// maxSuiteFile bounds what the judge reads back of one report a suite's run wrote in
+// the tree: past it the report is cut, and what it does not show did not pass.
+const maxSuiteFile = 16 << 20
+
+// layOutSuite writes a suite job's directory: the tree, with the Tests tree's test files
+// in place of its own when Tests is set, and the suite's own directory. It returns the
+// pytest settings the runs take, copied from Tests ("" for the tree's own).
+func (l *Local) layOutSuite(dir string, job SuiteJob, sl slot) (string, error) {
+	src := filepath.Join(dir, "src")
+	for _, d := range []string{"src", "tmp", "home"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			return "", fmt.Errorf("job dir: %w", err)
+		}
+	}
+	if err := job.Tree.WriteTo(src); err != nil {
+		return "", fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
+	}
+	// Whatever the tree holds where the suite keeps its files is not the judge's.
+	if err := removeAll(filepath.Join(src, suiteDir)); err != nil {
+		return "", fmt.Errorf("clear %s: %w", suiteDir, err)
+	}
+	config := ""
+	if job.Tests != nil {
+		var err error
+		if config, err = l.overlayTests(dir, job.Tests); err != nil {
+			return "", err
+		}
+	}
+	if err := placeDir(src, suiteRunDir); err != nil {
+		return "", fmt.Errorf("suite dir: %w", err)
+	}
+	if l.sb.root {
+		if err := chownTree(dir, sl.uid, sl.gid); err != nil {
+			return "", fmt.Errorf("give suite dir to uid %d: %w", sl.uid, err)
+		}
+	}
+	return config, nil
+}
+
+// overlayTests replaces the test files of the tree in dir/src with those of tests: the
+// tree's own go (Exclude), the others' are copied in, never through what the tree
+// holds on the way (os.Root). For pytest it also copies tests' settings into the
+// suite's directory, so the tree's cannot change what runs; it returns their path.
+func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
+	src := filepath.Join(dir, "src")
+	if err := exclude(src, l.contract.Exclude); err != nil {
+		return "", fmt.Errorf("exclude files: %w", err)
+	}
+	base := filepath.Join(dir, "tests")
+	if err := os.Mkdir(base, 0o755); err != nil {
+		return "", fmt.Errorf("job dir: %w", err)
+	}
+	defer removeAll(base)
+	if err := tests.WriteTo(base); err != nil {
+		return "", fmt.Errorf("write tests tree %s: %w", tests.Hash(), err)
+	}
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == base {
+			return err
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if excluded(rel, l.contract.Exclude) || rel == suiteDir {
+				return filepath.SkipDir // build output (Maven's target), not tests
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !excluded(rel, l.contract.Exclude) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return placeTest(src, rel, data)
+	})
+	if err != nil {
+		return "", fmt.Errorf("lay the existing tests over the tree: %w", err)
+	}
+	if l.contract.Toolchain != "python" {
+		return "", nil
+	}
+	return pythonBaseConfig(base, src)
+}
+
+// pythonBaseConfig copies the tests tree's pytest settings into the suite's directory
+// under their own name (pytest reads a file by its name), or names none (/dev/null).
+func pythonBaseConfig(base, src string) (string, error) {
+	for _, c := range pythonConfigs {
+		data, err := os.ReadFile(filepath.Join(base, c.name))
+		if err != nil || (c.section != "" && !strings.Contains(string(data), c.section)) {
+			continue
+		}
+		rel := path.Join(suiteDir, c.name)
+		if err := placeTest(src, rel, data); err != nil {
+			return "", fmt.Errorf("copy the base's %s: %w", c.name, err)
+		}
+		return rel, nil
+	}
+	return "/dev/null", nil
+}
+
+// freshRunDir empties the directory a run writes its reports in, whatever the last run
+// left there.
+func (l *Local) freshRunDir(src string, sl slot) error {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return fmt.Errorf("suite run dir: %w", err)
+	}
+	defer root.Close()
+	if err := root.RemoveAll(suiteRunDir); err != nil {
+		return fmt.Errorf("suite run dir: %w", err)
+	}
+	if err := root.MkdirAll(suiteRunDir, 0o755); err != nil {
+		return fmt.Errorf("suite run dir: %w", err)
+	}
+	if l.sb.root {
+		if err := root.Lchown(suiteRunDir, sl.uid, sl.gid); err != nil {
+			return fmt.Errorf("suite run dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// readSuiteFile reads a file a suite's build or run wrote in the tree, never following
+// a link out of it, up to maxSuiteFile bytes.
+func readSuiteFile(src, rel string) ([]byte, error) {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return io.ReadAll(io.LimitReader(f, maxSuiteFile))
+}
