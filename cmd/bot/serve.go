@@ -11,33 +11,33 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm"
-	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/server"
 )
 
 // newServe is `bot serve`: the GitHub App.
 func newServe(getenv func(string) string) *cobra.Command {
-	var configPath string
+	var reg registration
 	var models modelFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--config FILE]",
+		Use:   "serve [--config FILE] [--public-url URL]",
 		Short: "Run the GitHub App: webhooks in, runs on labelled issues, vetting of labelled pull requests",
 		Long: `Serves GitHub's webhooks and runs the protocol for issues and pull requests labelled dixit.
 Settings come from --config (see deploy/dixit-serve.example.yml) and DIXIT_* variables, which
 override it; the model endpoint from OPENAI_API_KEY / OPENAI_BASE_URL. DIXIT_MODEL makes
 every run use that model, whatever the repositories' dixit.yml say. At start, one short
 completion checks the endpoint (bot doctor checks more): an unreachable endpoint, a refused
-key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md.`,
+key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md.
+
+On a first start, when --config names a file that is not there yet and no DIXIT_* variable
+configures an App, it registers one first: the page bot setup serves, on the server's own
+address, with --public-url as the webhook's. The file and the App's key and secret beside
+it are written, then the server goes on with them; later starts read the file.`,
 		Example: `  DIXIT_GITHUB_APP_ID=12345 DIXIT_GITHUB_PRIVATE_KEY_FILE=app.pem DIXIT_WEBHOOK_SECRET=... bot serve
-  bot serve --config /etc/dixit/serve.yml`,
+  bot serve --config /etc/dixit/serve.yml
+  bot serve --config /var/lib/dixit/serve.yml --public-url https://dixit.example.com --org acme   # first start`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if configPath != "" {
-				if err := existing("config", configPath, aFile); err != nil {
-					return fmt.Errorf("serve: %w", err)
-				}
-			}
-			cfg, err := serveconfig.Load(configPath, getenv)
+			cfg, first, err := loadServeConfig(reg, getenv)
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
@@ -45,6 +45,14 @@ key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md
 			var client llm.Client
 			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
 				if client, err = serveClient(cmd.Context(), &models, getenv, logger); err != nil {
+					return fmt.Errorf("serve: %w", err)
+				}
+			}
+			if first {
+				if client == nil && cfg.Population == "" { // said before the App exists, not after
+					return errors.New("serve: no model: set OPENAI_API_KEY or OPENAI_BASE_URL, or population (DIXIT_POPULATION), then start again to register the App")
+				}
+				if cfg, err = registerApp(cmd.Context(), reg, cfg, getenv, cmd.OutOrStdout(), logger); err != nil {
 					return fmt.Errorf("serve: %w", err)
 				}
 			}
@@ -59,8 +67,11 @@ key or, with DIXIT_MODEL, an unknown model stops the server. See docs/install.md
 			return s.Run(cmd.Context(), ln)
 		},
 	}
-	cmd.Flags().BoolVar(&models.skipDoctor, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
-	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it")
+	f := cmd.Flags()
+	f.BoolVar(&models.skipDoctor, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
+	f.StringVar(&reg.configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
+	f.StringVar(&reg.publicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
+	f.StringVar(&reg.org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")
 	return cmd
 }
 

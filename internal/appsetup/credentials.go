@@ -82,6 +82,13 @@ func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 		return Saved{}, fmt.Errorf("--out %s: %w", dir, err)
 	}
 	s := Saved{Config: filepath.Join(abs, "serve.yml"), Key: filepath.Join(abs, "private-key.pem"), Secret: filepath.Join(abs, "webhook-secret")}
+	flag := "--out"
+	if o.ServeConfig != "" {
+		if s.Config, err = filepath.Abs(o.ServeConfig); err != nil {
+			return Saved{}, fmt.Errorf("--config %s: %w", o.ServeConfig, err)
+		}
+		flag = "--config"
+	}
 	var f serveFile
 	f.Listen, f.WorkshopCreate = o.Listen, slices.Contains(o.Features, WorkshopCreate)
 	f.GitHub.AppID, f.GitHub.PrivateKeyFile, f.GitHub.SecretFile = c.AppID, s.Key, s.Secret
@@ -90,11 +97,11 @@ func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 	if err != nil {
 		return Saved{}, fmt.Errorf("serve.yml: %w", err)
 	}
-	head := fmt.Sprintf("# Written by bot setup for the GitHub App %s (%s).\n# bot serve --config %s; other keys: deploy/dixit-serve.example.yml.\n", c.Slug, c.HTMLURL, s.Config)
+	head := fmt.Sprintf("# Written by %s for the GitHub App %s (%s).\n# bot serve --config %s; other keys: deploy/dixit-serve.example.yml.\n", o.command(), c.Slug, c.HTMLURL, s.Config)
 	for _, w := range []struct {
 		path, data string
 	}{{s.Key, c.PEM}, {s.Secret, c.WebhookSecret + "\n"}, {s.Config, head + string(conf)}} {
-		if err := writeNew(w.path, w.data); err != nil {
+		if err := writeNew(w.path, w.data, flag); err != nil {
 			return Saved{}, err
 		}
 	}
@@ -102,11 +109,11 @@ func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 }
 
 // writeNew writes a file readable by its owner only, refusing to replace one: credentials
-// of another App may be there.
-func writeNew(path, data string) error {
+// of another App may be there. flag is the option that chose the directory.
+func writeNew(path, data, flag string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%s exists already (another App's credentials?): choose another --out or move it away", path)
+		return fmt.Errorf("%s exists already (another App's credentials?): choose another %s or move it away", path, flag)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -22,6 +22,17 @@ type Options struct {
 	// NoCheck skips the webhook check, for a server that starts elsewhere (Kubernetes):
 	// the summary says how to redeliver the ping once it runs.
 	NoCheck bool
+	// ServeConfig is set by bot serve on its first start: the --config file to write (Out is
+	// its directory), with which the server goes on once the App is registered.
+	ServeConfig string
+}
+
+// command is what the person started: its terminal says what comes next.
+func (o Options) command() string {
+	if o.ServeConfig != "" {
+		return "bot serve"
+	}
+	return "bot setup"
 }
 
 // endpoints are the URLs the options resolve to.

@@ -44,10 +44,24 @@ func (s *Setup) Run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	}
 	s.summary(out, c, saved, check)
 	if check != nil {
-		return fmt.Errorf("the App %s is registered and its credentials kept, but its webhook is not reachable: %w", c.Slug, check)
+		return &UnreachableError{Slug: c.Slug, Err: check}
 	}
 	return nil
 }
+
+// UnreachableError is Run's error when the App is registered and its credentials kept, but
+// GitHub's ping did not reach the webhook: bot serve goes on all the same (the fix is in
+// front of it, and GitHub redelivers on request), bot setup fails.
+type UnreachableError struct {
+	Slug string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("the App %s is registered and its credentials kept, but its webhook is not reachable: %v", e.Slug, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // browsable turns a listen address like [::]:8080 into one a browser on this host opens.
 func browsable(a net.Addr) string {
@@ -73,9 +87,12 @@ func (s *Setup) summary(out io.Writer, c Credentials, saved Saved, check error) 
 		fmt.Fprintf(out, "Webhook: GitHub's ping reached %s and its signature matches.\n", s.ends.hook)
 	}
 	fmt.Fprintf(out, "\nNext:\n  1. Install it on the repositories to watch: %s/installations/new\n", c.HTMLURL)
-	if saved.Config != "" {
+	switch {
+	case s.opts.ServeConfig != "":
+		fmt.Fprintf(out, "  2. Nothing: bot serve goes on now with %s, and reads it when started again.\n", saved.Config)
+	case saved.Config != "":
 		fmt.Fprintf(out, "  2. Start the App on this address (%s): bot serve --config %s\n", s.opts.Listen, saved.Config)
-	} else {
+	default:
 		fmt.Fprintf(out, "  2. Start the App with the variables above and DIXIT_GITHUB_PRIVATE_KEY_FILE: bot serve\n")
 	}
 	fmt.Fprintf(out, "  3. Label an issue %q in an installed repository (docs/install.md, step 4).\n", "dixit")

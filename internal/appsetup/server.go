@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -44,6 +45,9 @@ func New(opts Options, base, options []byte, hc *http.Client, log *slog.Logger) 
 	ends, err := opts.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if opts.ServeConfig != "" { // the key and the secret go beside bot serve's --config
+		opts.Out = filepath.Dir(opts.ServeConfig)
 	}
 	in := ManifestInput{Base: base, Options: options, Features: opts.Features, Name: opts.Name, HookURL: ends.hook}
 	if _, err := Manifest(in); err != nil { // a bad opt-in fails now, not in the browser
@@ -126,7 +130,7 @@ var resultTmpl = template.Must(template.New("result").Parse(`<!doctype html>
 <body style="font-family: sans-serif; max-width: 44em; margin: 3em auto">
 {{if .Err}}<h1>Registration did not finish</h1><p>{{.Err}}</p><p><a href="/">Start again</a></p>
 {{else}}<h1>{{.Name}} is registered</h1>
-<p>Its credentials are {{.Where}}. The terminal running <code>bot setup</code> says what to do next.</p>
+<p>Its credentials are {{.Where}}. The terminal running <code>{{.Command}}</code> says what to do next.</p>
 <p><a href="{{.Install}}">Install it on repositories</a></p>{{end}}
 </body></html>`))
 
@@ -161,14 +165,14 @@ func (s *Setup) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.keep(c); err != nil {
 		s.log.Error("setup: keep the credentials", "err", err)
-		render(http.StatusBadGateway, map[string]any{"Err": err.Error() + "; they are printed once in the terminal running bot setup instead"})
+		render(http.StatusBadGateway, map[string]any{"Err": err.Error() + "; they are printed once in the terminal running " + s.opts.command() + " instead"})
 		return
 	}
 	where := "printed in the terminal"
 	if s.opts.Out != "" {
 		where = "in " + s.opts.Out
 	}
-	render(http.StatusOK, map[string]any{"Name": c.Name, "Where": where, "Install": c.HTMLURL + "/installations/new"})
+	render(http.StatusOK, map[string]any{"Name": c.Name, "Where": where, "Install": c.HTMLURL + "/installations/new", "Command": s.opts.command()})
 }
 
 // claim lets one callback exchange its code at a time, and none after one succeeded; it
@@ -178,7 +182,7 @@ func (s *Setup) claim() string {
 	defer s.mu.Unlock()
 	switch {
 	case s.creds != nil:
-		return "the App " + s.creds.Slug + " is registered already; stop bot setup and run it again to register another"
+		return "the App " + s.creds.Slug + " is registered already; stop " + s.opts.command() + " and run bot setup to register another"
 	case s.exchanging:
 		return "a registration is being completed already; wait for it"
 	}
