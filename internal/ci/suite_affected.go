@@ -16,13 +16,15 @@ import (
 	"strings"
 )
 
-// Affected is the SuiteJob.Only of a change: the Go package directories of tree that
-// the changed files (slash paths relative to its root) touch, and the packages of its
-// module that import them, directly or not, tests included. nil means the change can
+// Affected is the Only of a suite job for a change: the Go package directories of the
+// job's tree that the changed files (slash paths relative to its root) touch, and the
+// packages of its module that import them, directly or not, tests included. The tree is
+// read as the suite would run it, with the job's Tests laid over it: the tests that
+// will run decide what depends on what, not the coder's edits of them. nil means the change can
 // touch everything (go.mod, go.sum, vendor/, or a contract that is not Go's), and an
 // empty list that it touches no package. Imports are read with go/parser, so nothing of
 // the tree runs; build constraints are ignored, which can only widen the set.
-func (l *Local) Affected(ctx context.Context, tree Tree, changed []string) ([]string, error) {
+func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([]string, error) {
 	if l.contract.Toolchain != "go" {
 		return nil, nil
 	}
@@ -36,14 +38,15 @@ func (l *Local) Affected(ctx context.Context, tree Tree, changed []string) ([]st
 		return nil, fmt.Errorf("affected: %w", err)
 	}
 	defer removeAll(dir)
-	if err := tree.WriteTo(dir); err != nil {
-		return nil, fmt.Errorf("write tree %s: %w", tree.Hash(), err)
+	if _, err := l.writeSuiteTree(dir, job); err != nil {
+		return nil, err
 	}
-	mod, err := goModulePath(dir)
+	src := filepath.Join(dir, "src")
+	mod, err := goModulePath(src)
 	if err != nil {
 		return nil, err
 	}
-	g, err := goImports(ctx, dir, mod)
+	g, err := goImports(ctx, src, mod)
 	if err != nil {
 		return nil, err
 	}

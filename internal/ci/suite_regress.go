@@ -83,7 +83,7 @@ func regressionReason(name string, r SuiteResult) string {
 		if why == "" {
 			why = "the tree's test suite reported nothing"
 		}
-		if line := firstLine(r.Output); line != "" {
+		if line := outputLine(r.Output); line != "" {
 			why += " (" + line + ")"
 		}
 		return why
@@ -108,4 +108,15 @@ func regressionReason(name string, r SuiteResult) string {
 		why += ": " + m
 	}
 	return why
+}
+
+// outputLine is the first line of a failed suite's output that says something: not a
+// go build package header ("# example.com/m/p") nor the judge's own note.
+func outputLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "[dixit]") {
+			return firstLine(line)
+		}
+	}
+	return firstLine(out)
 }

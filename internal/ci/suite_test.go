@@ -57,7 +57,7 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 	assert.Contains(t, rs[3].Output, "calc.go:3")
 	regs := Regressions(set, rs[3])
 	require.Len(t, regs, 3)
-	assert.Contains(t, regs[0].Reason, "the tree's tests did not build")
+	assert.Equal(t, "the tree's tests did not build (calc/calc.go:3:37: syntax error: unexpected }, expected expression)", regs[0].Reason)
 
 	assert.Equal(t, []string{"example.com/suite/show"}, rs[4].Scope)
 	assert.Equal(t, map[string]Outcome{"example.com/suite/show.TestSum": Pass}, rs[4].Tests)
@@ -66,20 +66,24 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 
 func TestSuiteAffectedGoPackages(t *testing.T) {
 	l := newGoJudge(t, 30*time.Second, nil)
-	base := suiteTree(t, "go").with("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n")
+	base := suiteTree(t, "go").with("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n",
+		"report/report.go", "package report\n",
+		"report/report_test.go", "package report\n\nimport (\n\t\"testing\"\n\n\t\"example.com/suite/calc\"\n)\n\nfunc TestTotal(t *testing.T) { _ = calc.Add }\n")
+	// The coder's copy of report's test no longer imports calc; the base's, which runs, does.
+	coder := base.with("report/report_test.go", "package report\n")
 	for _, tc := range []struct {
 		name    string
 		changed []string
 		want    []string
 	}{
-		{"a package and its importer", []string{"calc/calc.go"}, []string{"calc", "show"}},
+		{"a package and its importers, by the tests that run", []string{"calc/calc.go"}, []string{"calc", "report", "show"}},
 		{"a package nobody imports", []string{"show/show.go"}, []string{"show"}},
-		{"test data counts for its package", []string{"calc/testdata/golden.txt"}, []string{"calc", "show"}},
+		{"test data counts for its package", []string{"calc/testdata/golden.txt"}, []string{"calc", "report", "show"}},
 		{"a file outside every package", []string{"README.md"}, []string{}},
 		{"the module's requirements touch everything", []string{"show/show.go", "go.mod"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := l.Affected(context.Background(), base, tc.changed)
+			got, err := l.Affected(context.Background(), SuiteJob{Tree: coder, Tests: base}, tc.changed)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})

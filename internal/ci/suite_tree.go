@@ -14,31 +14,20 @@ import (
 // the tree: past it the report is cut, and what it does not show did not pass.
 const maxSuiteFile = 16 << 20
 
-// layOutSuite writes a suite job's directory: the tree, with the Tests tree's test files
-// in place of its own when Tests is set, and the suite's own directory. It returns the
-// pytest settings the runs take, copied from Tests ("" for the tree's own).
+// layOutSuite writes a suite job's directory: its tree (writeSuiteTree), the suite's
+// own directory and the fallback mode's tmp/ and home/, all the lane's. It returns the
+// pytest settings the runs take ("" for the tree's own).
 func (l *Local) layOutSuite(dir string, job SuiteJob, sl slot) (string, error) {
-	src := filepath.Join(dir, "src")
-	for _, d := range []string{"src", "tmp", "home"} {
+	for _, d := range []string{"tmp", "home"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
 			return "", fmt.Errorf("job dir: %w", err)
 		}
 	}
-	if err := job.Tree.WriteTo(src); err != nil {
-		return "", fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
+	config, err := l.writeSuiteTree(dir, job)
+	if err != nil {
+		return "", err
 	}
-	// Whatever the tree holds where the suite keeps its files is not the judge's.
-	if err := removeAll(filepath.Join(src, suiteDir)); err != nil {
-		return "", fmt.Errorf("clear %s: %w", suiteDir, err)
-	}
-	config := ""
-	if job.Tests != nil {
-		var err error
-		if config, err = l.overlayTests(dir, job.Tests); err != nil {
-			return "", err
-		}
-	}
-	if err := placeDir(src, suiteRunDir); err != nil {
+	if err := placeDir(filepath.Join(dir, "src"), suiteRunDir); err != nil {
 		return "", fmt.Errorf("suite dir: %w", err)
 	}
 	if l.sb.root {
@@ -47,6 +36,26 @@ func (l *Local) layOutSuite(dir string, job SuiteJob, sl slot) (string, error) {
 		}
 	}
 	return config, nil
+}
+
+// writeSuiteTree writes a job's tree in dir/src, with the Tests tree's test files in
+// place of its own when Tests is set, and returns the pytest settings the runs take.
+func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
+	src := filepath.Join(dir, "src")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		return "", fmt.Errorf("job dir: %w", err)
+	}
+	if err := job.Tree.WriteTo(src); err != nil {
+		return "", fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
+	}
+	// Whatever the tree holds where the suite keeps its files is not the judge's.
+	if err := removeAll(filepath.Join(src, suiteDir)); err != nil {
+		return "", fmt.Errorf("clear %s: %w", suiteDir, err)
+	}
+	if job.Tests == nil {
+		return "", nil
+	}
+	return l.overlayTests(dir, job.Tests)
 }
 
 // overlayTests replaces the test files of the tree in dir/src with those of tests: the
