@@ -99,3 +99,35 @@ func groupBySource(p *Problem) ([]string, map[string][]int) {
 	slices.Sort(sources)
 	return sources, by
 }
+
+// KindsFor is diverse, random, then a same-source kind for every source that has at least
+// size coders on some problem, the largest source first: a data set's own sources, so that
+// another corpus gets its same-source rows and no empty ones named after HumanEval's.
+func KindsFor(problems []Problem, size int) []Kind {
+	total := map[string]int{}
+	enough := map[string]bool{}
+	for i := range problems {
+		_, by := groupBySource(&problems[i])
+		for s, coders := range by {
+			total[s] += len(coders)
+			enough[s] = enough[s] || len(coders) >= size
+		}
+	}
+	var sources []string
+	for s := range enough {
+		if enough[s] {
+			sources = append(sources, s)
+		}
+	}
+	slices.SortFunc(sources, func(a, b string) int {
+		if total[a] != total[b] {
+			return total[b] - total[a]
+		}
+		return strings.Compare(a, b)
+	})
+	kinds := []Kind{Diverse, Random}
+	for _, s := range sources {
+		kinds = append(kinds, Same(s))
+	}
+	return kinds
+}

@@ -140,3 +140,29 @@ func TestParseKind(t *testing.T) {
 		assert.ErrorContains(t, err, "want diverse, random or same:<source>", s)
 	}
 }
+
+// TestKindsForNamesTheDataSetsOwnSources: a same-source row for each source with enough
+// coders on some problem, the largest first, and none for a source that never has K.
+func TestKindsForNamesTheDataSetsOwnSources(t *testing.T) {
+	coders := func(sources ...string) []Coder {
+		var out []Coder
+		for i, s := range sources {
+			out = append(out, Coder{ID: fmt.Sprintf("%s#%d", s, i), Source: s})
+		}
+		return out
+	}
+	ps := []Problem{
+		{TaskID: "a", Coders: coders("small", "small", "small", "one", "big", "big")},
+		{TaskID: "b", Coders: coders("big", "big", "big", "big", "one", "pair", "pair")},
+	}
+	var names []string
+	for _, k := range KindsFor(ps, 3) {
+		names = append(names, k.String())
+	}
+	assert.Equal(t, []string{"diverse", "random", "same:big", "same:small"}, names)
+	names = names[:0]
+	for _, k := range KindsFor(ps, 2) {
+		names = append(names, k.String())
+	}
+	assert.Equal(t, []string{"diverse", "random", "same:big", "same:small", "same:pair"}, names)
+}

@@ -62,6 +62,7 @@ func (c Config) validate() error {
 
 // Report is a whole replay: one row per kind, size and threshold that had any panel.
 type Report struct {
+	DataSet   string   `json:"data_set,omitempty"` // the data set's folder name, for titles
 	Problems  int      `json:"problems"`
 	Seed      int64    `json:"seed"`
 	Panels    int      `json:"panels_per_problem"`

@@ -115,8 +115,8 @@ func chooseSection(b *strings.Builder, rep *replay.Report) {
 	for _, l := range lines {
 		fmt.Fprintf(b, "- %s\n", l)
 	}
-	b.WriteString("\nThese come from HumanEval functions and these nine model sources; a repository's own code and models " +
-		"will differ, so take them as the order of things, and raise K before the threshold: at a fixed K a higher threshold " +
+	fmt.Fprintf(b, "\nThese come from %s's functions and model sources; a repository's own code and models ", dataSetName(rep))
+	b.WriteString("will differ, so take them as the order of things, and raise K before the threshold: at a fixed K a higher threshold " +
 		"buys precision with yield, while with diverse panels a larger K has bought both.\n")
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -54,14 +55,16 @@ func (r Request) Replay(ctx context.Context, stdout io.Writer) error {
 		return fmt.Errorf("eval: --thresholds: %w", err)
 	}
 	start := time.Now()
-	problems, err := loadReplay(ctx, r.Data, stdout)
+	problems, path, err := loadReplay(ctx, r.Data, stdout)
 	if err != nil {
 		return err
 	}
+	cfg.Kinds = replay.KindsFor(problems, slices.Min(cfg.Sizes))
 	rep, err := replay.Run(ctx, problems, cfg, func(msg string) { fmt.Fprintln(stdout, msg) })
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	rep.DataSet = filepath.Base(filepath.Dir(path))
 	if err := Summary(stdout, rep); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -76,13 +79,14 @@ func (r Request) Replay(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
-// loadReplay reads the replay data set, from data or the default place.
-func loadReplay(ctx context.Context, data string, stdout io.Writer) ([]replay.Problem, error) {
+// loadReplay reads the replay data set, from data or the default place, and says which
+// file it read.
+func loadReplay(ctx context.Context, data string, stdout io.Writer) ([]replay.Problem, string, error) {
 	path := data
 	if path == "" {
 		found, err := findReplayData()
 		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
+			return nil, "", fmt.Errorf("eval: %w", err)
 		}
 		path = found
 	}
@@ -90,10 +94,10 @@ func loadReplay(ctx context.Context, data string, stdout io.Writer) ([]replay.Pr
 	fmt.Fprintf(stdout, "loading problems from %s…\n", path)
 	problems, err := replay.LoadFile(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, "", fmt.Errorf("eval: %w", err)
 	}
 	fmt.Fprintf(stdout, "loaded %d problems (%.1f s)\n", len(problems), time.Since(start).Seconds())
-	return problems, nil
+	return problems, path, nil
 }
 
 // Execute runs the recorded code through the judge's sandbox, compares it with the
@@ -102,7 +106,7 @@ func (r Request) Execute(ctx context.Context, stdout io.Writer) error {
 	if r.Problems < 0 {
 		return fmt.Errorf("eval: --problems %d: want 0 (all) or more", r.Problems)
 	}
-	problems, err := loadReplay(ctx, r.Data, stdout)
+	problems, _, err := loadReplay(ctx, r.Data, stdout)
 	if err != nil {
 		return err
 	}

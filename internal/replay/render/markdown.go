@@ -18,7 +18,7 @@ const headline = 60
 // Markdown writes replay.md.
 func Markdown(w io.Writer, rep *replay.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Replay of the Dixit rule on humaneval-replay\n\n")
+	fmt.Fprintf(&b, "# Replay of the Dixit rule on %s\n\n", dataSetName(rep))
 	fmt.Fprintf(&b, "%d problems, %d panels per problem for each kind and size, seed %d; panels drawn with %s. "+
 		"Definitions as in the data set's BASELINE.md; shares are expected values, not sampled picks.\n\n",
 		rep.Problems, rep.Panels, rep.Seed, rep.SeedsUsed)
@@ -139,4 +139,13 @@ func pc(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 func diff(d replay.Diff) string {
 	return fmt.Sprintf("%+.1f ± %.1f pt", 100*d.Mean, 100*d.SE)
+}
+
+// dataSetName names the replayed data set, humaneval-replay when the report does not say
+// (a report written before it did).
+func dataSetName(rep *replay.Report) string {
+	if rep.DataSet == "" {
+		return "humaneval-replay"
+	}
+	return rep.DataSet
 }

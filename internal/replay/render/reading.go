@@ -56,7 +56,7 @@ func reading(b *strings.Builder, rep *replay.Report) {
 	baseRows, same, differ := compareBaseline(rep)
 	switch {
 	case rep.Problems != 164:
-		fmt.Fprintf(b, "- **BASELINE.md** covers all 164 problems; this replay has %d, so its figures are not comparable with BASELINE.md's.\n", rep.Problems)
+		fmt.Fprintf(b, "- **BASELINE.md** (humaneval-replay's) covers its 164 problems; this replay has %d (another data set, or a part of that one), so its figures are not comparable with that file's.\n", rep.Problems)
 	case rep.Seed != replay.DefaultSeed || rep.Panels != 20:
 		fmt.Fprintf(b, "- **BASELINE.md** drew 20 panels per problem on 164 problems with seed %d; this replay drew %d with seed %d, "+
 			"so its figures should differ from BASELINE.md's only by sampling noise (other seeds move diverse kept precision by up to about 1.5 pt).\n",
@@ -82,11 +82,10 @@ func reading(b *strings.Builder, rep *replay.Report) {
 	if len(rows) > 0 {
 		fmt.Fprintf(b, "- **Vetted tests (diverse panels)**, on %s. Kept precision %s; panels keeping at least one test %s.\n",
 			setNote(rows, rep.Problems), strings.Join(prec, ", "), strings.Join(yield, ", "))
+		fl := rows[0].Figures.Faults
 		fmt.Fprintf(b, "- **Faults caught (diverse).** The vetted suite rejects, of the recorded implementations outside the panel, %s; "+
-			"the oracle (all correct-labelled tests) %s / %s, all proposed tests %s / %s at K=%d. The vetted suite turns away little "+
-			"correct code; all proposed tests would turn away most of it.\n", strings.Join(caught, "; "),
-			pc(rows[0].Figures.Faults.OracleWrong), pc(rows[0].Figures.Faults.OracleCorrect),
-			pc(rows[0].Figures.Faults.AllWrong), pc(rows[0].Figures.Faults.AllCorrect), rows[0].K)
+			"the oracle (all correct-labelled tests) %s / %s, all proposed tests %s / %s at K=%d.%s\n", strings.Join(caught, "; "),
+			pc(fl.OracleWrong), pc(fl.OracleCorrect), pc(fl.AllWrong), pc(fl.AllCorrect), rows[0].K, faultsVerdict(fl))
 		var below []string
 		for _, r := range rows {
 			below = append(below, fmt.Sprintf("K=%d: %d of %d problems below 80%% (mean per problem %s)", r.K, r.Spread.Below80, r.Spread.Problems, pc(r.Spread.MeanPrecision)))
@@ -101,6 +100,16 @@ func reading(b *strings.Builder, rep *replay.Report) {
 	b.WriteString("- **What this does not measure.** This is a static replay: coders never see the vetted tests or repair their " +
 		"code, as the protocol's catch-up step would make them, and nothing is rerun (each matrix cell was executed once), " +
 		"so flakiness and reruns are outside it (`bot eval --replay --execute` runs the recorded code again through the judge). It measures the rule as a filter and the pick rules as selectors.\n")
+}
+
+// faultsVerdict says what the faults figures show, only where they show it: on a corpus
+// whose proposed tests are nearly all correct (data/mbpp-replay), all of them turn away
+// no correct code either.
+func faultsVerdict(f replay.FaultRates) string {
+	if f.AllCorrect >= 0.5 && f.VettedCorrect < 0.1 {
+		return " The vetted suite turns away little correct code; all proposed tests would turn away most of it."
+	}
+	return ""
 }
 
 // calibrationReading sums up the diverse calibration: K at the headline threshold, then

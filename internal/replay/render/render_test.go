@@ -55,7 +55,7 @@ func TestMarkdownHasEveryTable(t *testing.T) {
 		"nothing kept",
 		"![Kept precision and yield against K and the threshold](replay.svg)",
 		"## Reading the figures",
-		"this replay has 4, so its figures are not comparable",
+		"this replay has 4 (another data set, or a part of that one), so its figures are not comparable",
 		"Reruns do not apply here",
 	} {
 		assert.Contains(t, md, want)
