@@ -20,7 +20,7 @@ echo "docker $*" >>"$FAKE_LOG"
 case "$1 $2 $3" in
   "login "*) cat >"$FAKE_LOG.stdin" ;;
   "load "*) echo "Loaded image: $FAKE_LOADED" ;;
-  "buildx imagetools inspect") echo "sha256:$FAKE_DIGEST" ;;
+  "buildx imagetools inspect") echo "{\"mediaType\":\"application/vnd.oci.image.index.v1+json\",\"digest\":\"sha256:$FAKE_DIGEST\",\"size\":1609}" ;;
 esac
 `
 
@@ -103,7 +103,7 @@ func TestPublishPushesTheImageThenAttachesTheArchives(t *testing.T) {
 		"docker tag dixit:v1.2.3 ghcr.io/acme/dixit:v1.2.3-arm64",
 		"docker push ghcr.io/acme/dixit:v1.2.3-arm64",
 		"docker buildx imagetools create --tag ghcr.io/acme/dixit:v1.2.3 ghcr.io/acme/dixit:v1.2.3-amd64 ghcr.io/acme/dixit:v1.2.3-arm64",
-		"docker buildx imagetools inspect ghcr.io/acme/dixit:v1.2.3 --format {{.Manifest.Digest}}",
+		"docker buildx imagetools inspect ghcr.io/acme/dixit:v1.2.3 --format {{json .Manifest}}",
 		"gh release view v1.2.3 --repo Acme/Dixit",
 		"gh release create v1.2.3 " + dist + "/bot_1.2.3_linux_amd64.tar.gz " + dist + "/bot_1.2.3_linux_arm64.tar.gz " + dist + "/SHA256SUMS" +
 			" --repo Acme/Dixit --verify-tag --title v1.2.3 --notes-file " + notesArg(calls),

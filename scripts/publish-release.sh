@@ -9,7 +9,7 @@
 #
 # dist holds what scripts/release.sh wrote (the archives and SHA256SUMS); images holds the
 # image jobs' dixit-image-<version>-linux-<arch>.tar.gz, each with its .sha256. Both are
-# checked before anything is published. It needs docker (with buildx), gh, and in the
+# checked before anything is published. It needs docker (with buildx), gh, jq, and in the
 # environment GH_TOKEN (a token with contents: write and packages: write),
 # GITHUB_REPOSITORY (OWNER/REPO) and GITHUB_ACTOR (the login docker logs in as), all of
 # which a GitHub Actions job has. Run again on the same tag, it replaces the assets.
@@ -30,7 +30,7 @@ version=${tag#v}
 image="ghcr.io/${GITHUB_REPOSITORY,,}"
 arches=(amd64 arm64)
 
-# Everything is checked before the first push: a release is all there or not at all.
+# Everything is checked before the first push: what the builds did not make is never published.
 (cd "$dist" && sha256sum --strict -c SHA256SUMS) >&2 || {
   echo "publish: the archives in $dist do not match their SHA256SUMS; nothing published" >&2
   exit 1
@@ -64,7 +64,7 @@ for arch in "${arches[@]}"; do
 done
 # One tag for both architectures: docker pull takes the one the host runs.
 docker buildx imagetools create --tag "$image:$tag" "${per_arch[@]}"
-digest=$(docker buildx imagetools inspect "$image:$tag" --format '{{.Manifest.Digest}}')
+digest=$(docker buildx imagetools inspect "$image:$tag" --format '{{json .Manifest}}' | jq -r .digest)
 if ! [[ $digest =~ ^sha256:[0-9a-f]{64}$ ]]; then
   echo "publish: ghcr.io gave \"$digest\" as the digest of $image:$tag" >&2
   exit 1
