@@ -110,12 +110,10 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 }
 
 // runJudge asks the judge for verdicts: a journalled effect, in the turn of the agent
-// named lane when a phase runs.
+// named lane when a phase runs, where it joins the phase's batch (batch.go).
 func (r *Run) runJudge(ctx context.Context, lane string, jobs []ci.Job) ([]ci.Verdict, error) {
 	want := r.inLane(record{Effect: "judge", Agent: jobs[0].Coder, Key: jobsKey(r.cfg.Reruns, jobs)}, lane)
-	rec, _, err := r.effect(want, func() (record, error) {
-		return metered(nil, func() (record, error) { return r.performJudge(ctx, jobs) })
-	})
+	rec, _, err := r.effect(want, func() (record, error) { return r.judged(ctx, lane, jobs) })
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,9 @@ type lane struct {
 	charges   []charged
 	proposals []Candidate
 	events    []Event // held until every lane before it is done
+	started   bool    // its turn began
 	done      bool
+	waiting   bool  // its judge call is held for the phase's next batch (batch.go)
 	halt      bool  // its turn ends the phase for lanes not started yet
 	err       error // how its turn failed
 	finished  chan struct{}
@@ -47,9 +49,10 @@ type phaseState struct {
 	lanes  []*lane
 	byName map[string]*lane
 
-	mu        sync.Mutex // guards the lanes' events and done, streaming, cause
-	streaming int        // the lane whose events go straight to the reporter
-	cause     error      // the first error that was not a budget's: why the phase failed
+	mu        sync.Mutex   // guards the lanes' events and states, streaming, cause, held
+	streaming int          // the lane whose events go straight to the reporter
+	cause     error        // the first error that was not a budget's: why the phase failed
+	held      []*heldJudge // judge calls waiting for the next batch (batch.go)
 }
 
 // laneOf is the lane of the agent named name in the running phase, or nil.
@@ -98,6 +101,7 @@ func (r *Run) parallel(ctx context.Context, names []string, turn func(ctx contex
 			l.base.add(before.own)
 		}
 		started++
+		p.start(l)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -165,6 +169,14 @@ func (p *phaseState) finish(ctx context.Context, l *lane, halt bool, err error) 
 	}
 	close(l.finished)
 	p.advance(ctx)
+	p.flushIfReady(ctx) // the lanes still waiting may be all that is left
+}
+
+// start marks l's turn as begun: a batch waits for it from now on.
+func (p *phaseState) start(l *lane) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l.started = true
 }
 
 // emit reports ev of lane l now if every lane before it is done, or holds it till then.

@@ -19,7 +19,8 @@ type Calls struct {
 	Solves  int
 	Props   int
 	Answers int
-	Judged  int
+	Judged  int // Judge.Run calls: a phase's agents share one per step (batch.go)
+	Jobs    int // jobs judged, across all calls
 }
 
 func (c *Calls) add(f *int) {
@@ -156,6 +157,9 @@ type Judge struct {
 
 func (j Judge) Run(_ context.Context, reruns int, jobs []ci.Job) ([]ci.Verdict, error) {
 	j.Calls.add(&j.Calls.Judged)
+	for range jobs {
+		j.Calls.add(&j.Calls.Jobs)
+	}
 	out := make([]ci.Verdict, len(jobs))
 	for i, job := range jobs {
 		if j.Passes(string(job.Test.Content), job.Tree.Hash()) {
