@@ -98,9 +98,15 @@ func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 		return Saved{}, fmt.Errorf("serve.yml: %w", err)
 	}
 	head := fmt.Sprintf("# Written by %s for the GitHub App %s (%s).\n# bot serve --config %s; other keys: deploy/dixit-serve.example.yml.\n", o.command(), c.Slug, c.HTMLURL, s.Config)
-	for _, w := range []struct {
+	files := []struct {
 		path, data string
-	}{{s.Key, c.PEM}, {s.Secret, c.WebhookSecret + "\n"}, {s.Config, head + string(conf)}} {
+	}{{s.Key, c.PEM}, {s.Secret, c.WebhookSecret + "\n"}, {s.Config, head + string(conf)}}
+	for _, w := range files { // none written unless all can be: a rerun finds the directory as it was
+		if _, err := os.Lstat(w.path); err == nil {
+			return Saved{}, existsError(w.path, flag)
+		}
+	}
+	for _, w := range files {
 		if err := writeNew(w.path, w.data, flag); err != nil {
 			return Saved{}, err
 		}
@@ -113,7 +119,7 @@ func save(dir string, c Credentials, e endpoints, o Options) (Saved, error) {
 func writeNew(path, data, flag string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%s exists already (another App's credentials?): choose another %s or move it away", path, flag)
+		return existsError(path, flag)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -126,6 +132,10 @@ func writeNew(path, data, flag string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+func existsError(path, flag string) error {
+	return fmt.Errorf("%s exists already (another App's credentials?): choose another %s or move it away", path, flag)
 }
 
 // printOnce shows the credentials for a secret store: GitHub never shows the key again.

@@ -241,6 +241,20 @@ func TestRegistrationProblemsSayWhatToChange(t *testing.T) {
 		}
 		assert.Contains(t, f.out.String(), strings.TrimSpace(app.PEM), "printed rather than lost: GitHub never shows the key again")
 	})
+	t.Run("bot serve's credentials already there", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "webhook-secret"), []byte("another App's"), 0o600))
+		f := startSetup(t, Options{ServeConfig: filepath.Join(dir, "dixit.yml")}, nil)
+		status, page := f.register(t)
+		assert.Equal(t, http.StatusBadGateway, status)
+		assert.Contains(t, page, "webhook-secret exists already (another App&#39;s credentials?): choose another --config or move it away")
+		assert.Contains(t, page, "printed once in the terminal running bot serve instead")
+		assert.ErrorContains(t, f.wait(t), "its credentials were not saved")
+		_, err := os.Stat(filepath.Join(dir, "dixit.yml"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "no configuration naming a secret that is not the App's")
+		_, err = os.Stat(filepath.Join(dir, "private-key.pem"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing written unless all is: a rerun finds the directory as it was")
+	})
 	t.Run("callback not from this page", func(t *testing.T) {
 		f := startSetup(t, Options{}, nil)
 		resp, err := http.Get(f.base + "/setup/callback?code=abc&state=forged")
