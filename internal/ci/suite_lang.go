@@ -32,8 +32,9 @@ type suitePlan struct {
 }
 
 // suiteUnit is one part of a suite the judge runs by itself: a Go package (its import
-// path and directory) or a Node test file (its path, twice).
-type suiteUnit struct{ name, dir string }
+// path and directory), a Node test file (its path, twice) or a Rust test binary (its
+// target's source file, its package's directory and the binary).
+type suiteUnit struct{ name, dir, bin string }
 
 // Where a suite's scripts keep their files, inside the tree: a dot directory, which
 // go's ./..., pytest's collection and the Node file list all pass over.
@@ -49,6 +50,8 @@ func suiteFor(c Contract) (suiteSpec, bool) {
 		return suiteSpec{build: goSuiteBuild, units: goSuiteUnits, run: goSuiteRun, read: goSuiteRead}, true
 	case "python":
 		return suiteSpec{run: pythonSuiteRun, read: pythonSuiteRead}, true
+	case "rust":
+		return suiteSpec{build: rustSuiteBuild, units: rustSuiteUnits, run: rustSuiteRun, read: rustSuiteRead}, true
 	case "node", "typescript":
 		return suiteSpec{units: testFileUnits, run: nodeSuiteRun, read: nodeSuiteRead}, true
 	}

@@ -192,10 +192,37 @@ func TestSuiteNamesAndScopes(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, pythonNodeID(tc.file, tc.classname, tc.name))
 	}
+	assert.Equal(t, "deep::inner::x", rustTestPath("deep::inner", "x"))
+	assert.Equal(t, "top", rustTestPath("crate", "top"))
+	assert.Equal(t, "inner::nested", rustTestPath("integration", "inner::nested"))
 	scope := []string{"example.com/m/a", "tests/test_x.py"}
 	assert.True(t, inScope("example.com/m/a.TestX", scope))
 	assert.False(t, inScope("example.com/m/a/b.TestX", scope), "a sub-package is a package of its own")
 	assert.True(t, inScope("tests/test_x.py::TestC::test_m", scope))
 	assert.True(t, inScope("tests/test_x.py", scope))
 	assert.False(t, inScope("tests/test_y.py::test_z", scope))
+}
+
+func TestSuiteRustNamesTestsByTarget(t *testing.T) {
+	l := ecosystemJudge(t, "rust", []string{"cargo", "--version"})
+	ctx := context.Background()
+	base := suiteTree(t, "rust")
+	rs, err := l.RunSuite(ctx, 1, []SuiteJob{{Coder: "base", Tree: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{
+		"src/lib.rs::tests::doubles": Pass,
+		"tests/it.rs::doubles_two":   Pass,
+	}, rs[0].Tests, "libtest leaves ignored tests out of its report")
+	set := NewRegressionSet(rs[0])
+
+	broken := base.with("src/lib.rs", "pub fn double(x: i64) -> i64 {\n    x + 1\n}\n",
+		"tests/it.rs", "#[test]\nfn doubles_two() {}\n")
+	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, []Regression{
+		{Test: "src/lib.rs::tests::doubles", Reason: "did not run: the tree no longer has it, or its file or package failed before it ran"},
+		{Test: "tests/it.rs::doubles_two", Reason: "fails: assertion `left == right` failed: double(2)"},
+	}, Regressions(set, rs[0]))
 }
