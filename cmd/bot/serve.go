@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,6 +73,7 @@ it are written, then the server goes on with them; later starts read the file.`,
 	f.StringVar(&reg.configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
 	f.StringVar(&reg.publicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
 	f.StringVar(&reg.org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")
+	f.DurationVar(&reg.pingWait, "ping-wait", 30*time.Second, "first start only: how long to wait for GitHub's ping to reach the webhook")
 	return cmd
 }
 

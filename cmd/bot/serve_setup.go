@@ -21,6 +21,7 @@ type registration struct {
 	configPath string // --config
 	publicURL  string // --public-url
 	org        string // --org
+	pingWait   time.Duration
 }
 
 // loadServeConfig reads bot serve's configuration. It reports a first start when --config
@@ -54,7 +55,7 @@ func loadServeConfig(r registration, getenv func(string) string) (cfg serveconfi
 func registerApp(ctx context.Context, r registration, cfg serveconfig.Config, getenv func(string) string, out io.Writer, logger *slog.Logger) (serveconfig.Config, error) {
 	o := appsetup.Options{
 		Listen: cfg.Listen, PublicURL: r.publicURL, Org: r.org, GitHubURL: cfg.GitHub.GitURL, APIURL: cfg.GitHub.BaseURL,
-		ServeConfig: r.configPath, PingWait: 30 * time.Second,
+		ServeConfig: r.configPath, PingWait: r.pingWait,
 	}
 	if cfg.Judge == "actions" { // the Actions judge dispatches workflows: it needs actions: write
 		o.Features = append(o.Features, appsetup.ActionsJudge)

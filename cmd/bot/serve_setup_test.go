@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,6 +143,36 @@ func TestFirstServeRegistersTheAppThenServes(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "no setup page once the App exists")
 	assert.Len(t, web.Posted(), 1, "registered once")
+	require.NoError(t, stop())
+}
+
+// A webhook GitHub does not reach yet is said, and the server starts all the same: the fix
+// is in front of it, and it had better answer when the ping is redelivered.
+func TestFirstServeGoesOnThoughTheWebhookIsNotReachedYet(t *testing.T) {
+	api := ghtest.NewServer(t)
+	web := appsetuptest.NewWeb(t, api)
+	addr, elsewhere := freeAddr(t), "http://"+freeAddr(t)
+	conf := filepath.Join(t.TempDir(), "serve.yml")
+	env := map[string]string{
+		"DIXIT_LISTEN": addr, "DIXIT_GITHUB_BASE_URL": api.URL, "DIXIT_GITHUB_GIT_URL": web.URL + "/",
+		"DIXIT_STATE_DIR": t.TempDir(), "DIXIT_POPULATION": demoDir, "DIXIT_SANDBOX": "none", "DIXIT_METRICS_LISTEN": "off",
+	}
+	out, stop := startServe(t, env, "--config", conf, "--public-url", elsewhere, "--ping-wait", "300ms")
+	waitFor(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/setup")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 30*time.Second, "the setup page answers")
+	status, _ := appsetuptest.Register(t, "http://"+addr)
+	require.Equal(t, http.StatusOK, status)
+	waitFor(t, func() bool {
+		return strings.Contains(out.String(), "serving, though GitHub's ping did not reach the webhook")
+	}, 30*time.Second, "the warning")
+	assert.Contains(t, out.String(), elsewhere+"/webhook does not lead to this server")
+	secret := web.App().WebhookSecret
+	waitFor(t, func() bool { code, _ := post(t, addr, secret); return code == http.StatusOK }, 30*time.Second, "the server takes the App's deliveries")
 	require.NoError(t, stop())
 }
 
