@@ -226,3 +226,33 @@ func TestSuiteRustNamesTestsByTarget(t *testing.T) {
 		{Test: "tests/it.rs::doubles_two", Reason: "fails: assertion `left == right` failed: double(2)"},
 	}, Regressions(set, rs[0]))
 }
+
+func TestSuiteWithoutItsRunnerIsTheEnvironmentNotTheTests(t *testing.T) {
+	if exec.Command("python3", "-c", "import pytest").Run() == nil {
+		t.Skip("the first python3 on PATH has pytest here: TestAMissingPytestSaysWhichPythonAndWhatToInstall covers the check")
+	}
+	c, _ := Preset("python")
+	l := depsJudge(t, c, "")
+	tree := suiteTree(t, "python")
+	delete(tree, "pyproject.toml") // no manifest, no virtual environment to make first
+	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: tree}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, rs[0].Outcome)
+	assert.Contains(t, rs[0].Output, "pytest is not importable by the python3 the judge found")
+	assert.Empty(t, rs[0].Tests)
+}
+
+func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
+	if exec.Command("node", "--version").Run() != nil {
+		t.Skip("node is not installed here")
+	}
+	c, _ := Preset("node")
+	c.Timeout = 300 * time.Millisecond // the suite gets ten times that
+	l := depsJudge(t, c, "")
+	tree := suiteTree(t, "node").with("test/hang.test.js", "require('node:test')('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n")
+	rs, err := l.RunSuite(context.Background(), 2, []SuiteJob{{Coder: "base", Tree: tree}})
+	require.NoError(t, err)
+	assert.Equal(t, Timeout, rs[0].Outcome)
+	assert.Contains(t, rs[0].Output, "suite run 1 of 2: timed out after 3s")
+	assert.Empty(t, NewRegressionSet(rs[0]).Tests, "a base whose suite never finishes guards nothing")
+}
