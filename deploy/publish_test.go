@@ -42,6 +42,11 @@ type publishRun struct {
 // archives with SHA256SUMS in dist, the images with their .sha256 in images.
 func newPublishRun(t *testing.T, tag string) *publishRun {
 	t.Helper()
+	for _, tool := range []string{"bash", "jq", "sha256sum"} { // GitHub's runners have them
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("scripts/publish-release.sh needs %s", tool)
+		}
+	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	for _, d := range []string{bin, filepath.Join(dir, "dist"), filepath.Join(dir, "images")} {
