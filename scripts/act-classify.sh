@@ -9,9 +9,10 @@
 #          CODER (default basil/1), RERUNS (default 20).
 #
 # Offline stand-ins, because github.com is not reachable here (docs/actions.md says more):
-#   - the three pinned actions are replaced with act's --local-repository by small local
+#   - the four pinned actions are replaced with act's --local-repository by small local
 #     composite actions that do the same job: checkout = git fetch + detached checkout with
-#     no credentials, setup-go = the host's Go, upload-artifact = copy to a directory;
+#     no credentials, setup-go = the host's Go, upload-artifact = copy to a directory,
+#     cache = nothing restored or saved;
 #   - `go install github.com/dixit-bot/dixit/cmd/bot@VERSION` resolves VERSION from a file
 #     GOPROXY built from this checkout's HEAD (other modules still come from proxy.golang.org);
 #   - `sudo` is a shim when running as root without sudo.
@@ -140,6 +141,21 @@ runs:
       run: |
         test -f "$SRC" || { echo "no files at $SRC"; exit 1; }
         mkdir -p "$DIXIT_ACT_ARTIFACTS/$NAME" && cp "$SRC" "$DIXIT_ACT_ARTIFACTS/$NAME/"
+EOF
+stub cache <<'EOF'
+name: "cache, offline stand-in: nothing restored or saved (act runs without a cache server)"
+inputs:
+  path: {required: true}
+  key: {required: true}
+  restore-keys: {required: false}
+outputs:
+  cache-hit:
+    value: "false"
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: echo "no cache offline"
 EOF
 local_repos=()
 for u in $uses; do
