@@ -19,8 +19,8 @@ import (
 const benchDir = "examples/bench"
 
 // newEval is `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md), or
-// with --replay the Dixit rule, CodeT and the hybrid pick on the recorded HumanEval pass
-// matrix (docs/replay.md).
+// with --replay the Dixit rule, CodeT and the hybrid pick on a recorded pass matrix:
+// HumanEval's by default, MBPP's with --data data/mbpp-replay/problems.jsonl (docs/replay.md).
 func newEval(getenv func(string) string) *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
@@ -33,13 +33,15 @@ after one short completion checks it (bot doctor); --model or DIXIT_MODEL replac
 model the tasks' dixit.yml name.
 
 With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded HumanEval
-runs, with no model and no execution (docs/replay.md); --replay --execute runs the recorded
+runs (or, with --data data/mbpp-replay/problems.jsonl, recorded MBPP runs), with no model
+and no execution (docs/replay.md); --replay --execute runs the recorded
 solutions against the recorded asserts in the judge's sandbox and compares each cell with
 the recorded matrix.`,
 		Example: `  bot eval --protocols dixit,single
   OPENAI_API_KEY=sk-... bot eval --live
   OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
   bot eval --replay --panels 20 --sizes 3,5,7 --thresholds 0.6,0.7
+  bot eval --replay --data data/mbpp-replay/problems.jsonl
   bot eval --replay --execute --problems 20`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

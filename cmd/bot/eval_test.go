@@ -36,6 +36,22 @@ func TestEvalReplayWritesItsReport(t *testing.T) {
 	}
 }
 
+// The second corpus replays through the same command: its own same-source row, none of
+// HumanEval's, and a report titled with its name.
+func TestEvalReplaysTheMBPPCorpus(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--replay", "--data", "../../data/mbpp-replay/problems.jsonl",
+		"--panels", "2", "--sizes", "3,5", "--thresholds", "0.6", "--out", out}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Contains(t, stdout.String(), "loaded 257 problems")
+	assert.Contains(t, stdout.String(), "panel kind same:agentcoder/gpt-3.5-turbo, K=3: 124 panels on 62 problems")
+	assert.NotContains(t, stdout.String(), "codet/codegen-16b")
+	md, err := os.ReadFile(filepath.Join(out, "replay.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "# Replay of the Dixit rule on mbpp-replay\n")
+}
+
 // bot eval on the bundled benchmark, one protocol: progress lines, the four files, and the
 // figures the population was written to give (docs/eval.md).
 func TestEvalRunsTheBenchmark(t *testing.T) {
