@@ -155,7 +155,7 @@ def execute(program, asserts, hidden, limit=None):
 def main():
     p = json.load(sys.stdin)
     ep = p["entry_point"]
-    prelude = HEADER + "".join(i + "\n" for i in p["test_imports"])
+    prelude = HEADER + "".join(i + "\n" for i in p["test_imports"] or [])
     hidden_asserts = [a for t in p["test_list"] for a in normalise_text(t)]
     hidden = "\n".join(hidden_asserts) + "\n"
     tests, index = [], {}
