@@ -12,6 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/differential"
+	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
@@ -47,6 +48,9 @@ type Verdict struct {
 	// consensus implementations; ProbeNote says why there are none to show, if so.
 	Differences []Difference `json:"differences,omitempty"`
 	ProbeNote   string       `json:"probe_note,omitempty"`
+	// Mutants is how many of the patch's mutants the vetted suite kills (ScoreMutants);
+	// nil when they were not measured.
+	Mutants *mutation.Score `json:"mutants,omitempty"`
 }
 
 // Judge runs the patch and every independent implementation (a coder's final tree) on every test the run's
@@ -67,7 +71,7 @@ func Judge(ctx context.Context, judge ci.Judge, reruns int, patch ci.Tree, impls
 	var jobs []ci.Job
 	for _, impl := range append([]differential.Implementation{{Coder: PatchName, Tree: patch}}, impls...) {
 		for _, t := range tests {
-			jobs = append(jobs, ci.Job{Coder: impl.Coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Content: t.Content}})
+			jobs = append(jobs, ci.Job{Coder: impl.Coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Path: t.Path, Content: t.Content}})
 		}
 	}
 	verdicts, err := judge.Run(ctx, reruns, jobs)

@@ -15,6 +15,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -135,4 +136,46 @@ func TestWithdrawOnlyTakesBackAPass(t *testing.T) {
 	fail := vet.Verdict{Conclusion: vet.Failure, Why: "fails t2"}
 	require.False(t, fail.Withdraw("shown before"))
 	assert.Equal(t, vet.Verdict{Conclusion: vet.Failure, Why: "fails t2"}, fail)
+}
+
+// TestScoreMutantsSaysHowStrongTheSuiteIsOnThePatch mutates a patch with the real judge:
+// a suite that checks a sum kills both of its mutants, one that only checks the empty sum
+// kills neither, and with nothing vetted nothing is measured.
+func TestScoreMutantsSaysHowStrongTheSuiteIsOnThePatch(t *testing.T) {
+	contract, _ := ci.Preset("go")
+	contract.Timeout = 30 * time.Second
+	cache := os.Getenv("DIXIT_CI_TEST_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.TempDir(), "dixit-ci-test-cache")
+	}
+	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(), CacheDir: cache,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	t.Cleanup(func() { judge.Close() })
+	// Two mutants: == becomes != and + becomes -.
+	patch := tree(t, "\tif len(xs) == 0 {\n\t\treturn 0\n\t}\n\ts := 0\n\tfor _, x := range xs {\n\t\ts = s + x\n\t}\n\treturn s\n")
+	opts := mutation.Options{Judge: judge, Reruns: 1, Private: contract.Private}
+	tests := []struct {
+		name   string
+		vetted []orchestrate.Candidate
+		want   string
+	}{
+		{"a sum", []orchestrate.Candidate{candidate("t-1", "Sum(2, 3) == 5")}, "the vetted suite kills 2 of 2 mutants of this patch (100 %)"},
+		{"only the empty sum", []orchestrate.Candidate{candidate("t-3", "Sum() == 0")}, "the vetted suite kills 0 of 2 mutants of this patch (0 %)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &orchestrate.Result{}
+			for i, c := range tc.vetted {
+				res.Vetted = append(res.Vetted, orchestrate.Vetted{Candidate: c, Number: i + 1})
+			}
+			var v vet.Verdict
+			require.NoError(t, vet.ScoreMutants(context.Background(), opts, patch, res, &v))
+			require.NotNil(t, v.Mutants)
+			assert.Equal(t, tc.want, v.Mutants.Sentence())
+		})
+	}
+	var v vet.Verdict
+	require.NoError(t, vet.ScoreMutants(context.Background(), opts, patch, &orchestrate.Result{}, &v))
+	assert.Nil(t, v.Mutants, "nothing vetted, nothing measured")
 }
