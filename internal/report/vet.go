@@ -21,6 +21,9 @@ func vetSection(s Summary, outputs bool) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## The patch under review\n\n**Verdict: %s.** %s\n\n", v.Conclusion, v.Why)
 	p("The patch was judged after the run, on every test the testers proposed, with the same reruns and sandbox as the coders. It had no vote, and no agent saw it.\n\n")
+	if v.Mutants != nil {
+		p("Mutation score: %s.\n\n", v.Mutants.Sentence())
+	}
 	if len(v.Vetted) > 0 {
 		p("| vetted test | the patch | independent implementations that pass it |\n|---|---|---|\n")
 		for _, f := range v.Vetted {
