@@ -111,4 +111,10 @@ is made (%s stands for a unique name)`, "`"+contract.Path+"`", "`{id}`")
 runner reports every test in the file as run and passed; a skipped test fails, and so does a
 run that ends early. Test what the specification asks for, through the interface it describes.
 `, contract.Run)
+	if len(contract.Paths) > 0 {
+		fmt.Fprintf(b, `You may instead put a test where it belongs, next to the code it tests: give its path, relative to
+the repository's root, matching %s. Commands then see the file as {path}, its directory as {dir}
+and its name without the extension as {name}.
+`, "`"+strings.Join(contract.Paths, "`, `")+"`")
+	}
 }

@@ -24,8 +24,8 @@ const maxTest = 256 << 10
 
 var submitTool = llm.Tool{
 	Name:        "submit_test",
-	Description: "Submit one test: the complete content of the test file.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","description":"The whole test file."}},"required":["content"],"additionalProperties":false}`),
+	Description: "Submit one test: the complete content of the test file, and where it goes.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","description":"The whole test file."},"path":{"type":"string","description":"Where the file goes in the repository, relative to its root, when the instructions allow naming a place; leave it out for the default place."}},"required":["content"],"additionalProperties":false}`),
 }
 
 // Tester is a live tester: a conversation and read-only access to the base revision.
@@ -35,7 +35,8 @@ type Tester struct {
 	ref       string
 	tools     []llm.Tool
 	langs     []string // fence labels of the test file's language
-	jsonTests bool     // tests are JSON files (data for a runner)
+	contract  ci.Contract
+	jsonTests bool // tests are JSON files (data for a runner)
 }
 
 type testerState struct {
@@ -58,7 +59,7 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 	}
 	l.textSystem = testerTextPrompt(opts.Settings, contract, files)
 	return &Tester{live: l, ws: ws, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name,
-		tools: append(ws.Tools(), submitTool), langs: fenceLabels(contract.Path),
+		tools: append(ws.Tools(), submitTool), langs: fenceLabels(contract.Path), contract: contract,
 		jsonTests: strings.EqualFold(path.Ext(contract.Path), ".json")}, nil
 }
 
@@ -67,6 +68,7 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
 	t.ask(turn.Message)
 	var test []byte
+	var place string
 	refused, err := t.converse(ctx, turn.Draw, role{
 		tools: t.tools,
 		handle: func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
@@ -74,11 +76,11 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 				result, err := t.ws.Call(ctx, call)
 				return result, false, err
 			}
-			content, problem := submission(call.Arguments)
+			content, at, problem := submission(call.Arguments, t.contract)
 			if problem != "" {
 				return "error: " + problem, false, nil
 			}
-			test = content
+			test, place = content, at
 			return "Received.", true, nil
 		},
 		produced:  func(last llm.Message) (bool, error) { return t.codeBlock(last) != nil, nil },
@@ -102,7 +104,7 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 	if _, err := t.opts.Workshop.Commit(t.ref, tree, fmt.Sprintf("%s: proposal %d", t.name, turn.Draw)); err != nil {
 		return orchestrate.Proposal{}, err
 	}
-	return orchestrate.Proposal{Content: test}, nil
+	return orchestrate.Proposal{Content: test, Path: place}, nil
 }
 
 // readText answers a reply in the text protocol that asks for files with READ lines;
@@ -120,22 +122,28 @@ func (t *Tester) readText(ctx context.Context, msg llm.Message) (textReply, erro
 }
 
 // submission checks submit_test's arguments and returns the test or what is wrong.
-func submission(arguments string) ([]byte, string) {
+func submission(arguments string, contract ci.Contract) (content []byte, at, problem string) {
 	var args struct {
 		Content string `json:"content"`
+		Path    string `json:"path"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(arguments)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
-		return nil, fmt.Sprintf("the arguments must be a JSON object with one string field, content (%v)", err)
+		return nil, "", fmt.Sprintf("the arguments must be a JSON object with the string field content and, optionally, path (%v)", err)
 	}
 	switch {
 	case len(bytes.TrimSpace([]byte(args.Content))) == 0:
-		return nil, "the test file is empty"
+		return nil, "", "the test file is empty"
 	case len(args.Content) > maxTest:
-		return nil, fmt.Sprintf("the test file is larger than %d bytes", maxTest)
+		return nil, "", fmt.Sprintf("the test file is larger than %d bytes", maxTest)
 	}
-	return []byte(args.Content), ""
+	if args.Path != "" {
+		if err := ci.CheckTestPath(contract, args.Path); err != nil {
+			return nil, "", err.Error()
+		}
+	}
+	return []byte(args.Content), args.Path, ""
 }
 
 var fenced = regexp.MustCompile("(?s)```([A-Za-z0-9_+.-]*)[ \t]*\r?\n(.*?)```")

@@ -47,8 +47,9 @@ func (j *job) pushBranches(ctx context.Context, out *session.Outcome, contract c
 	if err != nil {
 		return "", err
 	}
-	for _, v := range out.Result.Vetted {
-		files = append(files, gitstate.File{Path: strings.ReplaceAll(contract.Path, "{id}", fmt.Sprintf("t%d", v.Number)), Content: v.Content})
+	places := ci.Places(contract, keptTests(out.Result.Vetted))
+	for i, v := range out.Result.Vetted {
+		files = append(files, gitstate.File{Path: places[i], Content: v.Content})
 	}
 	if err := ws.Push(ctx, wsURL, token, specs...); err != nil {
 		return "", err

@@ -310,8 +310,9 @@ func keepTests(vetted []orchestrate.Vetted, contract ci.Contract) string {
 		return ""
 	}
 	var d strings.Builder
-	for _, v := range vetted {
-		path := strings.ReplaceAll(contract.Path, "{id}", fmt.Sprintf("t%d", v.Number))
+	places := ci.Places(contract, keptTests(vetted))
+	for i, v := range vetted {
+		path := places[i]
 		lines := strings.SplitAfter(string(v.Content), "\n")
 		if lines[len(lines)-1] == "" {
 			lines = lines[:len(lines)-1]
@@ -330,4 +331,13 @@ func keepTests(vetted []orchestrate.Vetted, contract ci.Contract) string {
 	}
 	return fmt.Sprintf("<details><summary>Keep the %d vetted tests: a commit to apply with <code>git apply</code></summary>\n\n%sdiff\n%s%s\n\n</details>\n",
 		len(vetted), fence, d.String(), fence)
+}
+
+// keptTests are the vetted tests as the repository keeps them: test N has the id tN.
+func keptTests(vetted []orchestrate.Vetted) []ci.Test {
+	out := make([]ci.Test, len(vetted))
+	for i, v := range vetted {
+		out[i] = ci.Test{ID: fmt.Sprintf("t%d", v.Number), Path: v.Path, Content: v.Content}
+	}
+	return out
 }

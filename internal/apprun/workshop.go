@@ -182,6 +182,9 @@ func contractSection(c ci.Contract) (json.RawMessage, error) {
 	if len(c.Exclude) > 0 {
 		section["exclude"] = c.Exclude
 	}
+	if len(c.Paths) > 0 {
+		section["paths"] = c.Paths
+	}
 	if c.Prepare != "" {
 		section["prepare"] = c.Prepare
 	}

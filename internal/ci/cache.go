@@ -130,8 +130,14 @@ func (c *Cached) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, er
 func (c *Cached) key(j Job, reruns int) string {
 	content := sha256.Sum256(j.Test.Content)
 	h := sha256.New()
-	for _, part := range []string{"dixit-verdict-v1", j.Tree.Hash(), hex.EncodeToString(content[:]),
-		c.fingerprint, strconv.Itoa(reruns)} {
+	parts := []string{"dixit-verdict-v1", j.Tree.Hash(), hex.EncodeToString(content[:]),
+		c.fingerprint, strconv.Itoa(reruns)}
+	if j.Test.Path != "" {
+		// The place decides the package the test builds in; the id alone does not
+		// change a verdict, so tests at the default place keep their keys.
+		parts = append(parts, "at "+j.Test.Path)
+	}
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -12,16 +12,16 @@ import (
 // execute builds a prepared job once, then runs it up to reruns times in one sandbox,
 // stopping at the first run that exits non-zero. A run that exits 0 passes only when
 // its runner's report proves it (unless the contract names no report).
-func (l *Local) execute(ctx context.Context, j jobDir, sl slot, reruns int, id string) (Verdict, error) {
+func (l *Local) execute(ctx context.Context, j jobDir, sl slot, reruns int, p placement) (Verdict, error) {
 	c := l.contract
 	// Read before the build, which may run code of the coder's.
-	ev, err := l.evidence(j.dir, id)
+	ev, err := l.evidence(j.dir, p.rel)
 	if err != nil {
 		return Verdict{}, err
 	}
 	if c.Build != "" {
 		inv := j.invocation(sl, true)
-		inv.script, inv.runs, inv.timeout = expand(c.Build, id), 1, c.BuildTimeout
+		inv.script, inv.runs, inv.timeout = p.expand(c.Build), 1, c.BuildTimeout
 		res, err := l.sb.execute(ctx, inv)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("build: %w", err)
@@ -40,7 +40,7 @@ func (l *Local) execute(ctx context.Context, j jobDir, sl slot, reruns int, id s
 		}
 	}
 	inv := j.invocation(sl, false)
-	inv.script, inv.runs, inv.timeout = expand(c.Run, id), reruns, c.Timeout
+	inv.script, inv.runs, inv.timeout = p.expand(c.Run), reruns, c.Timeout
 	res, err := l.sb.judged(ctx, inv, ev)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("runs: %w", err)
@@ -66,14 +66,10 @@ func (l *Local) execute(ctx context.Context, j jobDir, sl slot, reruns int, id s
 // evidence is what the runs of a prepared job must report, or nil when the contract
 // names no report. The tests' names come from the placed test file, as the judge wrote
 // it, before anything has run in the job's directory.
-func (l *Local) evidence(dir, id string) (*evidence, error) {
+func (l *Local) evidence(dir, rel string) (*evidence, error) {
 	c := l.contract
 	if !c.proven() {
 		return nil, nil
-	}
-	rel, err := testPath(c, id)
-	if err != nil {
-		return nil, err
 	}
 	root, err := os.OpenRoot(filepath.Join(dir, "src"))
 	if err != nil {

@@ -10,8 +10,16 @@ import (
 // Contract says how a test plugs into a coder's tree and how it is built and run.
 // Commands run with /bin/sh -c inside the sandbox, with the tree as working directory.
 type Contract struct {
-	// Path is where the test file goes in the tree; "{id}" is replaced by the test id.
+	// Path is where a test file goes in the tree when its tester named no place; "{id}"
+	// is replaced by the test id.
 	Path string `yaml:"path" json:"path"`
+	// Paths are the places a tester may name for its test, so that it lands in the
+	// package it is about: patterns relative to the tree's root, where "**" crosses
+	// directories (**/*_test.go). A named place must also be one the judge clears of a
+	// coder's files (Exclude), so that a test never overwrites code. Empty: only Path.
+	// Commands see the placed file as {path}, its directory as {dir} ("." at the root)
+	// and its base name without the extension as {name}.
+	Paths []string `yaml:"paths,omitempty" json:"paths,omitempty"`
 	// Exclude lists glob patterns of coder files left out of the judge's copy (the coder's
 	// private tests, for example). A pattern without "/" matches a base name anywhere.
 	Exclude []string `yaml:"exclude,omitempty" json:"exclude,omitempty"`
@@ -71,7 +79,10 @@ type Tree interface {
 
 // Test is one test file as a tester proposed it.
 type Test struct {
-	ID      string // substituted into Contract.Path; unique within a run
+	ID string // substituted into Contract.Path; unique within a run
+	// Path is the place its tester named, relative to the tree's root (one of
+	// Contract.Paths); empty means Contract.Path.
+	Path    string
 	Content []byte // the file's bytes
 }
 

@@ -113,16 +113,16 @@ func (l *Local) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, err
 	if reruns < 1 {
 		reruns = 1
 	}
-	paths := make([]string, len(jobs))
+	places := make([]placement, len(jobs))
 	for i, j := range jobs {
 		if j.Tree == nil {
 			return nil, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
 		}
-		p, err := testPath(l.contract, j.Test.ID)
+		p, err := place(l.contract, j.Test)
 		if err != nil {
 			return nil, fmt.Errorf("job %d (%s): %w", i, j.Coder, err)
 		}
-		paths[i] = p
+		places[i] = p
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -145,7 +145,7 @@ launch:
 		go func() {
 			defer wg.Done()
 			defer func() { l.slots <- sl }()
-			v, err := l.runJob(ctx, sl, reruns, jobs[i], paths[i])
+			v, err := l.runJob(ctx, sl, reruns, jobs[i], places[i])
 			if err != nil {
 				errOnce.Do(func() {
 					firstErr = fmt.Errorf("job %d (%s, test %s): %w", i, jobs[i].Coder, jobs[i].Test.ID, err)
@@ -167,7 +167,7 @@ launch:
 }
 
 // runJob runs one job in a fresh directory.
-func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel string) (Verdict, error) {
+func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, p placement) (Verdict, error) {
 	start := time.Now()
 	dir, err := os.MkdirTemp(l.work, "job-")
 	if err != nil {
@@ -178,7 +178,7 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel st
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
-	if err := l.prepare(dir, job, rel, sl); err != nil {
+	if err := l.prepare(dir, job, p.rel, sl); err != nil {
 		return Verdict{}, err
 	}
 	j, failure, err := l.dependencies(ctx, dir, sl)
@@ -188,7 +188,7 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, rel st
 	if failure != "" {
 		return Verdict{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
-	v, err := l.execute(ctx, j, sl, reruns, job.Test.ID)
+	v, err := l.execute(ctx, j, sl, reruns, p)
 	l.trimCache()
 	if err != nil {
 		return Verdict{}, err

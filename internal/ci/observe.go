@@ -37,7 +37,7 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 	if job.Tree == nil {
 		return Observation{}, fmt.Errorf("observe %s: no tree", job.Coder)
 	}
-	rel, err := testPath(l.contract, job.Test.ID)
+	p, err := place(l.contract, job.Test)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
@@ -58,7 +58,7 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
-	if err := l.prepare(dir, job, rel, sl); err != nil {
+	if err := l.prepare(dir, job, p.rel, sl); err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
 	j, failure, err := l.dependencies(ctx, dir, sl)
@@ -68,7 +68,7 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 	if failure != "" {
 		return Observation{Exit: -1, Note: "prepare failed: " + failure}, nil
 	}
-	o, err := l.observe(ctx, j, sl, job.Test.ID)
+	o, err := l.observe(ctx, j, sl, p)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s (probe %s): %w", job.Coder, job.Test.ID, err)
 	}
@@ -81,11 +81,11 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 // observe builds a prepared job and runs its probe once. The probe's output goes to a
 // file in the tree rather than through the judge's pipe, which keeps only a tail: the
 // file keeps the head, and the file size limit bounds it.
-func (l *Local) observe(ctx context.Context, j jobDir, sl slot, id string) (Observation, error) {
+func (l *Local) observe(ctx context.Context, j jobDir, sl slot, p placement) (Observation, error) {
 	c := l.contract
 	if c.Build != "" {
 		inv := j.invocation(sl, true)
-		inv.script, inv.runs, inv.timeout = expand(c.Build, id), 1, c.BuildTimeout
+		inv.script, inv.runs, inv.timeout = p.expand(c.Build), 1, c.BuildTimeout
 		res, err := l.sb.execute(ctx, inv)
 		if err != nil {
 			return Observation{}, fmt.Errorf("build: %w", err)
@@ -99,7 +99,7 @@ func (l *Local) observe(ctx context.Context, j jobDir, sl slot, id string) (Obse
 	if err != nil {
 		return Observation{}, err
 	}
-	script := "exec >" + name + " 2>&1\n" + expand(cmp.Or(c.Probe, c.Run), id)
+	script := "exec >" + name + " 2>&1\n" + p.expand(cmp.Or(c.Probe, c.Run))
 	inv := j.invocation(sl, false)
 	inv.script, inv.runs, inv.timeout = script, 1, c.Timeout
 	res, err := l.sb.execute(ctx, inv)

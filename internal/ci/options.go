@@ -6,6 +6,8 @@ import (
 	"path"
 	"runtime"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Sandbox selects how the local judge isolates test processes.
@@ -94,8 +96,13 @@ func (o LocalOptions) withDefaults() (LocalOptions, error) {
 	if o.Contract.Path == "" {
 		return o, fmt.Errorf("contract: path is empty")
 	}
-	if _, err := testPath(o.Contract, "id"); err != nil {
+	if _, err := place(o.Contract, Test{ID: "id"}); err != nil {
 		return o, fmt.Errorf("contract: %w", err)
+	}
+	for _, pat := range o.Contract.Paths {
+		if !doublestar.ValidatePattern(pat) {
+			return o, fmt.Errorf("contract: test paths: bad pattern %q", pat)
+		}
 	}
 	for _, pat := range o.Contract.Exclude {
 		if _, err := path.Match(pat, ""); err != nil {

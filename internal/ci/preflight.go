@@ -16,12 +16,13 @@ func (c Contract) OwnTests() (Contract, bool) {
 	}
 	// The presets name the placed file last on the run line; without it the runner
 	// collects the tree's tests by its own rules, the placed file among them.
-	file := " " + c.Path
-	if !strings.HasSuffix(c.Run, file) {
-		return Contract{}, false
+	for _, file := range []string{" {path}", " " + c.Path} {
+		if strings.HasSuffix(c.Run, file) {
+			own.Run = strings.TrimSuffix(c.Run, file)
+			return own, true
+		}
 	}
-	own.Run = strings.TrimSuffix(c.Run, file)
-	return own, true
+	return Contract{}, false
 }
 
 var (

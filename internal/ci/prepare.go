@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // validID reports whether a test id is safe in a file name and a shell command.
@@ -26,22 +28,66 @@ func validID(id string) bool {
 	return true
 }
 
-// testPath is where a test goes in a tree (slash-separated), or an error when the id or
-// the resulting path would escape the tree or the shell command it is substituted into.
-func testPath(c Contract, id string) (string, error) {
-	if !validID(id) {
-		return "", fmt.Errorf("test id %q: want letters, digits, '.', '_' and '-', not first '.' or '-'", id)
-	}
-	p := strings.ReplaceAll(c.Path, "{id}", id)
-	if !filepath.IsLocal(p) || strings.Contains(p, `\`) || path.Clean(p) != p {
-		return "", fmt.Errorf("test path %q is not a clean path inside the tree", p)
-	}
-	return p, nil
+// placement is where a test goes in a tree: what contract commands see of it.
+type placement struct {
+	id  string
+	rel string // slash-separated, relative to the tree's root
 }
 
-// expand substitutes the test id and the report's path into a contract command.
-func expand(cmd, id string) string {
-	return strings.NewReplacer("{id}", id, reportPlaceholder, reportVar).Replace(cmd)
+// place says where a test goes in a tree, or why it cannot go there: the id and the
+// place must be safe in a file name and a shell command, inside the tree, and a place a
+// tester named must be one the contract allows.
+func place(c Contract, t Test) (placement, error) {
+	if !validID(t.ID) {
+		return placement{}, fmt.Errorf("test id %q: want letters, digits, '.', '_' and '-', not first '.' or '-'", t.ID)
+	}
+	if t.Path == "" {
+		p := strings.ReplaceAll(c.Path, "{id}", t.ID)
+		if !filepath.IsLocal(p) || strings.Contains(p, `\`) || path.Clean(p) != p {
+			return placement{}, fmt.Errorf("test path %q is not a clean path inside the tree", p)
+		}
+		return placement{id: t.ID, rel: p}, nil
+	}
+	if err := CheckTestPath(c, t.Path); err != nil {
+		return placement{}, err
+	}
+	return placement{id: t.ID, rel: t.Path}, nil
+}
+
+// CheckTestPath says why a tester may not put its test at rel, or nil: each part of the
+// path is a plain name (letters, digits, '.', '_', '-', not first '.' or '-'), the path
+// matches one of the contract's Paths, and it is a file the judge removes from a coder's
+// tree, so that placing the test never overwrites the coder's code.
+func CheckTestPath(c Contract, rel string) error {
+	for _, part := range strings.Split(rel, "/") {
+		if !validID(part) {
+			return fmt.Errorf("test path %q: each part must be letters, digits, '.', '_' and '-', not first '.' or '-'", rel)
+		}
+	}
+	allowed := false
+	for _, pat := range c.Paths {
+		if ok, _ := doublestar.Match(pat, rel); ok {
+			allowed = true
+			break
+		}
+	}
+	switch {
+	case len(c.Paths) == 0:
+		return fmt.Errorf("test path %q: this repository's contract lets testers name no place (test.paths is empty): tests go to %s", rel, c.Path)
+	case !allowed:
+		return fmt.Errorf("test path %q is not one of the places tests may go: %s", rel, strings.Join(c.Paths, ", "))
+	case !excluded(rel, c.Exclude):
+		return fmt.Errorf("test path %q is not among the files the judge removes from a coder's tree (test.exclude), so a test there could overwrite code", rel)
+	}
+	return nil
+}
+
+// expand substitutes the test's id and place and the report's path into a contract
+// command.
+func (p placement) expand(cmd string) string {
+	return strings.NewReplacer("{id}", p.id, "{path}", p.rel, "{dir}", path.Dir(p.rel),
+		"{name}", strings.TrimSuffix(path.Base(p.rel), path.Ext(p.rel)),
+		reportPlaceholder, reportVar).Replace(cmd)
 }
 
 // excluded reports whether a slash path relative to the tree matches a pattern; a
@@ -154,4 +200,21 @@ func shareDir(dir string, gid int) error {
 		}
 		return os.Chmod(p, mode)
 	})
+}
+
+// Places says where each test of a suite goes when the suite is kept in the repository
+// (the escalation's pull request, the patch bot vet offers): the place its tester named,
+// unless an earlier test of the suite took it, else the default place with its id.
+func Places(c Contract, tests []Test) []string {
+	out := make([]string, len(tests))
+	taken := map[string]bool{}
+	for i, t := range tests {
+		p, err := place(c, t)
+		if err != nil || taken[p.rel] {
+			p.rel = strings.ReplaceAll(c.Path, "{id}", t.ID)
+		}
+		taken[p.rel] = true
+		out[i] = p.rel
+	}
+	return out
 }

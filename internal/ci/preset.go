@@ -2,25 +2,27 @@ package ci
 
 import "time"
 
-// goPreset builds the package at the repository root with go test -c and runs one test.
+// goPreset builds the package the test is in with go test -c and runs one test there,
+// in the package's directory as go test does.
 func goPreset() Contract {
 	return Contract{
-		Path: "dixit_{id}_test.go",
+		Path:  "dixit_{id}_test.go",
+		Paths: []string{"**/*_test.go"},
 		// The coder's own tests are not part of the judge's build: they could fail to
 		// compile, or define a TestMain that decides the outcome.
 		Exclude: []string{"*_test.go"},
 		// -ldflags=-w skips DWARF, which only debuggers read: linking is ~30% faster.
-		Build: "go test -c -ldflags=-w -o dixit.test .",
+		Build: "go test -c -ldflags=-w -o {dir}/dixit.test ./{dir}",
 		// Downloads every module go.mod requires; a vendored module builds from vendor/.
 		Prepare:   "test -f vendor/modules.txt || go mod download",
 		Manifests: []string{"go.mod", "go.sum", "vendor/modules.txt"},
 		// -test.paniconexit0 turns an early os.Exit(0) into a failure, as go test does;
 		// -test.v=test2json makes the binary frame a line about each test, which the
 		// judge reads: exiting 0 is not enough to pass.
-		Run:    "./dixit.test -test.count=1 -test.paniconexit0 -test.v=test2json",
+		Run:    "cd {dir} && ./dixit.test -test.count=1 -test.paniconexit0 -test.v=test2json",
 		Report: ReportTest2JSON,
 		// The probe's output is read by people and the differential parser: no framing.
-		Probe:     "./dixit.test -test.count=1 -test.paniconexit0",
+		Probe:     "cd {dir} && ./dixit.test -test.count=1 -test.paniconexit0",
 		Timeout:   60 * time.Second,
 		Toolchain: "go",
 	}
@@ -29,18 +31,19 @@ func goPreset() Contract {
 // pythonPreset runs one test file under pytest, with JUnit XML as the evidence.
 func pythonPreset() Contract {
 	return Contract{
-		Path: "test_dixit_{id}.py",
+		Path:  "test_dixit_{id}.py",
+		Paths: []string{"**/test_*.py", "**/*_test.py"},
 		// A coder's conftest.py or test files could rewrite outcomes; -c /dev/null
 		// ignores its pytest configuration for the same reason.
 		Exclude: []string{"test_*.py", "*_test.py", "conftest.py"},
-		Run:     "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. --junitxml={report} test_dixit_{id}.py",
+		Run:     pythonPath + "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. --junitxml={report} {path}",
 		// A virtual environment that sees the system's packages, with the project's
 		// requirements installed over them.
 		Prepare:   pythonPrepare,
 		Manifests: []string{"pyproject.toml", "requirements*.txt"},
 		Report:    ReportJUnit,
 		// -s lets the probe's prints through instead of capturing them.
-		Probe:     "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. test_dixit_{id}.py",
+		Probe:     pythonPath + "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. {path}",
 		Timeout:   60 * time.Second,
 		Toolchain: "python",
 	}
@@ -50,20 +53,26 @@ func pythonPreset() Contract {
 func nodePreset() Contract {
 	return Contract{
 		Path:    "dixit_{id}.test.js",
+		Paths:   []string{"**/*.test.js", "**/*.test.mjs"},
 		Exclude: []string{"*.test.js", "*.test.mjs", "*.spec.js"},
 		// Readable results on stdout, and TAP for the judge in {report}.
 		Run: "node --test --test-reporter=spec --test-reporter-destination=stdout " +
-			"--test-reporter=tap --test-reporter-destination={report} dixit_{id}.test.js",
+			"--test-reporter=tap --test-reporter-destination={report} {path}",
 		Prepare:   nodePrepare,
 		Manifests: nodeManifests,
 		Report:    ReportTAP,
 		// The runner would rewrite console.log lines as TAP comments; the file alone prints
 		// them as they are.
-		Probe:     "node dixit_{id}.test.js",
+		Probe:     "node {path}",
 		Timeout:   60 * time.Second,
 		Toolchain: "node",
 	}
 }
+
+// pythonPath makes the project importable from a test anywhere in the tree: the root
+// (python3 -m adds it) and, in a src/ layout, src/ (the prepare does not install the
+// project itself).
+const pythonPath = `[ -d src ] && export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"; `
 
 // pythonPrepare makes the virtual environment: the requirements files as they are, and
 // from pyproject.toml the project's dependencies and its test, tests, testing and dev
@@ -106,10 +115,11 @@ var nodeManifests = []string{"package.json", "package-lock.json", "npm-shrinkwra
 func typescriptPreset() Contract {
 	c := nodePreset()
 	c.Path = "dixit_{id}.test.ts"
+	c.Paths = []string{"**/*.test.ts", "**/*.test.mts"}
 	c.Exclude = []string{"*.test.ts", "*.spec.ts", "*.test.js", "*.test.mjs", "*.spec.js"}
 	c.Run = "node --import tsx --test --test-reporter=spec --test-reporter-destination=stdout " +
-		"--test-reporter=tap --test-reporter-destination={report} dixit_{id}.test.ts"
-	c.Probe = "node --import tsx dixit_{id}.test.ts"
+		"--test-reporter=tap --test-reporter-destination={report} {path}"
+	c.Probe = "node --import tsx {path}"
 	c.Toolchain = "typescript"
 	return c
 }
@@ -118,7 +128,8 @@ func typescriptPreset() Contract {
 // fetch, and runs the test binary with libtest's JUnit output as the evidence.
 func rustPreset() Contract {
 	return Contract{
-		Path: "tests/dixit_{id}.rs",
+		Path:  "tests/dixit_{id}.rs",
+		Paths: []string{"tests/*.rs"},
 		// The crate's own integration tests; its unit tests live inside its sources.
 		Exclude: []string{"tests/*.rs"},
 		// cargo reads a package only with a target: the prepare, which sees the manifests
@@ -126,7 +137,7 @@ func rustPreset() Contract {
 		Prepare: `for m in $(find . -name Cargo.toml); do d=$(dirname "$m"); mkdir -p "$d/src" && touch "$d/src/lib.rs" || exit 1; done; cargo fetch`,
 		// Cargo.lock pins the versions; without it cargo fetch resolves them.
 		Manifests: []string{"Cargo.toml", "Cargo.lock", "*/Cargo.toml", "crates/*/Cargo.toml"},
-		Build: "cargo test --offline --no-run --test dixit_{id} --message-format=json-render-diagnostics >.dixit-build.json && " +
+		Build: "cargo test --offline --no-run --test {name} --message-format=json-render-diagnostics >.dixit-build.json && " +
 			`cp "$(sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' .dixit-build.json | tail -n 1)" dixit.test`,
 		// libtest's JUnit format is unstable: RUSTC_BOOTSTRAP lets a stable test binary
 		// write it. The readable names go to stdout from the report itself.
@@ -144,11 +155,12 @@ func rustPreset() Contract {
 func javaPreset() Contract {
 	return Contract{
 		Path:    "DixitTest_{id}.java",
+		Paths:   []string{"**/*Test.java", "**/*Tests.java"},
 		Exclude: []string{"*Test.java", "*Tests.java", "*IT.java"},
-		Build: `find . -name '*.java' ! -path './src/test/*' ! -name 'DixitTest_{id}.java' >"$TMPDIR/sources" && ` +
+		Build: `find . -name '*.java' ! -path './src/test/*' ! -path './{path}' >"$TMPDIR/sources" && ` +
 			`mkdir -p .dixit/main .dixit/test && ` +
 			`{ ! [ -s "$TMPDIR/sources" ] || javac -nowarn -encoding UTF-8 -d .dixit/main @"$TMPDIR/sources"; } && ` +
-			`javac -nowarn -encoding UTF-8 -d .dixit/test -cp ".dixit/main:$JUNIT_CONSOLE" DixitTest_{id}.java`,
+			`javac -nowarn -encoding UTF-8 -d .dixit/test -cp ".dixit/main:$JUNIT_CONSOLE" {path}`,
 		Run: `java -jar "$JUNIT_CONSOLE" --disable-banner --details=tree --fail-if-no-tests ` +
 			`--class-path .dixit/test:.dixit/main --scan-class-path .dixit/test --reports-dir "$TMPDIR/junit"; ` +
 			`s=$?; cat "$TMPDIR"/junit/TEST-*.xml >{report} 2>/dev/null; exit $s`,
@@ -166,12 +178,13 @@ func javaPreset() Contract {
 func mavenPreset() Contract {
 	mvn := `mvn -B -o -Dmaven.repo.local="$MAVEN_REPO"`
 	return Contract{
-		Path: "src/test/java/DixitTest_{id}.java",
+		Path:  "src/test/java/DixitTest_{id}.java",
+		Paths: []string{"src/test/java/**/*Test.java", "src/test/java/**/*Tests.java"},
 		// The coder's own tests, and any build output it committed (a report there would
 		// be read as the run's).
 		Exclude: []string{"*Test.java", "*Tests.java", "*IT.java", "*TestCase.java", "target"},
 		Build:   mvn + " -q test-compile",
-		Run: "rm -rf target/surefire-reports; " + mvn + ` surefire:test -Dtest='DixitTest*' -DfailIfNoTests=false -DtrimStackTrace=false; ` +
+		Run: "rm -rf target/surefire-reports; " + mvn + ` surefire:test -Dtest='DixitTest*,{name}' -DfailIfNoTests=false -DtrimStackTrace=false; ` +
 			`s=$?; cat target/surefire-reports/TEST-*.xml >{report} 2>/dev/null; exit $s`,
 		Report:    ReportJUnit,
 		Timeout:   60 * time.Second,

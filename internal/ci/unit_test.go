@@ -101,15 +101,65 @@ func TestTestPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := testPath(c, tc.id)
+			got, err := place(c, Test{ID: tc.id})
 			if !tc.ok {
 				assert.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, got.rel)
 		})
 	}
+}
+
+// A tester names where its test goes: in the package it is about, never outside the
+// contract's places or over a file the judge keeps.
+func TestNamedTestPath(t *testing.T) {
+	c, ok := Preset("go")
+	require.True(t, ok)
+	cases := []struct {
+		path, problem string
+	}{
+		{path: "internal/clamp/clamp_dixit_test.go"},
+		{path: "clamp_test.go"},
+		{path: "internal/clamp/clamp.go", problem: "not one of the places"},
+		{path: "../escape_test.go", problem: "each part"},
+		{path: "/etc/x_test.go", problem: "each part"},
+		{path: "a//b_test.go", problem: "each part"},
+		{path: "a/-rf_test.go", problem: "each part"},
+		{path: "a/$(id)_test.go", problem: "each part"},
+		{path: ".git/x_test.go", problem: "each part"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.path, func(t *testing.T) {
+			got, err := place(c, Test{ID: "t1", Path: tc.path})
+			if tc.problem != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.problem)
+				assert.Contains(t, err.Error(), tc.path, "the error names what the tester wrote")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.path, got.rel)
+		})
+	}
+
+	kept := Contract{Path: "t_{id}.py", Paths: []string{"**/*.py"}, Exclude: []string{"test_*.py"}}
+	_, err := place(kept, Test{ID: "t1", Path: "pkg/module.py"})
+	require.Error(t, err, "a place the judge does not clear could overwrite the coder's code")
+	assert.Contains(t, err.Error(), "test.exclude")
+
+	_, err = place(Contract{Path: "t_{id}.py"}, Test{ID: "t1", Path: "tests/test_x.py"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "test.paths is empty")
+}
+
+func TestPlacementExpands(t *testing.T) {
+	p := placement{id: "t1", rel: "internal/clamp/clamp_dixit_test.go"}
+	assert.Equal(t, "go test -c -o internal/clamp/dixit.test ./internal/clamp; clamp_dixit_test t1 internal/clamp/clamp_dixit_test.go",
+		p.expand("go test -c -o {dir}/dixit.test ./{dir}; {name} {id} {path}"))
+	root := placement{id: "t1", rel: "dixit_t1_test.go"}
+	assert.Equal(t, "./. .", root.expand("./{dir} {dir}"))
 }
 
 func TestExclude(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
@@ -106,6 +108,7 @@ type file struct {
 		Preset         *string           `yaml:"preset"`
 		Path           *string           `yaml:"path"`
 		Exclude        []string          `yaml:"exclude"`
+		Paths          []string          `yaml:"paths"`
 		Build          *string           `yaml:"build"`
 		Run            *string           `yaml:"run"`
 		Report         *string           `yaml:"report"`
@@ -229,6 +232,9 @@ func (f file) settings() (Settings, error) {
 		if t.Exclude != nil {
 			s.Test.Exclude = t.Exclude
 		}
+		if t.Paths != nil {
+			s.Test.Paths = t.Paths
+		}
 		if t.Timeout != nil {
 			s.Test.Timeout = *t.Timeout
 		}
@@ -290,6 +296,11 @@ func (s Settings) Validate() error {
 	for _, p := range s.Test.Manifests {
 		if _, err := path.Match(p, ""); err != nil || !safeRelPath(p) {
 			return strictyaml.Errorf("test.manifests", "bad pattern %q; patterns name files from the repository's root, such as go.mod or requirements*.txt", p)
+		}
+	}
+	for _, p := range s.Test.Paths {
+		if !doublestar.ValidatePattern(p) || !safeRelPath(strings.ReplaceAll(p, "*", "x")) {
+			return strictyaml.Errorf("test.paths", "bad pattern %q; patterns name test files from the repository's root, where ** crosses directories, such as **/*_test.go or tests/**/test_*.py", p)
 		}
 	}
 	for _, p := range s.Test.Exclude {

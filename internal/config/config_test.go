@@ -100,6 +100,8 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"missing run", "test:\n  path: x_test.go\n", "test.run: must be set"},
 		{"bad env name", "test:\n  preset: go\n  env:\n    \"A=B\": x\n", `test.env: bad variable name "A=B"`},
 		{"bad exclude", "test:\n  preset: go\n  exclude: [\"[\"]\n", "test.exclude: bad pattern"},
+		{"bad test paths", "test:\n  preset: go\n  paths: [\"**/[x\"]\n", `test.paths: bad pattern "**/[x"`},
+		{"escaping test paths", "test:\n  preset: go\n  paths: [\"../**/*_test.go\"]\n", `test.paths: bad pattern "../**/*_test.go"`},
 		{"unknown report", "test:\n  preset: go\n  report: xunit\n", `line 3: test.report: unknown report "xunit": want test2json, junit, tap or none`},
 		{"report file not named", "test:\n  path: t_{id}.py\n  run: pytest t_{id}.py\n  report: junit\n", "line 3: test.run: report junit is read from a file: put {report} in run"},
 		{"go run without the report", "test:\n  preset: go\n  run: ./dixit.test -test.count=1\n", "line 3: test.run: report test2json reads what a Go test binary prints with -test.v=test2json: add that flag to run"},

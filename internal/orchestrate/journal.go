@@ -232,6 +232,11 @@ func jobsKey(reruns int, jobs []ci.Job) string {
 	for _, job := range jobs {
 		t := sha256.Sum256(job.Test.Content)
 		fmt.Fprintf(h, "%s %s %s %x\n", job.Coder, job.Tree.Hash(), job.Test.ID, t)
+		if job.Test.Path != "" {
+			// A test's place decides which package it builds in; keys of tests at the
+			// default place stay as journals before named places wrote them.
+			fmt.Fprintf(h, "at %s\n", job.Test.Path)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

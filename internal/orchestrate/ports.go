@@ -41,7 +41,10 @@ type Coder interface {
 // Proposal is a tester's answer: one test file, or nothing when it has no more to offer.
 type Proposal struct {
 	Content []byte
-	None    bool
+	// Path is where the tester put the file in the repository, one of the places the
+	// test contract allows (it checks); empty means the contract's default place.
+	Path string `json:",omitempty"`
+	None bool
 }
 
 // Tester proposes tests for the spec, one at a time.

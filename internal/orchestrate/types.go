@@ -7,10 +7,12 @@ type Candidate struct {
 	ID       string `json:"id"`       // <tester>-<draw>: unique in a run
 	Tester   string `json:"tester"`   // who proposed it
 	Proposal int    `json:"proposal"` // the tester's draw that produced it
-	Content  []byte `json:"-"`
+	// Path is where the tester put the file ("" for the contract's default place).
+	Path    string `json:"path,omitempty"`
+	Content []byte `json:"-"`
 }
 
-func (c Candidate) test() ci.Test { return ci.Test{ID: c.ID, Content: c.Content} }
+func (c Candidate) test() ci.Test { return ci.Test{ID: c.ID, Path: c.Path, Content: c.Content} }
 
 // Vetted is a test in the suite.
 type Vetted struct {

@@ -65,6 +65,10 @@ type CoderDiff struct {
 	Files   []gitstate.FileStat `json:"files"`
 	Added   int                 `json:"added"`
 	Deleted int                 `json:"deleted"`
+	// OwnTests counts the lines of Added and Deleted in the coder's own test files (the
+	// judge leaves them out): the size tie-break does not count them, so that a coder
+	// that writes tests is not the one that loses it.
+	OwnTests int `json:"own_tests,omitempty"`
 }
 
 // PairDiff is how far apart two implementations are.
@@ -126,9 +130,13 @@ func choose(s Summary, c Comparison) Pick {
 		p.Why += "."
 		return p
 	}
-	size := map[string]int{}
+	size, total := map[string]int{}, map[string]int{}
+	own := ""
 	for _, t := range c.Touched {
-		size[t.Coder] = t.Added + t.Deleted
+		size[t.Coder], total[t.Coder] = t.Added+t.Deleted-t.OwnTests, t.Added+t.Deleted
+		if t.OwnTests > 0 {
+			own = ", not counting the coders' own tests"
+		}
 	}
 	order := map[string]int{}
 	for i, coder := range s.Coders {
@@ -143,7 +151,7 @@ func choose(s Summary, c Comparison) Pick {
 			agree[name] = c.Differential.Agreement(name)
 		}
 	}
-	ranked, unchanged := changedFirst(candidates, size, len(c.Touched) > 0)
+	ranked, unchanged := changedFirst(candidates, total, len(c.Touched) > 0)
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		switch {
@@ -190,9 +198,15 @@ func choose(s Summary, c Comparison) Pick {
 		}
 		p.Why += fmt.Sprintf("On the probe's inputs, %s agree with the others most often (%d shared answers each). ", strings.Join(tied, ", "), agree[p.Coder])
 	}
+	before := len(tied)
 	narrow(size)
 	if len(tied) == 1 {
-		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines).", p.Coder, size[p.Coder])
+		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines%s).", p.Coder, size[p.Coder], own)
+	}
+	if len(tied) < before {
+		p.Why += fmt.Sprintf("Of these, %s change the fewest lines (%d each%s). ", strings.Join(tied, ", "), size[p.Coder], own)
+	} else {
+		p.Why += fmt.Sprintf("Their changes are the same size (%d lines each%s). ", size[p.Coder], own)
 	}
 	return withWhy(p, "Nothing else tells them apart, so the first in the configured order is shown.")
 }

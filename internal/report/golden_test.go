@@ -75,15 +75,25 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 		})
 	}
 
+	// A coder that wrote its own tests is not the one that loses the size tie-break, and
+	// the pick says how the tie was settled when size narrowed but did not decide.
+	c := base
+	c.Dual, c.DualTests = map[string]int{}, 7
+	c.Touched = []CoderDiff{{Coder: "c1", Added: 60, OwnTests: 50}, {Coder: "c2", Added: 10}, {Coder: "c3", Added: 30}, {Coder: "c4", Added: 30}}
+	p := Choose(s, c)
+	assert.Equal(t, "c1", p.Coder, p.Why)
+	assert.Contains(t, p.Why, "Of these, c1, c2 change the fewest lines (10 each, not counting the coders' own tests)")
+	assert.Contains(t, p.Why, "first in the configured order")
+
 	stuck, _ := fixtures[1].play(t) // c4 never passes
-	c := *stuck.Comparison
+	c = *stuck.Comparison
 	c.Dual = map[string]int{"c1": 3, "c2": 3, "c3": 3, "c4": 8}
 	assert.NotEqual(t, "c4", Choose(stuck, c).Coder, "a coder failing a vetted test is never picked while another passes them all")
 	accepted := stuck
 	accepted.Accepted = "c4"
 	accepted.Decisions = []orchestrate.AppliedDecision{{Decision: orchestrate.Decision{ID: "1", Verb: orchestrate.DecideAccept,
 		Args: []string{"c4"}, Reason: "its failure is the test's fault", By: "maria"}}}
-	p := Choose(accepted, c)
+	p = Choose(accepted, c)
 	assert.Equal(t, "c4", p.Coder, "a human's accept overrides the rule")
 	assert.False(t, p.Agreed)
 	assert.Equal(t, "c4's implementation was accepted by @maria: its failure is the test's fault.", p.Why)

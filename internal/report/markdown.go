@@ -69,7 +69,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 		{name: "diffs", full: diffSection(s, true, more), short: diffSection(s, false, more), cut: "the files each coder touched"},
 		{name: "timeline", full: timelineSection(s, true, opt.figures, more), short: timelineSection(s, false, opt.figures, more), cut: "the table by round"},
 		{name: "spend", full: spendSection(s, true, more), short: spendSection(s, false, more), cut: "the tokens per agent"},
-		{name: "tests", full: testsSection(res, true, more, lang), short: testsSection(res, false, more, lang), cut: "the vetted tests' text"},
+		{name: "tests", full: testsSection(s, res, true, more, lang), short: testsSection(s, res, false, more, lang), cut: "the vetted tests' text"},
 		{name: "agents", full: agentsSection(s), short: fmt.Sprintf("## Agents\n\nThe coders' hidden refs and the testers' states are in %s.\n\n", more),
 			cut: "the agents tables"},
 		{name: "log", full: logSection(s), short: fmt.Sprintf("The event log is in %s and in summary.json.\n", more), cut: "the event log"},

@@ -197,22 +197,30 @@ func spendLine(s Summary) string {
 
 // testsSection shows each vetted test in a collapsible block, its code in lang; the short
 // form lists them.
-func testsSection(res *orchestrate.Result, contents bool, more, lang string) string {
+func testsSection(s Summary, res *orchestrate.Result, contents bool, more, lang string) string {
 	var b strings.Builder
 	b.WriteString("## The vetted tests\n\n")
 	if len(res.Vetted) == 0 {
 		b.WriteString("No test entered the suite.\n\n")
 		return b.String()
 	}
+	b.WriteString(baseCheckLine(s.Vetted))
 	if !contents {
 		fmt.Fprintf(&b, "Their text is in %s and on the pull request's branch.\n\n", more)
 	}
-	for _, v := range res.Vetted {
+	for i, v := range res.Vetted {
 		first := "no one"
 		if len(v.FailedBy) > 0 {
 			first = plainHTML(strings.Join(v.FailedBy, ", "))
 		}
-		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, entered in round %d, first failed by %s", v.Number, plainHTML(v.ID), plainHTML(v.Tester), v.Round, first)
+		at := ""
+		if v.Path != "" {
+			at = fmt.Sprintf(" at <code>%s</code>", plainHTML(v.Path))
+		}
+		summary := fmt.Sprintf("test %d: <code>%s</code>%s by %s, entered in round %d, first failed by %s", v.Number, plainHTML(v.ID), at, plainHTML(v.Tester), v.Round, first)
+		if i < len(s.Vetted) && s.Vetted[i].OnBase != nil {
+			summary += "; " + s.Vetted[i].OnBase.Kind()
+		}
 		if contents {
 			details(&b, summary, lang, v.Content)
 		} else {
@@ -250,4 +258,40 @@ func logSection(s Summary) string {
 	text := inert(strings.Join(lines, "\n")) // decisions quote people
 	f := fence.For(text)
 	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+}
+
+// baseCheckLine counts the vetted tests by what they did on the base revision, or says
+// nothing when it was not checked.
+func baseCheckLine(vetted []VettedTest) string {
+	counts := map[string]int{}
+	checked := 0
+	for _, v := range vetted {
+		if v.OnBase != nil {
+			counts[v.OnBase.Kind()]++
+			checked++
+		}
+	}
+	if checked == 0 {
+		return ""
+	}
+	change, guard := counts[TestsTheChange], counts[GuardsExisting]
+	line := fmt.Sprintf("On the base revision, %d of the %d vetted tests %s: %s the change.",
+		change, len(vetted), verb(change, "fails", "fail"), verb(change, "it tests", "they test"))
+	if guard > 0 {
+		line += fmt.Sprintf(" %d %s there: %s behaviour the repository already had.", guard, verb(guard, "passes", "pass"), verb(guard, "it guards", "they guard"))
+	} else {
+		line += " None passes there."
+	}
+	if n := counts[BaseUnknown]; n > 0 {
+		line += fmt.Sprintf(" For %d the base could not be prepared, so nothing is known.", n)
+	}
+	return line + "\n\n"
+}
+
+// verb picks the verb's form for a count.
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -57,13 +57,45 @@ type Summary struct {
 
 // VettedTest is one test of the vetted suite.
 type VettedTest struct {
-	ID       string   `json:"id"`
+	ID string `json:"id"`
+	// Path is where its tester put it ("" for the contract's default place).
+	Path     string   `json:"path,omitempty"`
 	Number   int      `json:"number"`
 	Tester   string   `json:"tester"`
 	Proposal int      `json:"proposal"`
 	Round    int      `json:"round"`
 	PassedBy []string `json:"passed_by"`
 	FailedBy []string `json:"failed_by"`
+	// OnBase is how the test did on the base revision, once checked: failing there, it
+	// tests the change; passing, it guards behaviour the repository already had.
+	OnBase *BaseCheck `json:"on_base,omitempty"`
+}
+
+// BaseCheck is a vetted test's verdict on the base revision.
+type BaseCheck struct {
+	Outcome ci.Outcome `json:"outcome"`
+	Output  string     `json:"output,omitempty"` // the judge's tail of a run that did not pass
+}
+
+// What the base check says of a test, in the report's words.
+const (
+	TestsTheChange = "tests the change"
+	GuardsExisting = "guards existing behaviour"
+	BaseUnknown    = "not known on the base"
+)
+
+// Kind is what the test is for, judged by its verdict on the base: a test the base
+// passes guards existing behaviour; one it fails (or cannot build) tests the change; an
+// environment failure says nothing.
+func (b *BaseCheck) Kind() string {
+	switch {
+	case b == nil || b.Outcome == ci.PrepareFailed:
+		return BaseUnknown
+	case b.Outcome == ci.Pass:
+		return GuardsExisting
+	default:
+		return TestsTheChange
+	}
 }
 
 // Coder is a coder's final state; Ref is the hidden ref holding its workspace.
@@ -117,7 +149,7 @@ func NewSummary(run string, res *orchestrate.Result) Summary {
 	}
 	s.Spend = spend(res)
 	for _, v := range res.Vetted {
-		s.Vetted = append(s.Vetted, VettedTest{ID: v.ID, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
+		s.Vetted = append(s.Vetted, VettedTest{ID: v.ID, Path: v.Path, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
 			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
 	}
 	for _, c := range res.Coders {

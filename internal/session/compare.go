@@ -31,6 +31,9 @@ func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchest
 		d := report.CoderDiff{Coder: coder.Name, Files: files}
 		for _, f := range files {
 			d.Added, d.Deleted = d.Added+f.Added, d.Deleted+f.Deleted
+			if s.contract.Private(f.Path) {
+				d.OwnTests += f.Added + f.Deleted
+			}
 		}
 		c.Touched = append(c.Touched, d)
 	}
@@ -74,7 +77,7 @@ func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *
 		}
 		coders = append(coders, coder.Name)
 		for _, p := range res.Proposals {
-			jobs = append(jobs, ci.Job{Coder: coder.Name, Tree: tree, Test: ci.Test{ID: p.ID, Content: p.Content}})
+			jobs = append(jobs, ci.Job{Coder: coder.Name, Tree: tree, Test: ci.Test{ID: p.ID, Path: p.Path, Content: p.Content}})
 		}
 	}
 	s.progress("dual agreement: %d implementations × %d proposed tests", len(coders), len(res.Proposals))

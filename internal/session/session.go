@@ -256,6 +256,9 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
 	}
 	sum.Comparison = cmp
+	if err := s.checkBase(ctx, &sum, res, cfg.Reruns); err != nil {
+		return nil, fmt.Errorf("run %s: %w (the same command retries)", s.opts.RunID, err)
+	}
 	if s.opts.Patch != nil {
 		if sum.Vet, err = s.vetPatch(ctx, &sum, res, cfg.Reruns); err != nil {
 			return nil, fmt.Errorf("run %s: judge the patch: %w (the same command retries)", s.opts.RunID, err)

@@ -117,6 +117,15 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "**Outcome: TESTERS_EXHAUSTED**")
 	assert.Contains(t, string(md), "no LLM was called")
+	// The base panics "not implemented": every vetted test fails there, so each tests
+	// the change, and the report says so.
+	for _, v := range sum.Vetted {
+		require.NotNil(t, v.OnBase, "test %s was run on the base", v.ID)
+		assert.Equal(t, report.TestsTheChange, v.OnBase.Kind(), v.ID)
+		assert.Contains(t, v.OnBase.Output, "not implemented", "the base's own failure is kept")
+	}
+	assert.Contains(t, string(md), "On the base revision, 3 of the 3 vetted tests fail: they test the change. None passes there.")
+	assert.Contains(t, string(md), "first failed by basil; tests the change")
 
 	// Differential testing: the five implementations pass the same suite, yet the probe
 	// finds where they differ: ember counts build metadata (the only test about it had a

@@ -29,6 +29,9 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 	if err != nil {
 		return nil, err
 	}
+	if line := turned(v.Vetted, sum.Vetted); line != "" {
+		v.Why += "; " + line
+	}
 	if err := s.vetDifferences(ctx, &v, sum, res); err != nil {
 		return nil, err
 	}
@@ -75,4 +78,28 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *repor
 	v.Differences = vet.Differences(rep)
 	s.progress("the patch under review: answers otherwise than the consensus on %d of %d probe inputs", len(v.Differences), rep.Inputs)
 	return nil
+}
+
+// turned says how many of the vetted tests that fail on the base revision the patch
+// makes pass: what the patch changed that the suite can see. "" when the base was not
+// checked.
+func turned(findings []vet.Finding, vetted []report.VettedTest) string {
+	onBase := map[string]*report.BaseCheck{}
+	for _, v := range vetted {
+		onBase[v.ID] = v.OnBase
+	}
+	failing, passing := 0, 0
+	for _, f := range findings {
+		if onBase[f.ID].Kind() != report.TestsTheChange {
+			continue
+		}
+		failing++
+		if f.Patch.Passed() {
+			passing++
+		}
+	}
+	if failing == 0 {
+		return ""
+	}
+	return fmt.Sprintf("it turns %d of the %d vetted tests that fail on the base revision from failing to passing", passing, failing)
 }

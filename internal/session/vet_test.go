@@ -43,6 +43,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	assert.Contains(t, first.Patch.Output, `Compare("1.10.0", "1.9.0") = -1, want 1`, "the patch's own failure output")
 	assert.Len(t, first.PassedBy, 5, "every independent implementation passes it")
 	assert.True(t, strings.HasPrefix(v.Why, "The patch fails "), v.Why)
+	assert.Contains(t, v.Why, "it turns 2 of the 3 vetted tests that fail on the base revision from failing to passing")
 	md, err := os.ReadFile(buggy.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## The patch under review\n\n**Verdict: failure.**")
@@ -62,6 +63,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 
 	good := vetDemo(filepath.Join(demo, "coders", "amber", "1")) // a consensus implementation
 	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
+	assert.Contains(t, good.Summary.Vet.Why, "it turns 3 of the 3 vetted tests that fail on the base revision from failing to passing")
 	assert.Empty(t, good.Summary.Vet.Differences, "a consensus implementation answers as the consensus")
 	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")
 }

@@ -151,7 +151,11 @@ func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.
 		return orchestrate.Proposal{}, err
 	}
 	t.current.History = append(t.current.History, Message{Role: "agent", Text: fmt.Sprintf("[scripted proposal %d]", turn.Draw)})
-	return orchestrate.Proposal{Content: content}, nil
+	var place string
+	if turn.Draw-1 < len(t.script.Places) {
+		place = t.script.Places[turn.Draw-1]
+	}
+	return orchestrate.Proposal{Content: content, Path: place}, nil
 }
 
 func (t *Tester) Restore(_ context.Context, cp orchestrate.Checkpoint) error {

@@ -7,7 +7,9 @@
 //	dixit.yml             run settings (same schema as .github/dixit.yml)
 //	base/                 the repository at the base revision
 //	coders/<name>/<k>/    the coder's complete tree after its k-th solve (k = 1, 2, …)
-//	testers/<name>/<k>/   the tester's k-th proposal: one test file
+//	testers/<name>/<k>/   the tester's k-th proposal: one test file, at the top for the
+//	                      contract's default place, or at the path the tester names
+//	                      (testers/ann/1/internal/clamp/clamp_more_test.go)
 package scripted
 
 import (
@@ -20,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 )
 
@@ -43,6 +46,9 @@ type Population struct {
 type Script struct {
 	Name     string
 	Versions []string
+	// Places are a tester's named places, one per version: the proposal's path under
+	// its version directory, or "" when the file is at the top (the default place).
+	Places []string
 }
 
 var (
@@ -86,6 +92,16 @@ func Load(dir string) (*Population, error) {
 	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil && !(os.IsNotExist(errors.Unwrap(err)) && p.Settings.Testers == 0) {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
 	}
+	for _, t := range p.Testers {
+		for k, place := range t.Places {
+			if place == "" {
+				continue
+			}
+			if err := ci.CheckTestPath(p.Settings.Test, place); err != nil {
+				return nil, fmt.Errorf("population %s: testers/%s/%d: %w", dir, t.Name, k+1, err)
+			}
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "advisors")); err == nil {
 		if p.Advisors, err = loadScripts(filepath.Join(dir, "advisors"), false); err != nil {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
@@ -108,7 +124,7 @@ func Load(dir string) (*Population, error) {
 		return nil, fmt.Errorf("population %s: dixit.yml says testers: %d, but testers/ holds %d", dir, p.Settings.Testers, len(p.Testers))
 	}
 	if info, err := os.Stat(filepath.Join(dir, "probe")); err == nil && info.IsDir() {
-		if p.Probe, err = onlyFile(filepath.Join(dir, "probe")); err != nil {
+		if p.Probe, _, err = onlyFile(filepath.Join(dir, "probe")); err != nil {
 			return nil, fmt.Errorf("population %s: probe/: %w", dir, err)
 		}
 	}
@@ -168,11 +184,12 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 				s.Versions = append(s.Versions, dir)
 				continue
 			}
-			file, err := onlyFile(dir)
+			file, place, err := onlyFile(dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s%s/%d: %w", rel, a.Name(), k, err)
 			}
 			s.Versions = append(s.Versions, file)
+			s.Places = append(s.Places, place)
 		}
 		if trees && len(s.Versions) == 0 {
 			return nil, fmt.Errorf("%s%s: a coder needs at least version 1", rel, a.Name())
@@ -182,13 +199,33 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 	return out, nil
 }
 
-func onlyFile(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
+// onlyFile finds a proposal's one regular file, at the top of dir or down a chain of
+// directories that hold nothing else; place is its path under dir when it is not at
+// the top.
+func onlyFile(dir string) (file, place string, err error) {
+	var parts []string
+	for cur := dir; ; {
+		entries, err := os.ReadDir(cur)
+		if err != nil {
+			return "", "", err
+		}
+		if len(entries) != 1 {
+			where := ""
+			if len(parts) > 0 {
+				where = " in " + strings.Join(parts, "/") + "/"
+			}
+			return "", "", fmt.Errorf("a proposal is exactly one regular file (found %d entries%s)", len(entries), where)
+		}
+		e := entries[0]
+		cur = filepath.Join(cur, e.Name())
+		parts = append(parts, e.Name())
+		switch {
+		case e.Type().IsRegular() && len(parts) == 1:
+			return cur, "", nil
+		case e.Type().IsRegular():
+			return cur, strings.Join(parts, "/"), nil
+		case !e.IsDir():
+			return "", "", fmt.Errorf("a proposal is exactly one regular file (%s is not one)", strings.Join(parts, "/"))
+		}
 	}
-	if len(entries) != 1 || !entries[0].Type().IsRegular() {
-		return "", fmt.Errorf("a proposal is exactly one regular file (found %d entries)", len(entries))
-	}
-	return filepath.Join(dir, entries[0].Name()), nil
 }

@@ -40,7 +40,9 @@ type Batch struct {
 
 // BatchTest is one candidate test. Content is the file's text (UTF-8).
 type BatchTest struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// Path is where its tester put it (the contract's paths); empty: the contract's path.
+	Path    string `json:"path,omitempty"`
 	Content string `json:"content"`
 }
 
@@ -52,7 +54,7 @@ func NewBatch(run, batch string, reruns int, contract json.RawMessage, tests []c
 		if !utf8.Valid(t.Content) {
 			return nil, fmt.Errorf("test %s: content is not UTF-8 text", t.ID)
 		}
-		b.Tests = append(b.Tests, BatchTest{ID: t.ID, Content: string(t.Content)})
+		b.Tests = append(b.Tests, BatchTest{ID: t.ID, Path: t.Path, Content: string(t.Content)})
 	}
 	if _, err := b.tests(); err != nil {
 		return nil, err
@@ -101,7 +103,7 @@ func (b Batch) tests() ([]ci.Test, error) {
 	}
 	out := make([]ci.Test, len(b.Tests))
 	for i, t := range b.Tests {
-		out[i] = ci.Test{ID: t.ID, Content: []byte(t.Content)}
+		out[i] = ci.Test{ID: t.ID, Path: t.Path, Content: []byte(t.Content)}
 	}
 	return out, checkTests(out)
 }
