@@ -64,7 +64,7 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 		r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Detail: "nothing more to propose", Spend: spendOf(rec)})
 		return Candidate{}, false, r.charge(tester.Name(), rec.Spend)
 	}
-	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Content: rec.Proposal.Content}
+	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Path: rec.Proposal.Path, Content: rec.Proposal.Content}
 	r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Test: c.ID, Spend: spendOf(rec)})
 	return c, true, r.charge(tester.Name(), rec.Spend)
 }
