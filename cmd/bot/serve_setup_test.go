@@ -117,6 +117,10 @@ func TestFirstServeRegistersTheAppThenServes(t *testing.T) {
 	assert.Contains(t, page, "The terminal running <code>bot serve</code> says what to do next")
 	app := web.App()
 	require.NotZero(t, app.ID)
+	posted := web.Posted()
+	require.Len(t, posted, 1)
+	assert.Equal(t, "http://"+addr+"/webhook", posted[0].Manifest["hook_attributes"].(map[string]any)["url"], "the webhook is --public-url's")
+	assert.Equal(t, "/settings/apps/new", posted[0].Page, "a personal account's App without --org")
 	waitFor(t, func() bool { code, _ := post(t, addr, ""); return code == http.StatusUnauthorized }, 30*time.Second,
 		"the server, not the setup page, answers: it refuses an unsigned delivery")
 	code, body := post(t, addr, app.WebhookSecret)
@@ -157,7 +161,7 @@ func TestFirstServeGoesOnThoughTheWebhookIsNotReachedYet(t *testing.T) {
 		"DIXIT_LISTEN": addr, "DIXIT_GITHUB_BASE_URL": api.URL, "DIXIT_GITHUB_GIT_URL": web.URL + "/",
 		"DIXIT_STATE_DIR": t.TempDir(), "DIXIT_POPULATION": demoDir, "DIXIT_SANDBOX": "none", "DIXIT_METRICS_LISTEN": "off",
 	}
-	out, stop := startServe(t, env, "--config", conf, "--public-url", elsewhere, "--ping-wait", "300ms")
+	out, stop := startServe(t, env, "--config", conf, "--public-url", elsewhere, "--ping-wait", "300ms", "--org", "acme")
 	waitFor(t, func() bool {
 		resp, err := http.Get("http://" + addr + "/setup")
 		if err == nil {
@@ -167,6 +171,7 @@ func TestFirstServeGoesOnThoughTheWebhookIsNotReachedYet(t *testing.T) {
 	}, 30*time.Second, "the setup page answers")
 	status, _ := appsetuptest.Register(t, "http://"+addr)
 	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "/organizations/acme/settings/apps/new", web.Posted()[0].Page, "--org names the owner")
 	waitFor(t, func() bool {
 		return strings.Contains(out.String(), "serving, though GitHub's ping did not reach the webhook")
 	}, 30*time.Second, "the warning")
