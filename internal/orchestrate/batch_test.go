@@ -100,6 +100,8 @@ func TestAPhaseSharesOneJudgeCallPerStep(t *testing.T) {
 	assert.Equal(t, want.res.Proposals, got.res.Proposals)
 	assert.Equal(t, story(want.res.Events), story(got.res.Events))
 	assert.Equal(t, want.res.Spend.Tokens(), got.res.Spend.Tokens())
+	t.Logf("judge calls: %d one agent at a time, %d with every agent of a phase at once (%d judge effects, %d steps)",
+		alone.calls(), batched.calls(), effects, steps)
 }
 
 // slowTester takes its time over each proposal, as a model with a long answer does.
