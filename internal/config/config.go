@@ -49,6 +49,10 @@ type Settings struct {
 	Agents           Agents      `json:"agents"` // live LLM agents only
 	Budget           Budget      `json:"budget"`
 	ParallelAgents   int         `json:"parallel_agents,omitempty"` // agents of a phase at once; 0: all
+	// ExistingTests says which of the repository's own tests a coder must keep passing:
+	// "affected" (those of the packages its change touches and their dependents, where
+	// the language tells; all of them elsewhere), "all", or "off".
+	ExistingTests string `json:"existing_tests,omitempty"`
 }
 
 // Critics configures the critics protocol (seed 003): a design, a correctness and a
@@ -78,12 +82,19 @@ func (c Critics) Kinds() []string {
 }
 
 // Defaults are the seeds' constants; the test contract defaults to the Go preset.
+// The settings of existing_tests.
+const (
+	ExistingAffected = "affected"
+	ExistingAll      = "all"
+	ExistingOff      = "off"
+)
+
 func Defaults() Settings {
 	contract, _ := ci.Preset("go")
 	return Settings{
 		Protocol: ProtocolDixit, MaxIterations: 8, Critics: Critics{Copies: 1},
 		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
-		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract,
+		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract, ExistingTests: ExistingAffected,
 		Agents: defaultAgents(5, 3),
 	}
 }
@@ -104,6 +115,7 @@ type file struct {
 	MaxCoderRetries  *int     `yaml:"max_coder_retries"`
 	MaxRounds        *int     `yaml:"max_rounds"`
 	ParallelAgents   *int     `yaml:"parallel_agents"`
+	ExistingTests    *string  `yaml:"existing_tests"`
 	Test             *struct {
 		Preset         *string           `yaml:"preset"`
 		Path           *string           `yaml:"path"`
@@ -195,6 +207,7 @@ func (f file) settings() (Settings, error) {
 	setInt(&s.MaxCoderRetries, f.MaxCoderRetries)
 	setInt(&s.MaxRounds, f.MaxRounds)
 	setInt(&s.ParallelAgents, f.ParallelAgents)
+	setStr(&s.ExistingTests, f.ExistingTests)
 	if f.IdealThreshold != nil {
 		s.IdealThreshold = *f.IdealThreshold
 	}
@@ -270,6 +283,7 @@ func (s Settings) Validate() error {
 		{"max_tester_retries", s.MaxTesterRetries >= 1 && s.MaxTesterRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxTesterRetries)},
 		{"max_coder_retries", s.MaxCoderRetries >= 1 && s.MaxCoderRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxCoderRetries)},
 		{"max_rounds", s.MaxRounds >= 1 && s.MaxRounds <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.MaxRounds)},
+		{"existing_tests", slices.Contains([]string{ExistingAffected, ExistingAll, ExistingOff}, s.ExistingTests), fmt.Sprintf("must be affected, all or off (got %q)", s.ExistingTests)},
 		{"parallel_agents", s.ParallelAgents >= 0 && s.ParallelAgents <= 50, fmt.Sprintf("must be between 1 and 50, or 0 for every agent of a phase at once (got %d)", s.ParallelAgents)},
 		{"test.path", safeRelPath(s.Test.Path), fmt.Sprintf("must be a relative path inside the repository (got %q)", s.Test.Path)},
 		{"test.run", strings.TrimSpace(s.Test.Run) != "", "must be set: the command that runs one test"},

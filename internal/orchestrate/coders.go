@@ -2,25 +2,26 @@ package orchestrate
 
 import "context"
 
-// ensurePasses brings a coder up to the whole vetted suite: one plain retry, then up to
-// MAX_CODER_RETRIES attempts from a checkpoint, each failed attempt rolled back so the
+// ensurePasses brings a coder up to the whole vetted suite, and the repository's own
+// tests that pass on the base (when a guard holds it to them): one plain retry, then up
+// to MAX_CODER_RETRIES attempts from a checkpoint, each failed attempt rolled back so the
 // coder's history never piles up failures (DESIGN.md §1, ensure_passes).
 func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) {
-	if len(r.suite) == 0 {
+	if len(r.suite) == 0 && r.guard == nil {
 		return true, nil
 	}
-	vector, err := r.runSuite(ctx, coder)
-	if err != nil || allPass(vector) {
+	problem, err := r.check(ctx, coder)
+	if err != nil || problem == "" {
 		return err == nil, err
 	}
-	if err := r.solve(ctx, coder, someTestsFail(r.numbers(), vector)); err != nil {
+	if err := r.solve(ctx, coder, problem); err != nil {
 		return false, err
 	}
-	vector2, err := r.runSuite(ctx, coder)
+	problem2, err := r.check(ctx, coder)
 	if err != nil {
 		return false, err
 	}
-	if allPass(vector2) {
+	if problem2 == "" {
 		return true, r.thank(ctx, coder, thanksForFix)
 	}
 	checkpoint, err := r.save(ctx, coder)
@@ -28,14 +29,14 @@ func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) 
 		return false, err
 	}
 	for attempt := 1; attempt <= r.cfg.MaxCoderRetries; attempt++ {
-		if err := r.solve(ctx, coder, someTestsFail(r.numbers(), vector2)); err != nil {
+		if err := r.solve(ctx, coder, problem2); err != nil {
 			return false, err
 		}
-		vector3, err := r.runSuite(ctx, coder)
+		problem3, err := r.check(ctx, coder)
 		if err != nil {
 			return false, err
 		}
-		if allPass(vector3) {
+		if problem3 == "" {
 			return true, r.thank(ctx, coder, thanksForFix)
 		}
 		if err := r.rollback(ctx, coder, checkpoint, "the checkpoint after its first retry"); err != nil {
@@ -43,6 +44,26 @@ func (r *Run) ensurePasses(ctx context.Context, coder *coderSlot) (bool, error) 
 		}
 	}
 	return false, nil
+}
+
+// check runs the vetted suite on a coder and, once it passes every vetted test, the
+// repository's own tests; it says what the coder must fix, or "" when nothing.
+func (r *Run) check(ctx context.Context, coder *coderSlot) (string, error) {
+	coder.breaks = nil // not known until its tree passes the vetted suite
+	if len(r.suite) > 0 {
+		vector, err := r.runSuite(ctx, coder)
+		if err != nil {
+			return "", err
+		}
+		if !allPass(vector) {
+			return someTestsFail(r.numbers(), vector), nil
+		}
+	}
+	broken, err := r.checkExisting(ctx, coder)
+	if err != nil || len(broken) == 0 {
+		return "", err
+	}
+	return existingTestsFail(broken), nil
 }
 
 // numbers are the vetted tests' numbers, in suite order: what coders are told.

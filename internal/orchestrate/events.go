@@ -25,6 +25,9 @@ const (
 	EvPlan      = "plan"      // a test plan was written from the description alone
 	EvHidden    = "hidden"    // the hidden tests were run (blind's final check)
 	EvDecide    = "decide"    // a human answered an escalation
+	// EvExisting: a coder's tree was run against the repository's own tests that passed
+	// on the base (the regression set); Detail lists those it breaks.
+	EvExisting = "existing-tests"
 )
 
 // Cell is one verdict in a classification or a suite run.

@@ -24,9 +24,11 @@ type record struct {
 	Proposal   *Proposal    `json:"proposal,omitempty"`   // propose
 	Answer     *string      `json:"answer,omitempty"`     // answer
 	Verdicts   []ci.Verdict `json:"verdicts,omitempty"`   // judge
-	Decision   *Decision    `json:"decision,omitempty"`   // decide
-	Refused    string       `json:"refused,omitempty"`    // decide: why the decision did not fit
-	Spend      Spend        `json:"spend"`                // tokens and time the effect cost
+	// Regressions are the existing tests a coder's tree breaks (effect "existing").
+	Regressions []ci.Regression `json:"regressions,omitempty"`
+	Decision    *Decision       `json:"decision,omitempty"` // decide
+	Refused     string          `json:"refused,omitempty"`  // decide: why the decision did not fit
+	Spend       Spend           `json:"spend"`              // tokens and time the effect cost
 	// Lane is the agent whose turn in a parallel phase asked for the effect (parallel.go):
 	// a resumed phase replays each agent's effects in that agent's order, whatever order
 	// the agents' effects reached the journal in. Empty for the protocol's own steps, and

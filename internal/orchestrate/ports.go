@@ -73,6 +73,15 @@ type Store interface {
 	Files(ctx context.Context, commit string) ([]File, error)
 }
 
+// Guard holds a coder's tree to the tests the repository already had that pass on the
+// base revision (the regression set). A coder must keep them passing as well as the
+// vetted suite; it is told which one fails, since it can read them anyway.
+type Guard interface {
+	// Regressions lists the existing tests the tree breaks, each with why; nil when it
+	// breaks none. An error is the judge's own failure.
+	Regressions(ctx context.Context, coder string, tree ci.Tree) ([]ci.Regression, error)
+}
+
 // Journal is the durable, append-only record of a run's effects.
 type Journal interface {
 	Entries() ([][]byte, error)

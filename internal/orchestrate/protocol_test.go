@@ -28,6 +28,8 @@ type scenario struct {
 	// replace others (c4_2, …).
 	decisions    []orchestrate.Decision
 	replacements map[string]int
+	// guard holds coders to the repository's own tests; nil: none.
+	guard orchestrate.Guard
 }
 
 type played struct {
@@ -61,7 +63,7 @@ func (s scenario) playWith(t *testing.T, journal *orchestratetest.Journal, after
 	cfg.ParallelAgents = s.width
 	p := played{calls: &orchestratetest.Calls{}, journal: journal}
 	deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal, AfterAppend: afterAppend,
-		Decisions: func() ([]orchestrate.Decision, error) { return s.decisions, nil }}
+		Decisions: func() ([]orchestrate.Decision, error) { return s.decisions, nil }, Guard: s.guard}
 	deps.NewCoder = func(replaces, name string) (orchestrate.Coder, error) {
 		v, ok := s.replacements[name]
 		if !ok {

@@ -31,6 +31,8 @@ type Deps struct {
 	// NewCoder makes the fresh coder named name that replaces the coder replaces (same
 	// settings, a new seed); nil when the population cannot replace coders.
 	NewCoder func(replaces, name string) (Coder, error)
+	// Guard, when set, holds coders to the repository's own tests in ensure_passes.
+	Guard Guard
 }
 
 // Run is one execution of the Dixit protocol.
@@ -62,6 +64,7 @@ type Run struct {
 	// Humans' decisions at escalations (escalation.go).
 	decisions func() ([]Decision, error)
 	newCoder  func(replaces, name string) (Coder, error)
+	guard     Guard
 	decided   []AppliedDecision
 	accepted  string   // the coder whose implementation a human accepted
 	dropped   []string // vetted tests a human dropped
@@ -76,6 +79,8 @@ type coderSlot struct {
 	draws  int
 	solves int
 	commit string
+	// breaks are the existing tests its tree broke when last checked (Guard).
+	breaks []ci.Regression
 }
 
 type advisorSlot struct {
@@ -112,7 +117,7 @@ func New(cfg config.Settings, deps Deps) (*Run, error) {
 			cfg.Coders, cfg.Testers, len(deps.Coders), len(deps.Testers))
 	}
 	r := &Run{cfg: cfg, judge: deps.Judge, store: deps.Store, reporter: deps.Reporter, spentBy: map[string]Spend{}, human: deps.HumanTests, hidden: deps.Hidden,
-		decisions: deps.Decisions, newCoder: deps.NewCoder, maxRounds: cfg.MaxRounds}
+		decisions: deps.Decisions, newCoder: deps.NewCoder, maxRounds: cfg.MaxRounds, guard: deps.Guard}
 	r.journalState = journalState{journal: deps.Journal, afterAppend: deps.AfterAppend}
 	seen := map[string]bool{}
 	for _, c := range deps.Coders {

@@ -28,6 +28,8 @@ type CoderState struct {
 	Name   string `json:"name"`
 	Solves int    `json:"solves"`
 	Commit string `json:"commit"`
+	// Breaks are the repository's own tests its tree broke when they last ran on it.
+	Breaks []ci.Regression `json:"breaks,omitempty"`
 }
 
 type TesterState struct {

@@ -55,6 +55,7 @@ func Render(s Summary, res *orchestrate.Result, opt Options) string {
 	sections := []section{
 		{name: "head", full: head(s, opt)},
 		{name: "preflight", full: preflightSection(s, true), short: preflightSection(s, false), cut: "the judge's output on the base revision"},
+		{name: "existing", full: existingSection(s, true), short: existingSection(s, false), cut: "the base's suite output"},
 		{name: "next", full: nextSection(s, opt.Decide)},
 		{name: "decisions", full: decisionsSection(s)},
 		{name: "spec", full: specSection(s, true, more), short: specSection(s, false, more), cut: "the text of the comments hidden in the spec"},

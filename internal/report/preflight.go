@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
@@ -101,4 +102,18 @@ func failuresSection(s Summary, full bool, more string) string {
 		details(&b, plain(f.where), "", []byte(f.output))
 	}
 	return b.String()
+}
+
+// Existing is what the repository's own tests did on the base revision: the regression
+// set every coder (and a patch under review) must keep passing.
+type Existing struct {
+	Mode    string           `json:"mode"` // existing_tests: affected or all
+	Runs    int              `json:"runs"`
+	Set     ci.RegressionSet `json:"set"`
+	Outcome ci.Outcome       `json:"outcome,omitempty"` // the base suite's, when it ran
+	Output  string           `json:"output,omitempty"`  // why it did not
+	Note    string           `json:"note,omitempty"`    // why it guards nothing
+	Seconds float64          `json:"seconds"`
+	// Patch lists the tests of the set the patch under review breaks (bot vet).
+	Patch []ci.Regression `json:"patch,omitempty"`
 }

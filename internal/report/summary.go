@@ -21,7 +21,9 @@ type Summary struct {
 	Outcome    orchestrate.Outcome `json:"outcome"`
 	Reason     string              `json:"reason"`
 	// Preflight is the check of the base revision before any agent worked.
-	Preflight   *Preflight                `json:"preflight,omitempty"`
+	Preflight *Preflight `json:"preflight,omitempty"`
+	// Existing is the repository's own tests on the base: what coders must keep passing.
+	Existing    *Existing                 `json:"existing_tests,omitempty"`
 	Evidence    Evidence                  `json:"evidence"`
 	Rounds      int                       `json:"rounds"`
 	Vetted      []VettedTest              `json:"vetted"`
@@ -104,6 +106,8 @@ type Coder struct {
 	Solves int    `json:"solves"`
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
+	// Breaks are the repository's own tests its tree broke when they last ran on it.
+	Breaks []ci.Regression `json:"breaks,omitempty"`
 }
 
 // Spend is what the run cost: tokens per agent and per round, and an estimate in dollars
@@ -153,7 +157,7 @@ func NewSummary(run string, res *orchestrate.Result) Summary {
 			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
 	}
 	for _, c := range res.Coders {
-		s.Coders = append(s.Coders, Coder{Name: c.Name, Solves: c.Solves, Commit: c.Commit,
+		s.Coders = append(s.Coders, Coder{Name: c.Name, Solves: c.Solves, Commit: c.Commit, Breaks: c.Breaks,
 			Ref: fmt.Sprintf("refs/dixit/%s/coders/%s", run, c.Name)})
 	}
 	return s

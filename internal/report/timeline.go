@@ -111,12 +111,18 @@ func (st *suiteState) all(coders []Coder) []string {
 	return out
 }
 
-// Consensus lists the coders that pass the whole vetted suite at the end of the run, in
-// the configured order.
+// Consensus lists the coders that pass the whole vetted suite at the end of the run,
+// and break none of the repository's own tests, in the configured order.
 func Consensus(s Summary) []string {
 	st := newSuiteState(s)
 	for _, ev := range s.Events {
 		st.see(ev)
 	}
-	return st.all(s.Coders)
+	var keep []Coder
+	for _, c := range s.Coders {
+		if len(c.Breaks) == 0 {
+			keep = append(keep, c)
+		}
+	}
+	return st.all(keep)
 }

@@ -114,6 +114,7 @@ type session struct {
 	ws      *gitstate.Workshop
 	journal *timedJournal
 	local   *ci.Local
+	guard   *guard   // the repository's own tests, when they guard anything
 	inner   ci.Judge // what the cache asks: the local judge, or Options.Judge's
 	judge   *ci.Cached
 	// base is the base revision's tree or commit, and probe writes the probe for
@@ -232,9 +233,17 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 	if pre != nil && !pre.Passed {
 		return s.stopForEnvironment(ctx, cfg, pre, fanOut(reporters), describe)
 	}
+	existing, err := s.existingTests(ctx, pre, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w (the same command retries)", s.opts.RunID, err)
+	}
+	s.guard = s.newGuard(existing)
 	deps := orchestrate.Deps{Coders: c.Coders, Testers: c.Testers, Advisors: c.Advisors, HumanTests: human, Hidden: s.opts.Hidden, Judge: s.watched(s.judge), Store: store{s.ws}, Journal: s.journal,
 		AfterAppend: s.opts.AfterAppend, Reporter: fanOut(reporters),
 		Decisions: func() ([]orchestrate.Decision, error) { return readDecisions(s.runDir) }, NewCoder: c.NewCoder}
+	if s.guard != nil {
+		deps.Guard = s.guard // never a nil *guard in the interface
+	}
 	run, err := orchestrate.New(cfg, deps)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
@@ -247,7 +256,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 		return nil, fmt.Errorf("run %s: %w (the journal keeps everything finished so far; the same command resumes)", s.opts.RunID, err)
 	}
 	sum := report.NewSummary(s.opts.RunID, res)
-	sum.Preflight = pre
+	sum.Preflight, sum.Existing = pre, existing
 	describe(&sum)
 	// The report's commands name this state dir; its code blocks take the tests' language.
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path

@@ -32,6 +32,9 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 	if line := turned(v.Vetted, sum.Vetted); line != "" {
 		v.Why += "; " + line
 	}
+	if err := s.vetExisting(ctx, &v, sum); err != nil {
+		return nil, err
+	}
 	if err := s.vetDifferences(ctx, &v, sum, res); err != nil {
 		return nil, err
 	}
@@ -102,4 +105,25 @@ func turned(findings []vet.Finding, vetted []report.VettedTest) string {
 		return ""
 	}
 	return fmt.Sprintf("it turns %d of the %d vetted tests that fail on the base revision from failing to passing", passing, failing)
+}
+
+// vetExisting runs the repository's own tests that pass on the base on the patch: a
+// patch that breaks one fails, whatever the vetted tests say, and the reason names it.
+func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *report.Summary) error {
+	if s.guard == nil {
+		return nil
+	}
+	s.progress("the patch under review: the repository's own tests")
+	broken, err := s.guard.Regressions(ctx, vet.PatchName, s.opts.Patch)
+	if err != nil {
+		return fmt.Errorf("run the repository's own tests on the patch: %w", err)
+	}
+	if len(broken) == 0 {
+		return nil
+	}
+	sum.Existing.Patch = broken
+	v.Conclusion = vet.Failure
+	v.Why = fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s). %s",
+		len(broken), broken[0].Test, broken[0].Reason, v.Why)
+	return nil
 }

@@ -43,7 +43,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	assert.Contains(t, first.Patch.Output, `Compare("1.10.0", "1.9.0") = -1, want 1`, "the patch's own failure output")
 	assert.Len(t, first.PassedBy, 5, "every independent implementation passes it")
 	assert.True(t, strings.HasPrefix(v.Why, "The patch fails "), v.Why)
-	assert.Contains(t, v.Why, "it turns 2 of the 3 vetted tests that fail on the base revision from failing to passing")
+	assert.Contains(t, v.Why, "it turns 1 of the 3 vetted tests that fail on the base revision from failing to passing")
 	md, err := os.ReadFile(buggy.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## The patch under review\n\n**Verdict: failure.**")

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// existingSection says what the repository's own tests guarded: the regression set
+// from the base, the flaky tests left out, and which coder or patch broke which test.
+func existingSection(s Summary, full bool) string {
+	e := s.Existing
+	if e == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## The repository's own tests\n\n")
+	if e.Note != "" {
+		fmt.Fprintf(&b, "%s%s.\n\n", strings.ToUpper(e.Note[:1]), e.Note[1:])
+		if full && e.Output != "" {
+			details(&b, "the base's suite output", "text", []byte(e.Output))
+		}
+		return b.String()
+	}
+	scope := "the packages each change touches and those that depend on them"
+	if e.Mode == "all" {
+		scope = "all of them"
+	}
+	fmt.Fprintf(&b, "On the base revision, %s passed in every one of %d runs: every coder must keep them passing (%s), without changing them.",
+		plural(len(e.Set.Tests), "existing test"), e.Runs, scope)
+	if len(e.Set.Flaky) > 0 {
+		fmt.Fprintf(&b, " %s passed in some runs and not in others, so %s nothing: %s.", plural(len(e.Set.Flaky), "flaky test"),
+			verb(len(e.Set.Flaky), "it guards", "they guard"), codeList(e.Set.Flaky))
+	}
+	b.WriteString("\n\n")
+	var rows []string
+	for _, c := range s.Coders {
+		if len(c.Breaks) > 0 {
+			rows = append(rows, breaksRow(c.Name, c.Breaks[0].Test, c.Breaks[0].Reason, len(c.Breaks)))
+		}
+	}
+	if len(e.Patch) > 0 {
+		rows = append(rows, breaksRow("the patch under review", e.Patch[0].Test, e.Patch[0].Reason, len(e.Patch)))
+	}
+	if len(rows) == 0 {
+		b.WriteString("No coder's final tree breaks one of them.\n\n")
+		return b.String()
+	}
+	b.WriteString("| who | breaks | first | why |\n|---|---|---|---|\n")
+	b.WriteString(strings.Join(rows, ""))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// breaksRow is one row of the table: test names and reasons come from test output, so
+// they are shown as inert code.
+func breaksRow(who, first, why string, n int) string {
+	return fmt.Sprintf("| %s | %d | %s | %s |\n", plainHTML(who), n, code(first), code(why))
+}
+
+// codeList formats names as inline code, comma-separated.
+func codeList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = code(n)
+	}
+	return strings.Join(quoted, ", ")
+}
