@@ -55,6 +55,9 @@ func (r *Run) check(ctx context.Context, coder *coderSlot) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if coder.unprepared != "" {
+			return dependenciesFail(coder.unprepared), nil
+		}
 		if !allPass(vector) {
 			return someTestsFail(r.numbers(), vector), nil
 		}

@@ -54,15 +54,22 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 	}
 	v := Vetted{Candidate: test, Round: r.round}
 	cells := make([]Cell, len(jobs))
+	prepared := 0
 	for i, verdict := range verdicts {
 		cells[i] = newCell(jobs[i].Coder, test.ID, verdict)
+		if verdict.Outcome == ci.PrepareFailed {
+			// The coder's dependencies could not be installed: that says nothing about
+			// the test, so the coder has no vote on it (ensure_passes tells it why).
+			continue
+		}
+		prepared++
 		if verdict.Passed() {
 			v.PassedBy = append(v.PassedBy, jobs[i].Coder)
 		} else {
 			v.FailedBy = append(v.FailedBy, jobs[i].Coder)
 		}
 	}
-	class := r.dixitRule(len(v.PassedBy), len(jobs))
+	class := r.dixitRule(len(v.PassedBy), prepared)
 	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells, Detail: detail})
 	return class, v, nil
 }
@@ -70,7 +77,7 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 // dixitRule: everyone passes → TOO_WEAK; fewer than the threshold → TOO_HARD; else IDEAL.
 func (r *Run) dixitRule(passed, coders int) Class {
 	switch {
-	case passed == coders:
+	case passed == coders && coders > 0:
 		return TooWeak
 	case float64(passed) < r.cfg.IdealThreshold*float64(coders)-1e-9:
 		return TooHard

@@ -98,7 +98,11 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	vector := make([]bool, len(verdicts))
 	cells := make([]Cell, len(verdicts))
 	passed := 0
+	coder.unprepared = ""
 	for i, v := range verdicts {
+		if v.Outcome == ci.PrepareFailed && coder.unprepared == "" {
+			coder.unprepared = v.Output
+		}
 		vector[i] = v.Passed()
 		cells[i] = newCell(coder.Name(), r.suite[i].ID, v)
 		if v.Passed() {

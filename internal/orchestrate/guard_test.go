@@ -79,3 +79,52 @@ func TestACoderThatBreaksAnExistingTestIsToldAndFixesIt(t *testing.T) {
 	assert.Len(t, guard.ran, checked, "a resumed run reads the checks from the journal")
 	assert.Equal(t, story(p.res.Events), story(again.res.Events))
 }
+
+// unpreparedJudge answers prepare_failed for the trees named: their dependencies do not
+// install.
+type unpreparedJudge struct {
+	inner ci.Judge
+	trees map[string]bool
+}
+
+func (j unpreparedJudge) Run(ctx context.Context, reruns int, jobs []ci.Job) ([]ci.Verdict, error) {
+	vs, err := j.inner.Run(ctx, reruns, jobs)
+	for i, job := range jobs {
+		if err == nil && j.trees[job.Tree.Hash()] {
+			vs[i] = ci.Verdict{Outcome: ci.PrepareFailed, Output: "go: example.com/nope@v1.0.0: reading https://proxy.golang.org/example.com/nope/@v/v1.0.0.mod: 404 Not Found"}
+		}
+	}
+	return vs, err
+}
+
+// A coder whose dependencies do not install has no vote on a test (it says nothing
+// about the test), and is told that its dependencies failed, with the installer's words,
+// rather than that tests fail.
+func TestACoderWhoseDependenciesDoNotInstallHasNoVoteAndIsTold(t *testing.T) {
+	s := scenario{
+		versions: []int{1, 1, 1, 1, 2},
+		testers:  [][]string{{"T1"}},
+		// c5@1 cannot be prepared; on the four others T1 passes 3 of 4: IDEAL. Were
+		// c5 counted as failing, it would still be IDEAL, so the vote is read from the
+		// event: 3 passes of 4 voters.
+		passes: map[string][]string{"T1": {"c1@1", "c2@1", "c3@1", "c5@2"}},
+	}
+	p := s.playWith(t, &orchestratetest.Journal{}, nil, func(j ci.Judge) ci.Judge {
+		return unpreparedJudge{inner: j, trees: map[string]bool{"c5@1": true}}
+	})
+	require.NoError(t, p.err)
+	var classified *orchestrate.Event
+	for i, ev := range p.res.Events {
+		if ev.Kind == orchestrate.EvClassify && ev.Test == "t1-1" {
+			classified = &p.res.Events[i]
+		}
+	}
+	require.NotNil(t, classified)
+	assert.Equal(t, orchestrate.Ideal, classified.Class)
+	require.Len(t, p.res.Vetted, 1)
+	assert.Equal(t, []string{"c4"}, p.res.Vetted[0].FailedBy, "c5 neither passed nor failed it")
+	told := strings.Join(p.coders[4].History, "\n")
+	assert.Contains(t, told, "installing its dependencies failed, so no test ran")
+	assert.Contains(t, told, "404 Not Found")
+	assert.NotContains(t, told, "Test 1 fails")
+}

@@ -81,6 +81,9 @@ type coderSlot struct {
 	commit string
 	// breaks are the existing tests its tree broke when last checked (Guard).
 	breaks []ci.Regression
+	// unprepared is the judge's output when its tree's dependencies could not be
+	// installed in its last suite run: no test could run, and it is told so.
+	unprepared string
 }
 
 type advisorSlot struct {

@@ -86,3 +86,11 @@ func fixFromReview(corrections []string) string {
 	b.WriteString("Please correct the code (and its tests where they are affected).")
 	return b.String()
 }
+
+// dependenciesFail tells a coder its tree's dependencies could not be installed, so no
+// test ran on it: what failed is the install of its manifests, not a test.
+func dependenciesFail(output string) string {
+	return "Your code could not be checked: installing its dependencies failed, so no test ran. " +
+		"Fix the dependency files (go.mod and go.sum, package.json and its lockfile, requirements or pyproject.toml) so that they install. " +
+		"The installer said:\n" + output
+}
