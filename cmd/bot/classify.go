@@ -103,7 +103,7 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		res.Coder, res.Tree, passed, len(res.Tests), res.Reruns, res.Isolation, res.Seconds, out)
 	for _, t := range res.Tests {
 		switch t.Outcome {
-		case ci.Pass, ci.BuildFailed:
+		case ci.Pass, ci.BuildFailed, ci.PrepareFailed: // no run of the test took place to fail
 			fmt.Fprintf(stdout, "  %-24s %s\n", t.ID, t.Outcome)
 		default:
 			fmt.Fprintf(stdout, "  %-24s %s at run %d\n", t.ID, t.Outcome, t.FailedRun)
