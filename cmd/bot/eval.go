@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,11 +21,11 @@ const benchDir = "examples/bench"
 
 // newEval is `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md), or
 // with --replay the Dixit rule, CodeT and the hybrid pick on a recorded pass matrix:
-// HumanEval's by default, MBPP's with --data data/mbpp-replay/problems.jsonl (docs/replay.md).
+// HumanEval's by default, MBPP's with --data data/mbpp-replay (docs/replay.md).
 func newEval(getenv func(string) string) *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data FILE] [--execute [--problems N]]",
+		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data PATH] [--execute [--problems N]]",
 		Short: "Run the protocols on a benchmark and measure them on hidden tests; --replay: on recorded HumanEval output",
 		Long: `Runs each task of the benchmark under each protocol and measures the result on hidden tests
 and a reference solution (docs/eval.md). The bundled benchmark's agents are scripted: its
@@ -33,7 +34,7 @@ after one short completion checks it (bot doctor); --model or DIXIT_MODEL replac
 model the tasks' dixit.yml name.
 
 With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded HumanEval
-runs (or, with --data data/mbpp-replay/problems.jsonl, recorded MBPP runs), with no model
+runs (or, with --data data/mbpp-replay, recorded MBPP runs), with no model
 and no execution (docs/replay.md); --replay --execute runs the recorded
 solutions against the recorded asserts in the judge's sandbox and compares each cell with
 the recorded matrix.`,
@@ -41,7 +42,7 @@ the recorded matrix.`,
   OPENAI_API_KEY=sk-... bot eval --live
   OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
   bot eval --replay --panels 20 --sizes 3,5,7 --thresholds 0.6,0.7
-  bot eval --replay --data data/mbpp-replay/problems.jsonl
+  bot eval --replay --data data/mbpp-replay
   bot eval --replay --execute --problems 20`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -55,7 +56,7 @@ the recorded matrix.`,
 	fl.BoolVar(&f.fresh, "fresh", false, "discard earlier runs of the same populations and start over")
 	fl.BoolVar(&f.live, "live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
 	fl.BoolVar(&f.replay, "replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
-	fl.StringVar(&f.data, "data", "", "--replay: problems.jsonl `FILE` of the replay data set (default: "+render.DataSet+" from the repository root)")
+	fl.StringVar(&f.data, "data", "", "--replay: the replay data set's problems.jsonl, or the `PATH` of its folder (default: "+render.DataSet+" from the repository root; data/mbpp-replay is MBPP's)")
 	fl.Int64Var(&f.seed, "seed", render.DefaultSeed, "--replay: the `SEED` of the panel draws")
 	fl.IntVar(&f.panels, "panels", 20, "--replay: how many `PANELS` per problem for each kind and size")
 	fl.StringVar(&f.sizes, "sizes", "3,5,7,9", "--replay: the panel sizes K to replay, a comma-separated `LIST`")
@@ -89,6 +90,9 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 			f.out = filepath.Join(".dixit", "eval", "replay")
 		}
 		if f.data != "" {
+			if info, err := os.Stat(f.data); err == nil && info.IsDir() {
+				f.data = filepath.Join(f.data, "problems.jsonl") // a data set's folder, such as data/mbpp-replay
+			}
 			if err := existing("data", f.data, aFile); err != nil {
 				return fmt.Errorf("eval: %w", err)
 			}

@@ -41,9 +41,10 @@ func TestEvalReplayWritesItsReport(t *testing.T) {
 func TestEvalReplaysTheMBPPCorpus(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "replay")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"eval", "--replay", "--data", "../../data/mbpp-replay/problems.jsonl",
+	err := run(context.Background(), []string{"eval", "--replay", "--data", "../../data/mbpp-replay",
 		"--panels", "2", "--sizes", "3,5", "--thresholds", "0.6", "--out", out}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
+	assert.Contains(t, stdout.String(), "loading problems from "+filepath.Join("../../data/mbpp-replay", "problems.jsonl"))
 	assert.Contains(t, stdout.String(), "loaded 257 problems")
 	assert.Contains(t, stdout.String(), "panel kind same:agentcoder/gpt-3.5-turbo, K=3: 124 panels on 62 problems")
 	assert.NotContains(t, stdout.String(), "codet/codegen-16b")
@@ -82,6 +83,7 @@ func TestEvalErrors(t *testing.T) {
 		{"unknown protocol", []string{"eval", "--protocols", "dixit,solo"}, `unknown protocol "solo"`},
 		{"missing benchmark", []string{"eval", "--bench", "nope"}, "eval: --bench nope: no such file or directory"},
 		{"missing data", []string{"eval", "--replay", "--data", "nope.jsonl"}, "eval: --data nope.jsonl: no such file or directory"},
+		{"folder without data", []string{"eval", "--replay", "--data", "../../docs"}, "eval: --data ../../docs/problems.jsonl: no such file or directory"},
 		{"no panels", []string{"eval", "--replay", "--data", "../../internal/replay/testdata/slice.jsonl", "--panels", "0"}, "panels per problem: 0"},
 		{"stray argument", []string{"eval", "--replay", "extra"}, `unexpected argument "extra"`},
 		{"execute without replay", []string{"eval", "--execute"}, "--execute needs --replay"},
