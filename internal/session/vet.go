@@ -7,10 +7,14 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/differential"
+	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
+
+// vetMutants caps the mutants of a patch judged: each costs a run of every vetted test.
+const vetMutants = 12
 
 // vetPatch judges the patch under review once the run is over: no agent took part in a
 // run that could have shown them the patch, and the patch had no vote in it.
@@ -34,6 +38,15 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 	}
 	if err := s.vetExisting(ctx, &v, sum); err != nil {
 		return nil, err
+	}
+	if v.Conclusion == vet.Success {
+		// How strong the suite the patch passes is: the share of the patch's mutants it
+		// kills. A patch that fails already has its answer; the mutants would cost runs.
+		s.progress("the patch under review: mutants of it against the vetted tests")
+		opts := mutation.Options{Judge: s.watched(s.judge), Reruns: reruns, Max: vetMutants, Private: s.contract.Private}
+		if err := vet.ScoreMutants(ctx, opts, s.opts.Patch, res, &v); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.vetDifferences(ctx, &v, sum, res); err != nil {
 		return nil, err

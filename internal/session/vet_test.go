@@ -64,6 +64,12 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	good := vetDemo(filepath.Join(demo, "coders", "amber", "1")) // a consensus implementation
 	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
 	assert.Contains(t, good.Summary.Vet.Why, "it turns 3 of the 3 vetted tests that fail on the base revision from failing to passing")
+	require.NotNil(t, good.Summary.Vet.Mutants, "a patch that passes has its mutants scored")
+	assert.Positive(t, good.Summary.Vet.Mutants.Killed, "the demo's vetted tests kill some mutants of a correct Compare")
+	goodMD, err := os.ReadFile(good.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(goodMD), "Mutation score: the vetted suite kills")
+	assert.Nil(t, buggy.Summary.Vet.Mutants, "a failing patch is not mutated")
 	assert.Empty(t, good.Summary.Vet.Differences, "a consensus implementation answers as the consensus")
 	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")
 }
