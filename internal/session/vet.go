@@ -7,7 +7,6 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/differential"
-	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/vet"
@@ -43,7 +42,7 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 		// How strong the suite the patch passes is: the share of the patch's mutants it
 		// kills. A patch that fails already has its answer; the mutants would cost runs.
 		s.progress("the patch under review: mutants of it against the vetted tests")
-		opts := mutation.Options{Judge: s.watched(s.judge), Reruns: reruns, Max: vetMutants, Private: s.contract.Private}
+		opts := vet.MutantOptions{Judge: s.watched(s.judge), Reruns: reruns, Max: vetMutants, Private: s.contract.Private}
 		if err := vet.ScoreMutants(ctx, opts, s.opts.Patch, res, &v); err != nil {
 			return nil, err
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
 
+// MutantOptions say how the patch's mutants are judged (mutation.Options), so that a
+// caller of vet needs nothing more to ask for them.
+type MutantOptions = mutation.Options
+
 // ScoreMutants measures how strong the vetted suite is on this patch (issue 23 item 5):
 // the share of the patch's mutants that the vetted tests kill, kept in v.Mutants for the
 // report's sentence. A patch passing every vetted test says more when the suite kills
