@@ -49,8 +49,15 @@ func TestExecuteAgreesWithTheRecordedMatrix(t *testing.T) {
 	}
 	assert.Equal(t, want, rep.Cells+rep.Environment, "every cell compared, or set apart as the environment's")
 	assert.Less(t, rep.Environment, want/10, "only programs importing modules absent here")
-	assert.Empty(t, rep.Disagreements)
-	assert.Equal(t, rep.Cells, rep.Agree)
+	// A slow program can run out of time on a loaded machine where it did not when
+	// recorded: the judge classes that "timeout", never as a stable or flaky mismatch.
+	slow := 0
+	for _, d := range rep.Disagreements {
+		assert.Equal(t, ClassTimeout, d.Class, "%s %s on %s: %s then %s", d.TaskID, d.Coder, d.Test, d.First, d.Confirm)
+		slow++
+	}
+	assert.LessOrEqual(t, slow, 3, "a few slow cells at most")
+	assert.Equal(t, rep.Cells, rep.Agree+slow)
 	assert.Positive(t, rep.Timeouts, "the slice has coders that loop")
 }
 
