@@ -1,0 +1,35 @@
+package name
+
+import (
+	"strings"
+
+	"github.com/gobuffalo/flect"
+)
+
+// File creates a suitable file name
+//
+//	admin/widget = admin/widget
+//	foo_bar = foo_bar
+//	U$ser = u_ser
+func File(s string, exts ...string) string {
+	return New(s).File(exts...).String()
+}
+
+// File creates a suitable file name
+//
+//	admin/widget = admin/widget
+//	foo_bar = foo_bar
+//	U$ser = u_ser
+func (i Ident) File(exts ...string) Ident {
+	var parts []string
+
+	// Empty segments are dropped here too, as Key drops them: "//" is never a
+	// useful part of a file name.
+	for _, part := range strings.Split(i.Original, "/") {
+		if part == "" {
+			continue
+		}
+		parts = append(parts, flect.Underscore(part))
+	}
+	return New(strings.Join(parts, "/") + strings.Join(exts, ""))
+}

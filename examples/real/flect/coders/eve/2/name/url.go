@@ -1,0 +1,5 @@
+package name
+
+func (n Ident) URL() Ident {
+	return Ident{n.File().Pluralize()}
+}
