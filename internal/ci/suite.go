@@ -4,17 +4,26 @@
 // dependency prepare, sandbox, limits and memory cgroup as verdicts: a coder's tree is
 // untrusted code whichever tests run on it. Each rerun is a sandbox of its own, so a
 // failing run does not stop the next one (the verdict wrapper stops at the first), and
-// each test's outcome is read from its runner's report (Go's -test.v=test2json
-// framing, pytest's JUnit XML, node's TAP) with the package's existing parsers. The
-// runner writes its report into .dixit-suite/ inside the tree, which the judge reads
-// back through os.Root after the run: code under test could forge it, exactly as it
-// could forge {report}, so a suite's pass is as trustworthy as a verdict's.
+// each test's outcome is read from its runner's report with the package's parsers: Go
+// test binaries' -test.v=test2json framing (one binary per package, compiled in a build
+// invocation with the build cache, run from the package's directory), pytest's JUnit
+// XML, node --test's TAP (one file at a time, so names carry the file), libtest's JUnit
+// (one binary per cargo test target). The runner writes its report into .dixit-suite/
+// inside the tree, which the judge reads back through os.Root after the run: code
+// under test could forge it, exactly as it could forge {report}, so a suite's pass is
+// as trustworthy as a verdict's.
 //
 // Which files are "the existing tests" is the contract's Exclude: the files the judge
 // removes from a coder's tree before placing a vetted test. SuiteJob.Tests lays the
 // base's test files over the tree, after the tree's own are removed, so a coder cannot
 // weaken an existing test to keep it passing. Python also takes pytest's settings from
-// the base (-c), so a coder's pytest.ini cannot deselect or rewrite tests.
+// the base (-c), so a coder's pytest.ini cannot deselect or rewrite tests. What Exclude
+// does not match stays the tree's: test helpers, Rust unit tests inside src/.
+//
+// Every unit of a suite (a Go package, a Node file, a Rust binary, a pytest session)
+// gets ten times the contract's timeout, and a run the sum of its units'; Go packages
+// also stop at their own -test.timeout, so one that hangs fails its running test and
+// the others still report. Each process keeps the verdicts' per-process CPU limit.
 //
 // The regression set is what passed on the base in every one of the reruns
 // (NewRegressionSet); the flaky rest is listed apart. Regressions compares a tree's
@@ -25,7 +34,8 @@
 // in-module dependents. It reads imports with go/parser on the host rather than asking
 // go list in the sandbox: parsing is data-only (nothing of the tree runs), needs no
 // prepared dependencies (a coder that edits go.mod would otherwise need a prepare
-// first) and takes milliseconds; ignoring build constraints only widens the set.
+// first) and takes well under a second on this repository; ignoring build constraints
+// only widens the set.
 
 package ci
 
@@ -86,8 +96,9 @@ type SuiteResult struct {
 // own tests.
 var ErrNoSuite = errors.New("the judge cannot run the repository's own tests for this toolchain")
 
-// suiteTimeoutFactor bounds one run of a whole suite in units of the contract's
-// per-test timeout: a suite holds many tests.
+// suiteTimeoutFactor bounds one unit of a suite (a Go package, a Node test file, a Rust
+// test binary, or a whole pytest session) in units of the contract's per-test timeout:
+// a unit holds many tests. A run of the suite gets that much per unit.
 const suiteTimeoutFactor = 10
 
 // RunSuite runs each job's suite reruns times, Parallel jobs at a time, and returns
@@ -200,7 +211,7 @@ type suiteRun struct {
 // sandbox of its own.
 func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteResult, error) {
 	c := l.contract
-	plan := suitePlan{only: s.only, config: s.config, toolchain: c.Toolchain, timeout: c.Timeout * suiteTimeoutFactor / 2}
+	plan := suitePlan{only: s.only, config: s.config, toolchain: c.Toolchain, timeout: c.Timeout * suiteTimeoutFactor}
 	if s.spec.build != nil {
 		inv := s.j.invocation(s.sl, true)
 		inv.script, inv.runs, inv.timeout = s.spec.build(plan), 1, c.BuildTimeout
@@ -228,7 +239,9 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 		return SuiteResult{}, err
 	}
 	agg := newSuiteTally()
-	timeout := c.Timeout * suiteTimeoutFactor
+	// A unit that hangs ends at its own timeout where the runner has one (Go), so the
+	// others still report.
+	timeout := c.Timeout * suiteTimeoutFactor * time.Duration(max(len(plan.units), 1))
 	for run := 1; run <= reruns; run++ {
 		if err := l.freshRunDir(src, s.sl); err != nil {
 			return SuiteResult{}, err

@@ -112,27 +112,35 @@ func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 	return cases, "", nil
 }
 
-// goMessages finds each top-level test's first logged line ("    x_test.go:12: want 3"):
-// framing lines say which test the lines that follow belong to.
+// goMessages finds each top-level test's first logged line ("x_test.go:12: want 3"):
+// framing lines say which test the lines that follow belong to. A location with its
+// message on the lines below (testify's "Error Trace:" block) takes the "Error:" line.
 func goMessages(data []byte) map[string]string {
 	out := map[string]string{}
-	cur := ""
+	cur, pending := "", ""
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		if i := bytes.IndexByte(line, framingByte); i >= 0 {
 			f := string(line[i+1:])
-			if name, ok := strings.CutPrefix(f, "=== RUN   "); ok {
-				cur = name
-			} else if name, ok := strings.CutPrefix(f, "=== NAME  "); ok {
-				cur = name
-			} else if name, ok := strings.CutPrefix(f, "=== CONT  "); ok {
-				cur = name
+			for _, prefix := range []string{"=== RUN   ", "=== NAME  ", "=== CONT  "} {
+				if name, ok := strings.CutPrefix(f, prefix); ok {
+					cur, pending = name, ""
+				}
 			}
 			continue
 		}
 		top, _, _ := strings.Cut(cur, "/")
 		text := strings.TrimSpace(string(line))
-		if top != "" && out[top] == "" && strings.Contains(text, ".go:") {
+		switch {
+		case top == "" || text == "" || out[top] != "" && pending == "":
+		case pending != "":
+			if msg, ok := strings.CutPrefix(text, "Error:"); ok {
+				out[top], pending = firstLine(pending+" "+strings.TrimSpace(msg)), ""
+			}
+		case strings.Contains(text, ".go:"):
 			out[top] = firstLine(text)
+			if strings.HasSuffix(text, ":") {
+				pending = text
+			}
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ type suitePlan struct {
 	config    string // Python: the -c the run takes ("" for the tree's own settings)
 	toolchain string
 	units     []suiteUnit
-	timeout   time.Duration // Go: one package's run
+	timeout   time.Duration // one unit's run, where the runner can bound it (Go)
 }
 
 // suiteUnit is one part of a suite the judge runs by itself: a Go package (its import

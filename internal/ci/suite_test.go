@@ -247,12 +247,23 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 		t.Skip("node is not installed here")
 	}
 	c, _ := Preset("node")
-	c.Timeout = 300 * time.Millisecond // the suite gets ten times that
+	c.Timeout = 300 * time.Millisecond // the suite's one file gets ten times that
 	l := depsJudge(t, c, "")
-	tree := suiteTree(t, "node").with("test/hang.test.js", "require('node:test')('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n")
+	tree := mapTree{"test/hang.test.js": "require('node:test')('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n"}
 	rs, err := l.RunSuite(context.Background(), 2, []SuiteJob{{Coder: "base", Tree: tree}})
 	require.NoError(t, err)
 	assert.Equal(t, Timeout, rs[0].Outcome)
 	assert.Contains(t, rs[0].Output, "suite run 1 of 2: timed out after 3s")
 	assert.Empty(t, NewRegressionSet(rs[0]).Tests, "a base whose suite never finishes guards nothing")
+}
+
+func TestSuiteGoMessages(t *testing.T) {
+	out := "\x16=== RUN   TestA\n    a_test.go:9: want 3\n\x16--- FAIL: TestA (0.00s)\n" +
+		"\x16=== RUN   TestB\n    b_test.go:12: \n        \tError Trace:\t/src/b_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n" +
+		"\x16=== RUN   TestC/sub\n    c_test.go:3: in a subtest\n"
+	assert.Equal(t, map[string]string{
+		"TestA": "a_test.go:9: want 3",
+		"TestB": "b_test.go:12: Not equal:",
+		"TestC": "c_test.go:3: in a subtest",
+	}, goMessages([]byte(out)))
 }
