@@ -57,6 +57,10 @@ path, for example "READ calc.go"; its content comes back in the next message.
 `)
 	testRules(&b, contract)
 	fmt.Fprintf(&b, "Write each test as the whole file in one fenced code block%s.\n", labelHint(contract.Path))
+	if len(contract.Paths) > 0 {
+		b.WriteString("To put it at a path of your choosing, name the path after the label: ```" + labelOr(contract.Path) + " path=" +
+			exampleTestPath(contract) + "\n")
+	}
 	writeFiles(&b, files)
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
@@ -88,4 +92,19 @@ func listing(ws *workspace.Workspace) (string, error) {
 		return "", fmt.Errorf("list the repository's files: %s", out)
 	}
 	return strings.TrimRight(out, "\n"), nil
+}
+
+// exampleTestPath is a path a tester could name: the first place pattern, its wildcards
+// filled in.
+func exampleTestPath(c ci.Contract) string {
+	p := strings.NewReplacer("**/", "pkg/", "**", "pkg", "*", "example").Replace(c.Paths[0])
+	return p
+}
+
+// labelOr is the test file's fence label, or none.
+func labelOr(testPath string) string {
+	if labels := fenceLabels(testPath); len(labels) > 0 {
+		return labels[0]
+	}
+	return ""
 }

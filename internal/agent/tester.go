@@ -92,7 +92,10 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 		return orchestrate.Proposal{}, err
 	}
 	if test == nil && !refused {
-		test = t.codeBlock(t.messages[len(t.messages)-1])
+		test, place = t.pickBlock(t.messages[len(t.messages)-1])
+		if place != "" && ci.CheckTestPath(t.contract, place) != nil {
+			test = nil // told and not fixed: no test rather than one in the wrong package
+		}
 	}
 	if test == nil {
 		return orchestrate.Proposal{None: true}, nil
@@ -111,7 +114,16 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 // a reply holding a test block ends the turn with it (Propose takes the block).
 func (t *Tester) readText(ctx context.Context, msg llm.Message) (textReply, error) {
 	reads := readRequests(msg.Content)
-	if t.codeBlock(msg) != nil || len(reads) == 0 {
+	if body, place := t.pickBlock(msg); body != nil {
+		if place == "" {
+			return textReply{}, nil
+		}
+		if err := ci.CheckTestPath(t.contract, place); err != nil {
+			return textReply{answer: "error: " + err.Error() + ". Write the test again, with path= naming an allowed place, or without it for the default place.", refused: true}, nil
+		}
+		return textReply{}, nil
+	}
+	if len(reads) == 0 {
 		return textReply{}, nil
 	}
 	files, err := readFiles(ctx, t.ws, reads)
@@ -146,7 +158,9 @@ func submission(arguments string, contract ci.Contract) (content []byte, at, pro
 	return []byte(args.Content), args.Path, ""
 }
 
-var fenced = regexp.MustCompile("(?s)```([A-Za-z0-9_+.-]*)[ \t]*\r?\n(.*?)```")
+// fenced is a code block: its label, the path=… a text tester may name (as text coders
+// do), and its body.
+var fenced = regexp.MustCompile("(?s)```([A-Za-z0-9_+.-]*)(?:[ \t]+path=(\\S+))?[ \t]*\r?\n(.*?)```")
 
 // codeBlock accepts a test the model wrote as a fenced block in its final answer instead
 // of calling submit_test, as some models do: the last block labelled with the test
@@ -155,12 +169,20 @@ var fenced = regexp.MustCompile("(?s)```([A-Za-z0-9_+.-]*)[ \t]*\r?\n(.*?)```")
 // one of the tester's tools: a ```json tool call the client could not read as one stays
 // what it is.
 func (t *Tester) codeBlock(last llm.Message) []byte {
+	body, _ := t.pickBlock(last)
+	return body
+}
+
+// pickBlock is codeBlock with the place the model named for it: "```go path=<path>"
+// ("" when it named none).
+func (t *Tester) pickBlock(last llm.Message) (body []byte, place string) {
 	if last.Role != llm.RoleAssistant {
-		return nil
+		return nil, ""
 	}
-	blocks := fenced.FindAllStringSubmatch(last.Content, -1)
+	blocks := fenced.FindAllStringSubmatchIndex(last.Content, -1)
 	for i := len(blocks) - 1; i >= 0; i-- {
-		label, body := strings.ToLower(blocks[i][1]), blocks[i][2]
+		m := blocks[i]
+		label, body := strings.ToLower(last.Content[m[2]:m[3]]), last.Content[m[6]:m[7]]
 		switch {
 		case label != "" && !slices.Contains(t.langs, label),
 			len(body) > maxTest || strings.TrimSpace(body) == "",
@@ -168,9 +190,13 @@ func (t *Tester) codeBlock(last llm.Message) []byte {
 			namesATool(body, t.tools):
 			continue
 		}
-		return []byte(body)
+		place := ""
+		if m[4] >= 0 {
+			place = last.Content[m[4]:m[5]]
+		}
+		return []byte(body), place
 	}
-	return nil
+	return nil, ""
 }
 
 func looksLikeJSON(s string) bool {
