@@ -81,8 +81,8 @@ func (p *phaseState) withdraw(call *heldJudge) bool {
 // flushIfReady sends the held calls to the judge when no lane that could still join
 // the batch is at work; p.mu is held.
 func (p *phaseState) flushIfReady(ctx context.Context) {
-	if len(p.held) == 0 || !p.nobodyElse() {
-		return
+	if len(p.held) == 0 || !p.nobodyElse() || ctx.Err() != nil {
+		return // when cancelled, every held call withdraws (inBatch)
 	}
 	calls := p.held
 	p.held = nil

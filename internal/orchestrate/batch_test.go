@@ -170,3 +170,55 @@ func TestAFailedSharedCallFailsEveryAgentInIt(t *testing.T) {
 	assert.Zero(t, effects, "no verdict of a failed call is journalled")
 	assert.Equal(t, 3, calls.Props, "each tester proposed once")
 }
+
+// notifyingTester says when it has proposed.
+type notifyingTester struct {
+	orchestrate.Tester
+	proposed chan<- string
+}
+
+func (n notifyingTester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrate.Proposal, error) {
+	p, err := n.Tester.Propose(ctx, turn)
+	n.proposed <- n.Name()
+	return p, err
+}
+
+// stuckTester never answers: its model hangs until the run is cancelled.
+type stuckTester struct{ *orchestratetest.Tester }
+
+func (stuckTester) Propose(ctx context.Context, _ orchestrate.Turn) (orchestrate.Proposal, error) {
+	<-ctx.Done()
+	return orchestrate.Proposal{}, ctx.Err()
+}
+
+// Cancelling a run while agents wait for their batch ends it at once: the waiting agents
+// give up, and the judge is not asked for verdicts nobody will use.
+func TestACancelledRunDoesNotJudgeTheWaitingAgents(t *testing.T) {
+	calls := &orchestratetest.Calls{}
+	judge := &countingJudge{Judge: orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool { return true }}}
+	deps := testersAtDifferentSpeeds(judge, calls)
+	proposed := make(chan string, 2)
+	for i := range 2 {
+		deps.Testers[i] = notifyingTester{deps.Testers[i], proposed}
+	}
+	deps.Testers[2] = stuckTester{orchestratetest.NewTester("t3", calls)}
+	run, err := orchestrate.New(defaultSettings(3, 3), deps)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run.Execute(ctx)
+		done <- err
+	}()
+	<-proposed
+	<-proposed
+	time.Sleep(20 * time.Millisecond) // t1 and t2 wait for t3
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the run did not end after it was cancelled")
+	}
+	assert.Zero(t, judge.calls(), "no batch was sent")
+}
