@@ -28,6 +28,7 @@ type Progress struct {
 	status   *statusline.Display // nil for no status line
 	start    time.Time
 	replayed int
+	running  []orchestrate.Work // the agents' work under way: several in a parallel phase
 }
 
 // NewProgress writes progress lines to w and keeps status up to date; either may be nil.
@@ -65,10 +66,66 @@ func (p *Progress) Event(_ context.Context, ev orchestrate.Event) {
 	}
 }
 
-// Begin shows an agent's work on the status line while it runs.
+// Begin shows an agent's work on the status line while it runs, beside the other
+// agents' work under way in the same phase.
 func (p *Progress) Begin(_ context.Context, w orchestrate.Work) func() {
-	p.status.Set(statusline.Work, Doing(w))
-	return func() { p.status.Set(statusline.Work, "") }
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running = append(p.running, w)
+	p.status.Set(statusline.Work, doingAll(p.running))
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for i, r := range p.running {
+			if r == w {
+				p.running = append(p.running[:i], p.running[i+1:]...)
+				break
+			}
+		}
+		p.status.Set(statusline.Work, doingAll(p.running))
+	}
+}
+
+// doingAll says what the agents at work are doing: one as Doing says, several of a kind
+// in one phrase with their names, different kinds one after the other.
+func doingAll(ws []orchestrate.Work) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return Doing(ws[0])
+	}
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Agent
+		if doingKind(w) != doingKind(ws[0]) {
+			var parts []string
+			for _, w := range ws {
+				parts = append(parts, Doing(w))
+			}
+			return strings.Join(parts, "; ")
+		}
+	}
+	who := strings.Join(names, ", ")
+	switch doingKind(ws[0]) {
+	case "first":
+		return fmt.Sprintf("coders solving (%d at once): %s", len(ws), who)
+	case orchestrate.EvSolve:
+		return who + " revising their solutions"
+	case orchestrate.EvPropose:
+		return who + " writing tests"
+	case orchestrate.EvAnswer:
+		return who + " answering"
+	}
+	return who + " " + ws[0].Kind
+}
+
+// doingKind groups work that one phrase can say: a first solve is not a revision.
+func doingKind(w orchestrate.Work) string {
+	if w.Kind == orchestrate.EvSolve && w.Draw == 1 && w.Of > 0 {
+		return "first"
+	}
+	return w.Kind
 }
 
 // Doing says what an agent is doing, for the status line.

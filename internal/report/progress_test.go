@@ -75,6 +75,37 @@ func TestProgressKeepsTheStatusLine(t *testing.T) {
 	assert.Regexp(t, `^── round 2 · vetted suite: 1 tests  \[.*\]\n$`, out.String())
 }
 
+// In a parallel phase the status line names every agent at work, not the last to start.
+func TestProgressShowsEveryAgentAtWork(t *testing.T) {
+	ctx := context.Background()
+	var out bytes.Buffer
+	status := statusline.New(&out)
+	defer status.Close()
+	p := NewProgress(nil, status)
+	elapsed := regexp.MustCompile(`^(.*) · \d+:\d\d$`)
+	now := func() string { return elapsed.ReplaceAllString(status.Text(), "$1") }
+
+	endA := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "amber", Draw: 1, Place: 1, Of: 3})
+	endB := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "basil", Draw: 1, Place: 2, Of: 3})
+	endC := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "cedar", Draw: 1, Place: 3, Of: 3})
+	assert.Equal(t, "coders solving (3 at once): amber, basil, cedar", now())
+	endB()
+	assert.Equal(t, "coders solving (2 at once): amber, cedar", now())
+	endA()
+	assert.Equal(t, "coders solving (3/3): cedar", now())
+	endC()
+
+	endI := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvPropose, Agent: "ivy", Draw: 2})
+	endJ := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvPropose, Agent: "jun", Draw: 1})
+	assert.Equal(t, "ivy, jun writing tests", now())
+	endR := p.Begin(ctx, orchestrate.Work{Kind: orchestrate.EvSolve, Agent: "dune", Draw: 3})
+	assert.Equal(t, "ivy writing a test; jun writing a test; dune revising its solution", now())
+	endI()
+	endJ()
+	endR()
+	assert.Empty(t, status.Text())
+}
+
 func TestProgressWithoutLinesStillKeepsTheStatusLine(t *testing.T) {
 	var out bytes.Buffer
 	status := statusline.New(&out)
