@@ -36,6 +36,12 @@ type realRun struct {
 // all empty: no module cache, virtual environment or node_modules from an earlier run.
 func runReal(t *testing.T, name string) realRun {
 	t.Helper()
+	return runPopulation(t, filepath.Join(realExamples, name))
+}
+
+// runPopulation is runReal on a population directory anywhere.
+func runPopulation(t *testing.T, population string) realRun {
+	t.Helper()
 	dir := os.Getenv("DIXIT_REAL_DIR")
 	if dir == "" {
 		dir = t.TempDir()
@@ -44,13 +50,13 @@ func runReal(t *testing.T, name string) realRun {
 	shareCompiled(t, build)
 	start := time.Now()
 	out, err := session.Run(context.Background(), session.Options{
-		Population:  filepath.Join(realExamples, name),
+		Population:  population,
 		StateDir:    filepath.Join(dir, "state"),
 		BuildCache:  build,
 		ResultCache: filepath.Join(dir, "results"),
 	})
 	require.NoError(t, err)
-	t.Logf("%s: %s in %.1fs (judge: %d prepares, %.1fs preparing)", name, out.Result.Outcome,
+	t.Logf("%s: %s in %.1fs (judge: %d prepares, %.1fs preparing)", filepath.Base(population), out.Result.Outcome,
 		time.Since(start).Seconds(), out.Summary.Judge.Prepares, out.Summary.Judge.PrepareSeconds)
 	t.Logf("report: %s", out.Report)
 	var sum report.Summary
@@ -212,6 +218,7 @@ func testRealFlect(t *testing.T) {
 	for _, c := range r.cells("eve") {
 		assert.Equal(t, "pass", c.Outcome, "%s on eve: %s", c.Test, c.Output)
 	}
+	t.Run("without the regression guard, a failing prepare is a coder without a vote", testFlectUnguarded)
 	t.Run("a failing prepare is reported as such", func(t *testing.T) {
 		// TODO(lead): eve's first tree cannot be prepared (go.mod requires
 		// github.com/gobuffalo/segments, which does not exist). The regression guard
@@ -264,4 +271,38 @@ func testRealDestr(t *testing.T) {
 		// under node --test, not under the contract's runner (vitest here).
 		noGuard: "the repository's own tests do not run for a vitest contract yet: no preflight canary for .ts, and the suite runs node --test",
 	})
+}
+
+// testFlectUnguarded runs flect with existing_tests: off, so that eve's go.mod, which
+// requires a module that does not exist, meets the classifications: there it is
+// prepare_failed with the installer's words, has no vote, and fails no test.
+func testFlectUnguarded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "flect-unguarded")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(realExamples, "flect"))))
+	settings := filepath.Join(dir, "dixit.yml")
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	off := strings.Replace(string(data), "existing_tests: affected", "existing_tests: off", 1)
+	require.NotEqual(t, string(data), off, "flect's dixit.yml sets existing_tests: affected")
+	require.NoError(t, os.WriteFile(settings, []byte(off), 0o644))
+
+	r := runPopulation(t, dir)
+	assert.Equal(t, orchestrate.TestersExhausted, r.sum.Outcome, r.sum.Reason)
+	// 3 of the 4 coders that could be prepared pass each test: IDEAL, and eve is in
+	// neither list.
+	assert.Equal(t, []string{
+		"tia-1 name/key_slashes_test.go cy " + report.TestsTheChange,
+		"uma-1 name/key_guard_test.go cy " + report.GuardsExisting,
+	}, r.vetted())
+	for _, v := range r.sum.Vetted {
+		assert.Equal(t, []string{"ada", "bo", "dee"}, v.PassedBy, v.ID)
+	}
+	eve := r.cells("eve")
+	require.Len(t, eve, 2, "eve's cells in the two classifications")
+	for _, c := range eve {
+		assert.Equal(t, "prepare_failed", c.Outcome, c.Test)
+		assert.Contains(t, c.Output, "github.com/gobuffalo/segments", "the installer's words name the module")
+	}
+	assert.Equal(t, 2, r.coder(t, "eve").Solves, "told that its dependencies did not install, eve fixed its go.mod")
+	assert.Equal(t, 1, r.coder(t, "dee").Solves, "with no guard, nothing tells dee it broke name.Test_URL")
 }
