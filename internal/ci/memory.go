@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -28,9 +29,12 @@ func newMemoryLimit(bytes int64, lanes int, tag string) (*memoryLimit, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweepCgroups(base)
 	m := &memoryLimit{bytes: bytes, v2: v2}
 	for i := range lanes {
-		dir := filepath.Join(base, fmt.Sprintf("%s-lane%d", tag, i))
+		// The pid names the process that owns the cgroup, so that a judge killed before
+		// it could remove its cgroups has them removed by the next judge.
+		dir := filepath.Join(base, fmt.Sprintf("%s-pid%d-lane%d", tag, os.Getpid(), i))
 		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
 			m.close()
 			return nil, fmt.Errorf("make cgroup %s: %w", dir, err)
@@ -42,6 +46,29 @@ func newMemoryLimit(bytes int64, lanes int, tag string) (*memoryLimit, error) {
 		}
 	}
 	return m, nil
+}
+
+// laneCgroup is the name of a lane's cgroup: its judge's tag, its process, its lane.
+var laneCgroup = regexp.MustCompile(`^dixit-ci-.*-pid(\d+)-lane\d+$`)
+
+// sweepCgroups removes the lanes' cgroups left under base by judges whose process is
+// gone (killed, or a test that never closed its judge). A cgroup still holding a process
+// cannot be removed, so nothing running is touched.
+func sweepCgroups(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		m := laneCgroup.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("/proc", m[1])); err == nil {
+			continue // its judge's process lives
+		}
+		os.Remove(filepath.Join(base, e.Name()))
+	}
 }
 
 // ownMemoryCgroup finds the directory of this process's memory cgroup: the unified
