@@ -122,8 +122,9 @@ func perRound(t *testing.T, journal []journalRecord, testers []string, runs []di
 // step, fewer than one agent after the other did, and the run stops where it did.
 func TestActionsRunsPerRound(t *testing.T) {
 	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // examples/percent needs python3 with pytest
-	alone, _ := actionsRounds(t, 1)
+	alone, othersAlone := actionsRounds(t, 1)
 	batched, others := actionsRounds(t, 0)
+	assert.Equal(t, othersAlone, others, "the runs outside the rounds are the same")
 	require.Len(t, batched, len(alone), "the same rounds")
 	var before, after, steps []int
 	for k := range batched {
