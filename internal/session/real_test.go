@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +79,21 @@ func shareCompiled(t *testing.T, build string) {
 	}
 	require.NoError(t, os.MkdirAll(build, 0o755))
 	require.NoError(t, os.Symlink(shared, filepath.Join(build, "go-build")))
+}
+
+// requireRegistry skips an example whose prepare downloads from a registry this machine
+// cannot reach: a failed prepare there would say nothing about the judge.
+func requireRegistry(t *testing.T, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, url, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Skipf("the registry at %s is unreachable from here, so the example's prepare cannot download (%v)", url, err)
+	}
+	resp.Body.Close()
 }
 
 // vetted is "id path failed-by kind" for each vetted test, in suite order.
@@ -202,6 +218,7 @@ func testRealFlect(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
+	requireRegistry(t, "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.8.1.info")
 	r := runReal(t, "flect")
 	checkReal(t, r, realCase{
 		name: "flect",
@@ -257,6 +274,7 @@ func testRealDestr(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not on PATH (apt-get install nodejs npm): the example's prepare is npm ci")
 	}
+	requireRegistry(t, "https://registry.npmjs.org/vitest")
 	r := runReal(t, "destr")
 	checkReal(t, r, realCase{
 		name: "destr",
