@@ -114,7 +114,8 @@ func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 
 // goMessages finds each top-level test's first logged line ("x_test.go:12: want 3"):
 // framing lines say which test the lines that follow belong to. A location with its
-// message on the lines below (testify's "Error Trace:" block) takes the "Error:" line.
+// message on the lines below (testify's "Error Trace:" block) takes the "Error:" line,
+// and the error itself when that line only announces one.
 func goMessages(data []byte) map[string]string {
 	out := map[string]string{}
 	cur, pending := "", ""
@@ -132,9 +133,16 @@ func goMessages(data []byte) map[string]string {
 		text := strings.TrimSpace(string(line))
 		switch {
 		case top == "" || text == "" || out[top] != "" && pending == "":
+		case pending != "" && strings.HasSuffix(pending, "error:"):
+			// testify's "Received unexpected error:" puts the error on the next line.
+			out[top], pending = firstLine(pending+" "+text), ""
 		case pending != "":
 			if msg, ok := strings.CutPrefix(text, "Error:"); ok {
-				out[top], pending = firstLine(pending+" "+strings.TrimSpace(msg)), ""
+				pending += " " + strings.TrimSpace(msg)
+				out[top] = firstLine(pending)
+				if !strings.HasSuffix(pending, "error:") {
+					pending = ""
+				}
 			}
 		case strings.Contains(text, ".go:"):
 			out[top] = firstLine(text)

@@ -260,10 +260,12 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 func TestSuiteGoMessages(t *testing.T) {
 	out := "\x16=== RUN   TestA\n    a_test.go:9: want 3\n\x16--- FAIL: TestA (0.00s)\n" +
 		"\x16=== RUN   TestB\n    b_test.go:12: \n        \tError Trace:\t/src/b_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n" +
-		"\x16=== RUN   TestC/sub\n    c_test.go:3: in a subtest\n"
+		"\x16=== RUN   TestC/sub\n    c_test.go:3: in a subtest\n" +
+		"\x16=== RUN   TestD\n    d_test.go:7: \n        \tError Trace:\t/src/d_test.go:7\n        \tError:      \tReceived unexpected error:\n        \t            \tdial tcp: connection refused\n"
 	assert.Equal(t, map[string]string{
 		"TestA": "a_test.go:9: want 3",
 		"TestB": "b_test.go:12: Not equal:",
 		"TestC": "c_test.go:3: in a subtest",
+		"TestD": "d_test.go:7: Received unexpected error: dial tcp: connection refused",
 	}, goMessages([]byte(out)))
 }
