@@ -69,7 +69,7 @@ func nodeSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "node wrote no report for this file"})
 			continue
 		}
-		r := parseTAP(data)
+		r, messages := parseTAP(data), tapMessages(data)
 		if !r.complete {
 			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "the file's report is incomplete: its process ended early"})
 		}
@@ -78,8 +78,54 @@ func nodeSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 			if t.name == u.name || strings.HasSuffix(t.name, "/"+u.name) {
 				name = u.name
 			}
-			cases = append(cases, suiteCase{name: name, outcome: t.outcome})
+			cases = append(cases, suiteCase{name: name, outcome: t.outcome, message: messages[t.name]})
 		}
 	}
 	return cases, "", nil
 }
+
+// tapMessages finds the error of each failing test point in its YAML block ("error:
+// 'boom'", or "error: |-" and the lines below), which parseTAP passes over.
+func tapMessages(data []byte) map[string]string {
+	out := map[string]string{}
+	failing, block := "", false
+	lines := strings.Split(string(data), "\n")
+	for i, raw := range lines {
+		text := strings.TrimSpace(raw)
+		switch {
+		case strings.HasPrefix(text, "not ok "):
+			if t, ok := tapPoint(text); ok {
+				failing = t.name
+			}
+		case strings.HasPrefix(text, "ok "):
+			failing = ""
+		case text == "---" || text == "...":
+			block = text == "---"
+		case block && failing != "" && out[failing] == "" && strings.HasPrefix(text, "error: "):
+			msg := strings.TrimPrefix(text, "error: ")
+			if strings.HasPrefix(msg, "|") { // a block scalar: the lines indented below
+				msg = blockScalar(lines[i+1:], indent(raw))
+			}
+			out[failing] = firstLine(strings.Trim(msg, "'\""))
+		}
+	}
+	return out
+}
+
+// blockScalar joins the first lines of a YAML block scalar: those indented deeper than
+// its key, up to three that say something.
+func blockScalar(lines []string, keyIndent int) string {
+	var parts []string
+	for _, line := range lines {
+		text := strings.TrimSpace(line)
+		if text != "" && indent(line) <= keyIndent || len(parts) == 3 {
+			break
+		}
+		if text != "" {
+			parts = append(parts, text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }

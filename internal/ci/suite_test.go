@@ -156,8 +156,8 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
 	assert.Equal(t, []Regression{
-		{Test: "test/calc.test.js::sub", Reason: "fails"},
-		{Test: "test/calc.test.js::subtracts", Reason: "fails"},
+		{Test: "test/calc.test.js::sub", Reason: "fails: 1 subtest failed"},
+		{Test: "test/calc.test.js::subtracts", Reason: "fails: Expected values to be strictly equal: 8 !== 2"},
 	}, Regressions(set, rs[0]))
 	assert.Contains(t, rs[0].Output, "subtracts", "the runner's readable output says which")
 }
@@ -268,4 +268,23 @@ func TestSuiteGoMessages(t *testing.T) {
 		"TestC": "c_test.go:3: in a subtest",
 		"TestD": "d_test.go:7: Received unexpected error: dial tcp: connection refused",
 	}, goMessages([]byte(out)))
+}
+
+func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/tsx")
+	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
+	spec := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n" +
+		"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n"
+	base := testdataTree(t, "ts-tsx").with("calc.spec.ts", spec)
+	broken := base.with("calc.ts", "export function double(n: number): number {\n  return n + 2;\n}\n",
+		"calc.spec.ts", "import { test } from 'node:test';\ntest('doubles', () => {});\n")
+	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{"calc.spec.ts::doubles": Pass}, rs[0].Tests)
+	assert.Equal(t, []Regression{{Test: "calc.spec.ts::doubles", Reason: "fails: Expected values to be strictly equal: 23 !== 42"}},
+		Regressions(NewRegressionSet(rs[0]), rs[1]), rs[1].Output)
 }
