@@ -157,7 +157,6 @@ func (r realRun) prepared(t *testing.T) int {
 
 // realCase is what an example's README predicts.
 type realCase struct {
-	name string
 	// vetted is the suite, as realRun.vetted writes it: cy, the wrong coder, fails both
 	// tests; the first tests the change, the second guards what the base already did.
 	vetted []string
@@ -216,7 +215,6 @@ func testRealFlect(t *testing.T) {
 	requireRegistry(t, "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.8.1.info")
 	r := runReal(t, "flect")
 	checkReal(t, r, realCase{
-		name: "flect",
 		vetted: []string{
 			"tia-1 name/key_slashes_test.go cy " + report.TestsTheChange,
 			"uma-1 name/key_guard_test.go cy " + report.GuardsExisting,
@@ -255,7 +253,6 @@ func testRealHumanize(t *testing.T) {
 	}
 	r := runReal(t, "humanize")
 	checkReal(t, r, realCase{
-		name: "humanize",
 		vetted: []string{
 			"tia-1 tests/test_filesize_separator.py cy " + report.TestsTheChange,
 			"uma-1 tests/test_filesize_named.py cy " + report.GuardsExisting,
@@ -272,7 +269,6 @@ func testRealDestr(t *testing.T) {
 	requireRegistry(t, "https://registry.npmjs.org/vitest")
 	r := runReal(t, "destr")
 	checkReal(t, r, realCase{
-		name: "destr",
 		vetted: []string{
 			"tia-1 test/reviver.test.ts cy " + report.TestsTheChange,
 			"uma-1 test/long-numbers.test.ts cy " + report.GuardsExisting,
