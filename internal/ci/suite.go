@@ -45,7 +45,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 )
@@ -77,8 +76,9 @@ type SuiteResult struct {
 	// dependencies or the runner, never the tests), or Fail (no report came back).
 	Outcome Outcome `json:"outcome"`
 	// Tests holds each test the runner reported, by name: Pass only when it passed in
-	// every run, else Fail or Skipped. Go: "import/path.TestX"; Python:
-	// "tests/test_x.py::test_y"; Node: "test/x.test.js::name".
+	// every run, else Fail or Skipped. Go: "import/path.TestX" (top-level tests);
+	// Python: "tests/test_x.py::test_y" (pytest's node id); Node and TypeScript:
+	// "test/x.test.js::name"; Rust: "tests/it.rs::name", "src/lib.rs::tests::name".
 	Tests map[string]Outcome `json:"tests,omitempty"`
 	// Passed counts the runs each test passed in, out of Runs: flakiness shows here.
 	Passed map[string]int `json:"passed,omitempty"`
@@ -86,8 +86,9 @@ type SuiteResult struct {
 	Messages map[string]string `json:"messages,omitempty"`
 	Runs     int               `json:"runs"`
 	// Scope is what a restricted suite (SuiteJob.Only) covered: Go import paths, test
-	// files. Regressions holds a tree to the tests within it; nil is the whole suite.
-	Scope   []string `json:"scope,omitempty"`
+	// files. Regressions holds a tree to the tests within it; nil (JSON null) is the
+	// whole suite, empty is nothing.
+	Scope   []string `json:"scope"`
 	Output  string   `json:"output,omitempty"` // tail of the failing run's output, capped at MaxOutput
 	Seconds float64  `json:"seconds"`
 }
@@ -212,6 +213,13 @@ type suiteRun struct {
 func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteResult, error) {
 	c := l.contract
 	plan := suitePlan{only: s.only, config: s.config, toolchain: c.Toolchain, timeout: c.Timeout * suiteTimeoutFactor}
+	src := filepath.Join(s.j.dir, "src")
+	// Known before anything runs, so that a suite that fails to build is held only to
+	// the tests it would have run.
+	scope, err := suiteScope(src, c, s.only)
+	if err != nil {
+		return SuiteResult{}, err
+	}
 	if s.spec.build != nil {
 		inv := s.j.invocation(s.sl, true)
 		inv.script, inv.runs, inv.timeout = s.spec.build(plan), 1, c.BuildTimeout
@@ -224,19 +232,13 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 			if o != OverLimit && o != Timeout {
 				o = BuildFailed
 			}
-			return SuiteResult{Outcome: o, Output: clip(res.output, "suite build: "+note, MaxOutput)}, nil
+			return SuiteResult{Outcome: o, Scope: scope, Output: clip(res.output, "suite build: "+note, MaxOutput)}, nil
 		}
 	}
-	src := filepath.Join(s.j.dir, "src")
-	var err error
 	if s.spec.units != nil {
 		if plan.units, err = s.spec.units(src, c, s.only); err != nil {
 			return SuiteResult{}, err
 		}
-	}
-	scope, err := suiteScope(src, c, plan)
-	if err != nil {
-		return SuiteResult{}, err
 	}
 	agg := newSuiteTally()
 	// A unit that hangs ends at its own timeout where the runner has one (Go), so the
@@ -254,7 +256,7 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 		}
 		if !res.passed(1) {
 			if o, note := l.outcome(res, timeout, false); o != Fail {
-				return SuiteResult{Outcome: o, Runs: run, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
+				return SuiteResult{Outcome: o, Runs: run, Scope: scope, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
 			}
 		}
 		reports, problem, err := s.spec.read(src, plan)
@@ -262,7 +264,7 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 			return SuiteResult{}, err
 		}
 		if problem != "" {
-			return SuiteResult{Outcome: Fail, Runs: run, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
+			return SuiteResult{Outcome: Fail, Runs: run, Scope: scope, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
 		}
 		agg.add(reports)
 		if agg.failing() && agg.output == "" {
@@ -272,106 +274,4 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 	r := agg.result()
 	r.Scope = scope
 	return r, nil
-}
-
-// suiteScope is what a restricted suite covers: the units it ran, or for pytest, which
-// collects by its own settings, the test files within Only. nil: the whole suite.
-func suiteScope(src string, c Contract, plan suitePlan) ([]string, error) {
-	if plan.only == nil {
-		return nil, nil
-	}
-	units := plan.units
-	if units == nil {
-		var err error
-		if units, err = testFileUnits(src, c, plan.only); err != nil {
-			return nil, err
-		}
-	}
-	scope := []string{}
-	for _, u := range units {
-		scope = append(scope, u.name)
-	}
-	return scope, nil
-}
-
-// suiteTally adds up the runs of a suite.
-type suiteTally struct {
-	runs     int
-	passed   map[string]int
-	failed   map[string]bool
-	skipped  map[string]bool
-	messages map[string]string
-	output   string
-}
-
-func newSuiteTally() *suiteTally {
-	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
-}
-
-// suiteCase is one test's outcome in one run.
-type suiteCase struct {
-	name    string
-	outcome string // "pass", "fail" or "skip"
-	message string // first line of the failure, or ""
-}
-
-// add counts one run. A test reported twice in a run (a parametrized or repeated name)
-// passes the run only when every report of it passed.
-func (t *suiteTally) add(cases []suiteCase) {
-	t.runs++
-	ok := map[string]bool{}
-	for _, c := range cases {
-		if _, seen := ok[c.name]; !seen {
-			ok[c.name] = true
-		}
-		switch c.outcome {
-		case "pass":
-		case "skip":
-			t.skipped[c.name], ok[c.name] = true, false
-		default:
-			t.failed[c.name], ok[c.name] = true, false
-			if c.message != "" && t.messages[c.name] == "" {
-				t.messages[c.name] = c.message
-			}
-		}
-	}
-	for name, passed := range ok {
-		if passed {
-			t.passed[name]++
-		} else if _, known := t.passed[name]; !known {
-			t.passed[name] = 0
-		}
-	}
-}
-
-// failing reports whether some test has failed so far.
-func (t *suiteTally) failing() bool { return len(t.failed) > 0 }
-
-// result is the tally as a SuiteResult: a test missing from some run did not pass it.
-func (t *suiteTally) result() SuiteResult {
-	r := SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Passed: t.passed, Runs: t.runs, Output: t.output}
-	for name, n := range t.passed {
-		switch {
-		case n == t.runs:
-			r.Tests[name] = Pass
-		case t.failed[name] || !t.skipped[name]:
-			r.Tests[name] = Fail
-		default:
-			r.Tests[name] = Skipped
-		}
-	}
-	if len(t.messages) > 0 {
-		r.Messages = t.messages
-	}
-	return r
-}
-
-// sortedNames lists a set's keys in order.
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -44,7 +44,8 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 	src := filepath.Join(dir, "src")
 	mod, err := goModulePath(src)
 	if err != nil {
-		return nil, err
+		l.log.Warn("ci: affected packages unknown, the whole suite runs", "err", err)
+		return nil, nil
 	}
 	g, err := goImports(ctx, src, mod)
 	if err != nil {
@@ -57,7 +58,7 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 func goModulePath(dir string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	if err != nil {
-		return "", fmt.Errorf("affected: the tree has no readable go.mod: %w", err)
+		return "", fmt.Errorf("the tree has no readable go.mod: %w", err)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -71,7 +72,7 @@ func goModulePath(dir string) (string, error) {
 			return rest, nil
 		}
 	}
-	return "", fmt.Errorf("affected: go.mod names no module")
+	return "", fmt.Errorf("go.mod names no module")
 }
 
 // importGraph is a module's packages by directory, with what each imports from the

@@ -102,3 +102,34 @@ func under(p string, roots []string) bool {
 	}
 	return false
 }
+
+// suiteScope is what a suite restricted to only covers (nil: the whole suite): for Go
+// the import paths of its package directories, read from go.mod; for the others the
+// test files within it (Rust: its target files as given).
+func suiteScope(src string, c Contract, only []string) ([]string, error) {
+	if only == nil {
+		return nil, nil
+	}
+	scope := []string{}
+	switch c.Toolchain {
+	case "go":
+		mod, err := goModulePath(src)
+		if err != nil {
+			return nil, nil // it will not build: the whole suite fails, closed
+		}
+		for _, o := range only {
+			scope = append(scope, path.Join(mod, o))
+		}
+	case "rust":
+		scope = append(scope, only...)
+	default:
+		units, err := testFileUnits(src, c, only)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range units {
+			scope = append(scope, u.name)
+		}
+	}
+	return scope, nil
+}

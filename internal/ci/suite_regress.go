@@ -54,14 +54,18 @@ func Regressions(set RegressionSet, r SuiteResult) []Regression {
 	return out
 }
 
-// inScope reports whether a restricted suite covered a test: its Go package, or its
-// file, is in the scope; every test is in a nil scope.
+// inScope reports whether a restricted suite covered a test: its Go package (or a
+// pattern "import/path/..."), or its file, is in the scope; every test is in a nil
+// scope.
 func inScope(name string, scope []string) bool {
 	if scope == nil {
 		return true
 	}
 	for _, unit := range scope {
 		if name == unit || strings.HasPrefix(name, unit+"::") {
+			return true
+		}
+		if tree, ok := strings.CutSuffix(unit, "/..."); ok && (strings.HasPrefix(name, tree+".") || strings.HasPrefix(name, tree+"/")) {
 			return true
 		}
 		if rest, ok := strings.CutPrefix(name, unit+"."); ok && !strings.Contains(rest, "/") {

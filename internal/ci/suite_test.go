@@ -46,6 +46,7 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 		{Coder: "feature", Tree: feature, Tests: base},
 		{Coder: "no-build", Tree: noBuild, Tests: base},
 		{Coder: "broken, show only", Tree: broken, Tests: base, Only: []string{"show"}},
+		{Coder: "no-build, show only", Tree: noBuild, Tests: base, Only: []string{"show"}},
 	})
 	require.NoError(t, err)
 	sub := []Regression{{Test: "example.com/suite/calc.TestSub", Reason: "fails: calc_test.go:13: Sub(5, 3) = 8, want 2"}}
@@ -62,6 +63,9 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 	assert.Equal(t, []string{"example.com/suite/show"}, rs[4].Scope)
 	assert.Equal(t, map[string]Outcome{"example.com/suite/show.TestSum": Pass}, rs[4].Tests)
 	assert.Empty(t, Regressions(set, rs[4]), "calc's tests were not in the restricted suite")
+	assert.Equal(t, BuildFailed, rs[5].Outcome)
+	require.Len(t, Regressions(set, rs[5]), 1, "a restricted suite that does not build fails its own tests only")
+	assert.Equal(t, "example.com/suite/show.TestSum", Regressions(set, rs[5])[0].Test)
 }
 
 func TestSuiteAffectedGoPackages(t *testing.T) {
@@ -195,7 +199,9 @@ func TestSuiteNamesAndScopes(t *testing.T) {
 	assert.Equal(t, "deep::inner::x", rustTestPath("deep::inner", "x"))
 	assert.Equal(t, "top", rustTestPath("crate", "top"))
 	assert.Equal(t, "inner::nested", rustTestPath("integration", "inner::nested"))
-	scope := []string{"example.com/m/a", "tests/test_x.py"}
+	scope := []string{"example.com/m/a", "tests/test_x.py", "example.com/m/c/..."}
+	assert.True(t, inScope("example.com/m/c.TestX", scope))
+	assert.True(t, inScope("example.com/m/c/d.TestX", scope))
 	assert.True(t, inScope("example.com/m/a.TestX", scope))
 	assert.False(t, inScope("example.com/m/a/b.TestX", scope), "a sub-package is a package of its own")
 	assert.True(t, inScope("tests/test_x.py::TestC::test_m", scope))
