@@ -8,7 +8,8 @@
 // test binaries' -test.v=test2json framing (one binary per package, compiled in a build
 // invocation with the build cache, run from the package's directory), pytest's JUnit
 // XML, node --test's TAP (one file at a time, so names carry the file), libtest's JUnit
-// (one binary per cargo test target). The runner writes its report into .dixit-suite/
+// (one binary per cargo test target), the JUnit Platform launcher's XML (Java, compiled
+// with javac as the java preset does). The runner writes its report into .dixit-suite/
 // inside the tree, which the judge reads back through os.Root after the run: code
 // under test could forge it, exactly as it could forge {report}, so a suite's pass is
 // as trustworthy as a verdict's.
@@ -58,8 +59,9 @@ type SuiteJob struct {
 	// Tree's own, so a tree cannot edit the tests it is checked against; nil runs Tree's
 	// own tests as they are.
 	Tests Tree
-	// Only restricts the suite: Go package directories ("pkg/a", "." for the root), or
-	// Python and Node test files or directories, relative to the tree's root. nil runs
+	// Only restricts the suite: Go package directories ("pkg/a", "." for the root),
+	// Python and Node test files or directories, Rust target files, relative to the
+	// tree's root (Java runs every class whatever it says). nil runs
 	// everything; empty (not nil) runs nothing, as Affected says of a change that
 	// touches no package.
 	Only []string
@@ -78,7 +80,8 @@ type SuiteResult struct {
 	// Tests holds each test the runner reported, by name: Pass only when it passed in
 	// every run, else Fail or Skipped. Go: "import/path.TestX" (top-level tests);
 	// Python: "tests/test_x.py::test_y" (pytest's node id); Node and TypeScript:
-	// "test/x.test.js::name"; Rust: "tests/it.rs::name", "src/lib.rs::tests::name".
+	// "test/x.test.js::name"; Rust: "tests/it.rs::name", "src/lib.rs::tests::name";
+	// Java: "calc.CalcTest#half()".
 	Tests map[string]Outcome `json:"tests,omitempty"`
 	// Passed counts the runs each test passed in, out of Runs: flakiness shows here.
 	Passed map[string]int `json:"passed,omitempty"`

@@ -52,6 +52,8 @@ func suiteFor(c Contract) (suiteSpec, bool) {
 		return suiteSpec{run: pythonSuiteRun, read: pythonSuiteRead}, true
 	case "rust":
 		return suiteSpec{build: rustSuiteBuild, units: rustSuiteUnits, run: rustSuiteRun, read: rustSuiteRead}, true
+	case "java":
+		return suiteSpec{build: javaSuiteBuild, run: javaSuiteRun, read: javaSuiteRead}, true
 	case "node", "typescript":
 		return suiteSpec{units: testFileUnits, run: nodeSuiteRun, read: nodeSuiteRead}, true
 	}
@@ -122,6 +124,8 @@ func suiteScope(src string, c Contract, only []string) ([]string, error) {
 		}
 	case "rust":
 		scope = append(scope, only...)
+	case "java":
+		return nil, nil // the launcher runs every class: Only does not restrict it
 	default:
 		units, err := testFileUnits(src, c, only)
 		if err != nil {

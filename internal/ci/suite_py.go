@@ -50,26 +50,32 @@ func pythonSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 	if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
 		return nil, "pytest's report is not whole JUnit XML: " + err.Error(), nil
 	}
-	var cases []suiteCase
-	pythonCases(root, &cases)
-	return cases, "", nil
+	return junitCases(root, pythonName), "", nil
 }
 
-func pythonCases(n xmlNode, cases *[]suiteCase) {
+// junitCases lists a JUnit document's test cases, named by name, each failing one
+// with its failure's first line.
+func junitCases(n xmlNode, name func(xmlNode) string) []suiteCase {
 	if n.XMLName.Local != "testcase" {
+		var cases []suiteCase
 		for _, c := range n.Nodes {
-			pythonCases(c, cases)
+			cases = append(cases, junitCases(c, name)...)
 		}
-		return
+		return cases
 	}
-	c := suiteCase{name: pythonNodeID(n.attr("file"), n.attr("classname"), n.attr("name")), outcome: junitOutcome(n)}
+	c := suiteCase{name: name(n), outcome: junitOutcome(n)}
 	for _, child := range n.Nodes {
 		if l := child.XMLName.Local; l == "failure" || l == "error" {
 			c.message = firstLine(child.attr("message"))
 			break
 		}
 	}
-	*cases = append(*cases, c)
+	return []suiteCase{c}
+}
+
+// pythonName is a pytest JUnit test case's node id.
+func pythonName(n xmlNode) string {
+	return pythonNodeID(n.attr("file"), n.attr("classname"), n.attr("name"))
 }
 
 // pythonNodeID rebuilds "tests/test_x.py::TestC::test_m" from file "tests/test_x.py",

@@ -294,3 +294,17 @@ func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {
 	assert.Equal(t, []Regression{{Test: "calc.spec.ts::doubles", Reason: "fails: Expected values to be strictly equal: 23 !== 42"}},
 		Regressions(NewRegressionSet(rs[0]), rs[1]), rs[1].Output)
 }
+
+func TestSuiteJavaNamesTestsByClassAndMethod(t *testing.T) {
+	l := ecosystemJudge(t, "java", []string{"javac", "-version"},
+		[]string{"test", "-f", "/usr/share/java/junit-platform-console-standalone.jar"})
+	base := suiteTree(t, "java")
+	broken := base.with("src/main/java/calc/Calc.java", "package calc;\n\npublic final class Calc {\n    public static int twice(int x) { return 2 * x; }\n\n    public static int half(int x) { return x; }\n}\n",
+		"src/test/java/calc/CalcTest.java", "package calc;\n\nclass CalcTest {}\n")
+	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{"calc.CalcTest#twice()": Pass, "calc.CalcTest#half()": Pass}, rs[0].Tests)
+	assert.Equal(t, []Regression{{Test: "calc.CalcTest#half()", Reason: "fails: half of 42 ==> expected: <21> but was: <42>"}},
+		Regressions(NewRegressionSet(rs[0]), rs[1]), rs[1].Output)
+}

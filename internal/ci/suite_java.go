@@ -1,0 +1,65 @@
+package ci
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// javaSuiteBuild compiles the project's sources, then its tests (src/test/ and the
+// files named like tests anywhere) against them and the JUnit Platform launcher, with
+// javac alone, as the java preset does.
+func javaSuiteBuild(suitePlan) string {
+	tests := `\( -path './src/test/*' -o -name '*Test.java' -o -name '*Tests.java' -o -name '*IT.java' \)`
+	return `find . -name '*.java' ! -path './` + suiteDir + `/*' ! ` + tests + ` >"$TMPDIR/main" &&
+find . -name '*.java' ! -path './` + suiteDir + `/*' ` + tests + ` >"$TMPDIR/tests" &&
+mkdir -p ` + suiteDir + `/main ` + suiteDir + `/test &&
+{ ! [ -s "$TMPDIR/main" ] || javac -nowarn -encoding UTF-8 -d ` + suiteDir + `/main @"$TMPDIR/main"; } &&
+{ ! [ -s "$TMPDIR/tests" ] || javac -nowarn -encoding UTF-8 -d ` + suiteDir + `/test -cp "` + suiteDir + `/main:$JUNIT_CONSOLE" @"$TMPDIR/tests"; }`
+}
+
+// javaSuiteRun runs every test class with the JUnit Platform console launcher, which
+// writes its XML reports into the run's directory.
+func javaSuiteRun(suitePlan) string {
+	return `java -jar "$JUNIT_CONSOLE" --disable-banner --details=tree --class-path ` + suiteDir + `/test:` + suiteDir + `/main ` +
+		`--scan-class-path ` + suiteDir + `/test --reports-dir ` + suiteRunDir
+}
+
+// javaSuiteRead names each test "package.Class#method()" from the launcher's reports.
+func javaSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return nil, "", err
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), suiteRunDir)
+	if err != nil {
+		return nil, "", err
+	}
+	var cases []suiteCase
+	seen := false
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "TEST-") || !strings.HasSuffix(e.Name(), ".xml") {
+			continue
+		}
+		data, err := readSuiteFile(src, suiteRunDir+"/"+e.Name())
+		if err != nil {
+			return nil, "", err
+		}
+		var doc xmlNode
+		if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+			return nil, "the JUnit Platform's report " + e.Name() + " is not whole XML: " + err.Error(), nil
+		}
+		seen = true
+		cases = append(cases, junitCases(doc, javaName)...)
+	}
+	if !seen {
+		return nil, "the JUnit Platform launcher wrote no report: it could not start", nil
+	}
+	return cases, "", nil
+}
+
+// javaName is a JUnit Platform test case's name, "package.Class#method()".
+func javaName(n xmlNode) string { return n.attr("classname") + "#" + n.attr("name") }
