@@ -40,7 +40,8 @@ type Regression struct {
 
 // Regressions lists, in the set's order, the tests of the set that fail, are skipped
 // or did not run on a tree, each with why. A suite that did not run at all fails them
-// all for its own reason.
+// all for its own reason; PrepareFailed among those is the environment's problem (as
+// for verdicts), which a caller reports as such rather than as the tree's regressions.
 func Regressions(set RegressionSet, r SuiteResult) []Regression {
 	var out []Regression
 	for _, name := range set.Tests {
