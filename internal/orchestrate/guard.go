@@ -40,6 +40,9 @@ func (r *Run) checkExisting(ctx context.Context, coder *coderSlot) ([]ci.Regress
 			names = append(names, b.Test)
 		}
 		detail = "breaks " + strings.Join(names, ", ")
+		if names[0] == "" {
+			detail = "could not be prepared: " + lastLine(rec.Regressions[0].Reason, 160)
+		}
 	}
 	r.emit(ctx, Event{Kind: EvExisting, Agent: coder.Name(), Detail: detail})
 	return rec.Regressions, r.chargeIn(coder.Name(), judgeSpender, rec.Spend)
@@ -49,6 +52,9 @@ func (r *Run) checkExisting(ctx context.Context, coder *coderSlot) ([]ci.Regress
 // breaks, and why: the tests are in the repository it reads, so naming them hides
 // nothing from it.
 func existingTestsFail(broken []ci.Regression) string {
+	if len(broken) == 1 && broken[0].Test == "" {
+		return dependenciesFail(broken[0].Reason)
+	}
 	var b strings.Builder
 	b.WriteString("Your change breaks tests the repository already had, which pass without it:\n")
 	for _, t := range broken {
@@ -56,4 +62,23 @@ func existingTestsFail(broken []ci.Regression) string {
 	}
 	b.WriteString("Make them pass again without changing them (changes to existing tests are not used when they run).")
 	return b.String()
+}
+
+// lastLine is the last line of an installer's output that says what failed: written by
+// the installer (not the judge's "[dixit]" note) and not indented (the detail under
+// it), cut to max runes.
+func lastLine(output string, max int) string {
+	lines := strings.Split(strings.TrimRight(output, " \t\r\n"), "\n")
+	line := strings.TrimSpace(lines[len(lines)-1])
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r")
+		if l != "" && l[0] != ' ' && l[0] != '\t' && !strings.HasPrefix(l, "[dixit]") {
+			line = l
+			break
+		}
+	}
+	if r := []rune(line); len(r) > max {
+		line = string(append(r[:max-1], '…'))
+	}
+	return line
 }

@@ -128,3 +128,30 @@ func TestACoderWhoseDependenciesDoNotInstallHasNoVoteAndIsTold(t *testing.T) {
 	assert.Contains(t, told, "404 Not Found")
 	assert.NotContains(t, told, "Test 1 fails")
 }
+
+// A tree whose dependencies do not install breaks the existing tests only in that they
+// cannot run: the coder hears that once, with the installer's words.
+func TestATreeThatCannotBePreparedIsToldSoByTheGuard(t *testing.T) {
+	guard := &unpreparedGuard{tree: "c2@1"}
+	s := scenario{
+		versions: []int{1, 2, 1, 1, 1},
+		testers:  [][]string{{"T1"}},
+		passes:   map[string][]string{"T1": {"c1@1", "c2@2", "c3@1", "c4@1"}},
+		guard:    guard,
+	}
+	p := s.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, p.err)
+	told := strings.Join(p.coders[1].History, "\n")
+	assert.Contains(t, told, "installing its dependencies failed, so no test ran")
+	assert.Contains(t, told, "403 Forbidden")
+	assert.NotContains(t, told, "breaks tests the repository already had")
+}
+
+type unpreparedGuard struct{ tree string }
+
+func (g *unpreparedGuard) Regressions(_ context.Context, _ string, tree ci.Tree) ([]ci.Regression, error) {
+	if tree.Hash() == g.tree {
+		return []ci.Regression{{Reason: "go: github.com/gobuffalo/segments@v0.1.0: 403 Forbidden"}}, nil
+	}
+	return nil, nil
+}

@@ -78,7 +78,8 @@ type Store interface {
 // vetted suite; it is told which one fails, since it can read them anyway.
 type Guard interface {
 	// Regressions lists the existing tests the tree breaks, each with why; nil when it
-	// breaks none. An error is the judge's own failure.
+	// breaks none. A tree whose dependencies cannot be installed gets one Regression with
+	// no Test and the installer's output as Reason. An error is the judge's own failure.
 	Regressions(ctx context.Context, coder string, tree ci.Tree) ([]ci.Regression, error)
 }
 

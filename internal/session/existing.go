@@ -110,7 +110,13 @@ func (g *guard) Regressions(ctx context.Context, coder string, tree ci.Tree) ([]
 	if err != nil {
 		return nil, err
 	}
-	broken = ci.Regressions(g.set, results[0])
+	if r := results[0]; r.Outcome == ci.PrepareFailed {
+		// Not a test's failure: the tree's dependencies did not install. Said once, with
+		// the installer's words, rather than as every test of the set broken.
+		broken = []ci.Regression{{Reason: r.Output}}
+	} else {
+		broken = ci.Regressions(g.set, r)
+	}
 	g.mu.Lock()
 	g.seen[tree.Hash()] = broken
 	g.mu.Unlock()

@@ -188,11 +188,6 @@ func checkReal(t *testing.T, r realRun, c realCase) {
 		assert.Empty(t, r.coder(t, c.breaker).Breaks, "its final tree keeps the repository's tests passing")
 	})
 	t.Run("summary.json counts the prepares", func(t *testing.T) {
-		// TODO(lead): session.go fills summary.json's judge from the verdict cache's
-		// stats (s.judge.Stats()), which never count prepares: Prepares is 0 even though
-		// BuildCache/deps holds the caches (checked above). Remove this skip once the
-		// local judge's Prepares and PrepareSeconds reach the summary.
-		t.Skip("summary.json's judge.prepares comes from the verdict cache, which counts no prepares")
 		assert.GreaterOrEqual(t, r.sum.Judge.Prepares, 1)
 	})
 }
@@ -230,14 +225,8 @@ func testRealFlect(t *testing.T) {
 	}
 	t.Run("without the regression guard, a failing prepare is a coder without a vote", testFlectUnguarded)
 	t.Run("a failing prepare is reported as such", func(t *testing.T) {
-		// TODO(lead): eve's first tree cannot be prepared (go.mod requires
-		// github.com/gobuffalo/segments, which does not exist). The regression guard
-		// finds it in round 1 and reports it as breaking all 36 existing tests, each with
-		// the reason "the tree's dependencies could not be installed (…)"
-		// (ci.Regressions in internal/ci/suite_regress.go; orchestrate.checkExisting,
-		// existingTestsFail). It should be one prepare_failed, told with
-		// dependenciesFail and the installer's output, as a verdict's is.
-		t.Skip("a prepare that fails in the regression guard is reported as every existing test broken")
+		// eve's first go.mod requires github.com/gobuffalo/segments, which does not
+		// exist: the guard finds it in round 1 and eve hears once why.
 		told := r.existing("eve")
 		require.NotEmpty(t, told)
 		assert.NotContains(t, told[0], "breaks ")

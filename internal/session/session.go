@@ -275,6 +275,10 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 	}
 	// After the comparison, whose judge work (dual agreement) counts too.
 	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
+	// Dependencies are prepared by the local judge (for verdicts, and for the
+	// repository's own tests whatever the judge): the cache in front of it does not see them.
+	local := s.local.Stats()
+	sum.Judge.Prepares, sum.Judge.PrepareSeconds = local.Prepares, local.PrepareSeconds
 	if remote, ok := s.inner.(interface{ Minutes() int }); ok {
 		sum.Judge.Sandbox = "github-actions"
 		sum.Judge.ActionsMinutes = remote.Minutes()
