@@ -192,9 +192,25 @@ func Line(ev orchestrate.Event) string {
 		if ev.Detail == "stacked" {
 			verb = "re-tries "
 		}
-		return fmt.Sprintf("%s %s %-8s → %-8s %d/%d pass  %s", who, verb, ev.Test, ev.Class, ev.Passed, len(ev.Cells), cells(ev.Cells, true))
+		voters, unprepared := len(ev.Cells), 0
+		for _, c := range ev.Cells {
+			if c.Outcome == string(ci.PrepareFailed) {
+				voters, unprepared = voters-1, unprepared+1
+			}
+		}
+		note := ""
+		if unprepared > 0 {
+			// They have no vote: the rule counted only the coders that could be prepared.
+			note = fmt.Sprintf(" (%d not prepared)", unprepared)
+		}
+		return fmt.Sprintf("%s %s %-8s → %-8s %d/%d pass%s  %s", who, verb, ev.Test, ev.Class, ev.Passed, voters, note, cells(ev.Cells, true))
 	case orchestrate.EvSuite:
 		return fmt.Sprintf("%s suite  %s", who, cells(ev.Cells, false))
+	case orchestrate.EvExisting:
+		if strings.HasPrefix(ev.Detail, "keeps") {
+			return "" // the usual case says nothing worth a line
+		}
+		return fmt.Sprintf("%s existing tests: %s", who, inert(ev.Detail))
 	case orchestrate.EvVet:
 		return fmt.Sprintf("  ✚ %s enters the vetted suite as %s", ev.Test, ev.Detail)
 	case orchestrate.EvThank:

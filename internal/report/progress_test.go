@@ -115,3 +115,14 @@ func TestProgressWithoutLinesStillKeepsTheStatusLine(t *testing.T) {
 	assert.Regexp(t, `^round 3 · \d+:\d\d$`, status.Text())
 	assert.Empty(t, out.String())
 }
+
+// The log says who broke an existing test, and counts only the coders that could vote.
+func TestLinesForTheGuardAndUnpreparedCoders(t *testing.T) {
+	assert.Equal(t, "  dee      existing tests: breaks example.com/calc/calc.TestAddNegative",
+		Line(orchestrate.Event{Kind: orchestrate.EvExisting, Agent: "dee", Detail: "breaks example.com/calc/calc.TestAddNegative"}))
+	assert.Empty(t, Line(orchestrate.Event{Kind: orchestrate.EvExisting, Agent: "ada", Detail: "keeps every existing test passing"}))
+	ev := orchestrate.Event{Kind: orchestrate.EvClassify, Agent: "tia", Test: "tia-1", Class: orchestrate.Ideal, Passed: 3, Cells: []orchestrate.Cell{
+		{Coder: "ada", Outcome: "pass"}, {Coder: "bo", Outcome: "pass"}, {Coder: "cy", Outcome: "fail"}, {Coder: "dee", Outcome: "pass"}, {Coder: "eve", Outcome: "prepare_failed"},
+	}}
+	assert.Contains(t, Line(ev), "→ IDEAL    3/4 pass (1 not prepared)  ada ACC")
+}
