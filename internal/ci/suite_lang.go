@@ -55,6 +55,9 @@ func suiteFor(c Contract) (suiteSpec, bool) {
 	case "java":
 		return suiteSpec{build: javaSuiteBuild, run: javaSuiteRun, read: javaSuiteRead}, true
 	case "node", "typescript":
+		if usesVitest(c) {
+			return suiteSpec{units: testFileUnits, run: vitestSuiteRun, read: vitestSuiteRead}, true
+		}
 		return suiteSpec{units: testFileUnits, run: nodeSuiteRun, read: nodeSuiteRead}, true
 	}
 	return suiteSpec{}, false

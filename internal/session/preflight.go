@@ -154,8 +154,28 @@ func canaryTest(testPath string, files []gitstate.File) ([]byte, bool) {
 	case ".js", ".mjs", ".cjs":
 		// A dynamic import loads node:test from a CommonJS file and an ES module alike.
 		return []byte("import('node:test').then(({ test }) => test('dixit preflight', () => {}));\n"), true
+	case ".ts", ".mts":
+		if !esModule(files) {
+			return []byte("import('node:test').then(({ test }) => test('dixit preflight', () => {}));\n"), true
+		}
+		// An ES module may await its runner: vitest's (it sets VITEST) or node's, so the
+		// canary suits the TypeScript preset and a contract that runs vitest alike.
+		return []byte("const { test } = process.env.VITEST ? await import('vitest') : await import('node:test');\n\ntest('dixit preflight', () => {});\n"), true
 	}
 	return nil, false
+}
+
+// esModule reports whether the repository's package.json makes its files ES modules.
+func esModule(files []gitstate.File) bool {
+	for _, f := range files {
+		if f.Path == "package.json" {
+			var pkg struct {
+				Type string `json:"type"`
+			}
+			return json.Unmarshal(f.Content, &pkg) == nil && pkg.Type == "module"
+		}
+	}
+	return false
 }
 
 // goPackage is the package the test's directory declares, from its non-test files when

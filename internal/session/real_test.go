@@ -263,11 +263,6 @@ func testRealDestr(t *testing.T) {
 			"uma-1 test/long-numbers.test.ts cy " + report.GuardsExisting,
 		},
 		breaker: "dee", broken: "test/index.test.ts::destr > prevents prototype pollution",
-		// TODO(lead): the preflight has no canary for .ts test paths (canaryTest in
-		// preflight.go knows .go, .py, .js), so the preflight is nil and existingTests
-		// never runs; and the node/typescript suite (nodeSuiteRun) runs every file
-		// under node --test, not under the contract's runner (vitest here).
-		noGuard: "the repository's own tests do not run for a vitest contract yet: no preflight canary for .ts, and the suite runs node --test",
 	})
 }
 

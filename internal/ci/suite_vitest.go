@@ -1,0 +1,47 @@
+package ci
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io/fs"
+	"strings"
+)
+
+// vitestReport is where vitest writes a suite run's JUnit XML.
+const vitestReport = suiteRunDir + "/vitest.xml"
+
+// usesVitest reports whether the contract runs its tests with vitest: then the
+// repository's own tests are vitest's too, and node --test cannot run them.
+func usesVitest(c Contract) bool {
+	return strings.Contains(c.Run, "vitest")
+}
+
+// vitestSuiteRun runs the test files in one vitest process, with the project's own
+// vitest configuration (a coder's edits to it are laid over by the base's, as its test
+// files are), JUnit XML for the judge.
+func vitestSuiteRun(p suitePlan) string {
+	var b strings.Builder
+	b.WriteString("vitest run --reporter=default --reporter=junit --outputFile.junit=" + vitestReport)
+	for _, u := range p.units {
+		b.WriteString(" " + shellQuote(u.name))
+	}
+	return b.String()
+}
+
+// vitestSuiteRead names each test case "file::describe > name", as vitest's JUnit
+// report gives them (classname is the file).
+func vitestSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
+	data, err := readSuiteFile(src, vitestReport)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "vitest wrote no report: it could not start, or found no test file", nil
+	}
+	if err != nil {
+		return nil, "vitest's report could not be read: " + err.Error(), nil
+	}
+	var root xmlNode
+	if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
+		return nil, "vitest's report is not whole JUnit XML: " + err.Error(), nil
+	}
+	return junitCases(root, func(n xmlNode) string { return n.attr("classname") + "::" + n.attr("name") }), "", nil
+}
