@@ -95,7 +95,7 @@ func (e expectation) problem(r runnerReport) string {
 
 // ran reports whether a test the file defines is among the passing ones; pytest names
 // each case of a parametrized test want[...]; the JUnit Platform names a Java method
-// want() and surefire plain want.
+// want() and surefire plain want; vitest names a describe block's tests want > ….
 func ran(want string, passed map[string]int, suites []string) bool {
 	if passed[want] > 0 {
 		return true
@@ -104,7 +104,8 @@ func ran(want string, passed map[string]int, suites []string) bool {
 		return true
 	}
 	for name := range passed {
-		if strings.HasPrefix(name, want+"[") {
+		// vitest's JUnit names a test inside a describe block "describe > test".
+		if strings.HasPrefix(name, want+"[") || strings.HasPrefix(name, want+" > ") {
 			return true
 		}
 	}
