@@ -17,9 +17,10 @@ func usesVitest(c Contract) bool {
 	return strings.Contains(c.Run, "vitest")
 }
 
-// vitestSuiteRun runs the test files in one vitest process, with the project's own
-// vitest configuration (a coder's edits to it are laid over by the base's, as its test
-// files are), JUnit XML for the judge.
+// vitestSuiteRun runs the test files in one vitest process, JUnit XML for the judge.
+// The test files are the base's; the vitest configuration is the tree's, so a coder
+// could change what it runs there (test.exclude can name vitest.config.* to take the
+// base's instead).
 func vitestSuiteRun(p suitePlan) string {
 	var b strings.Builder
 	b.WriteString("vitest run --reporter=default --reporter=junit --outputFile.junit=" + vitestReport)
