@@ -62,7 +62,7 @@ func (r *Run) check(ctx context.Context, coder *coderSlot) (string, error) {
 			return someTestsFail(r.numbers(), vector), nil
 		}
 	}
-	broken, err := r.checkExisting(ctx, coder)
+	broken, err := r.checkExisting(ctx, coder, false)
 	if err != nil || len(broken) == 0 {
 		return "", err
 	}

@@ -55,12 +55,18 @@ func (r *Run) play(ctx context.Context) (stop, error) {
 	if err := r.firstSolves(ctx); err != nil {
 		return stop{}, err
 	}
+	if err := r.retireExisting(ctx); err != nil {
+		return stop{}, err
+	}
 	for {
 		r.round++
 		r.emit(ctx, Event{Kind: EvRound})
 		stuck, err := r.codersPass(ctx)
 		if err != nil {
 			return stop{}, err
+		}
+		if stuck != nil && len(stuck.breaks) > 0 {
+			return stop{CodersStuck, fmt.Sprintf("coder %s still breaks the repository's test %s after %d retries", stuck.Name(), stuck.breaks[0].Test, r.cfg.MaxCoderRetries)}, nil
 		}
 		if stuck != nil {
 			return stop{CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", stuck.Name(), r.cfg.MaxCoderRetries)}, nil

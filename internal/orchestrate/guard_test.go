@@ -155,3 +155,36 @@ func (g *unpreparedGuard) Regressions(_ context.Context, _ string, tree ci.Tree)
 	}
 	return nil, nil
 }
+
+// An existing test that most first solutions break checks what the spec asks to change:
+// it is retired for the run, said once, and no coder is held to it. One that a single
+// coder breaks stays, and that coder is told.
+func TestAnExistingTestTheSpecChangesIsRetiredByTheFirstSolutions(t *testing.T) {
+	const wrap, old = "example.com/m/pkg.TestAddWraps", "example.com/m/pkg.TestOld"
+	guard := &existingTests{breaks: map[string][]string{
+		"c1@1": {wrap}, "c2@1": {wrap, old}, "c3@1": {wrap}, "c4@1": {wrap}, "c2@2": {wrap},
+	}}
+	s := scenario{
+		versions: []int{1, 2, 1, 1, 1},
+		testers:  [][]string{{"T1"}},
+		passes:   map[string][]string{"T1": {"c1@1", "c2@2", "c3@1", "c4@1"}},
+		guard:    guard,
+	}
+	p := s.play(t, &orchestratetest.Journal{}, nil)
+	require.NoError(t, p.err)
+	assert.Equal(t, []string{wrap}, p.res.Retired)
+	var said []string
+	for _, ev := range p.res.Events {
+		if ev.Kind == orchestrate.EvExisting && ev.Detail != "keeps every existing test passing" {
+			said = append(said, strings.TrimSpace(ev.Agent+" "+ev.Detail))
+		}
+	}
+	assert.Equal(t, []string{
+		"the spec changes what " + wrap + " checks: 4 of 5 first solutions break it, so it guards nothing in this run",
+		"c2 breaks " + old,
+	}, said)
+	for _, c := range p.coders {
+		assert.NotContains(t, strings.Join(c.History, "\n"), "TestAddWraps", "%s is not held to a retired test", c.Name())
+	}
+	assert.Contains(t, strings.Join(p.coders[1].History, "\n"), old)
+}

@@ -1,5 +1,7 @@
 package orchestrate
 
+import "sort"
+
 // result is what the run hands over when it stops.
 func (r *Run) result(outcome Outcome, reason string) *Result {
 	replayed, live := r.counts()
@@ -19,6 +21,10 @@ func (r *Run) result(outcome Outcome, reason string) *Result {
 		}
 		res.Testers = append(res.Testers, ts)
 	}
+	for test := range r.retired {
+		res.Retired = append(res.Retired, test)
+	}
+	sort.Strings(res.Retired)
 	res.Decisions = append([]AppliedDecision(nil), r.decided...)
 	res.Accepted = r.accepted
 	res.Standing = r.standing(outcome)

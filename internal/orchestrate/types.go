@@ -69,4 +69,7 @@ type Result struct {
 	Decisions []AppliedDecision `json:"decisions,omitempty"`
 	Accepted  string            `json:"accepted,omitempty"`
 	Standing  Standing          `json:"standing"`
+	// Retired are the repository's own tests the spec changes: most coders' first
+	// solutions broke them, so they guarded nothing.
+	Retired []string `json:"retired_existing,omitempty"`
 }

@@ -32,6 +32,10 @@ func existingSection(s Summary, full bool) string {
 			verb(len(e.Set.Flaky), "it guards", "they guard"), codeList(e.Set.Flaky))
 	}
 	b.WriteString("\n\n")
+	if len(e.Retired) > 0 {
+		fmt.Fprintf(&b, "Most coders' first solutions broke %s: the spec changes what %s, so %s nothing in this run.\n\n",
+			codeList(e.Retired), verb(len(e.Retired), "it checks", "they check"), verb(len(e.Retired), "it guarded", "they guarded"))
+	}
 	var rows []string
 	for _, c := range s.Coders {
 		if len(c.Breaks) > 0 {

@@ -116,4 +116,7 @@ type Existing struct {
 	Seconds float64          `json:"seconds"`
 	// Patch lists the tests of the set the patch under review breaks (bot vet).
 	Patch []ci.Regression `json:"patch,omitempty"`
+	// Retired are the tests of the set the spec changes: most coders' first solutions
+	// broke them, so they guarded nothing in the run.
+	Retired []string `json:"retired,omitempty"`
 }

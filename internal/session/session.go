@@ -252,6 +252,9 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 	}
 	sum := report.NewSummary(s.opts.RunID, res)
 	sum.Preflight, sum.Existing = pre, existing
+	if existing != nil {
+		existing.Retired = res.Retired
+	}
 	describe(&sum)
 	// The report's commands name this state dir; its code blocks take the tests' language.
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
