@@ -67,7 +67,7 @@ type Run struct {
 	guard     Guard
 	// retired are the repository's tests the spec changes (most first solutions break
 	// them): they guard nothing in this run. nil until the coders' first solutions voted.
-	retired map[string]bool
+	retired   map[string]bool
 	decided   []AppliedDecision
 	accepted  string   // the coder whose implementation a human accepted
 	dropped   []string // vetted tests a human dropped
