@@ -188,3 +188,44 @@ func TestAnExistingTestTheSpecChangesIsRetiredByTheFirstSolutions(t *testing.T) 
 	}
 	assert.Contains(t, strings.Join(p.coders[1].History, "\n"), old)
 }
+
+// Cut after every effect of a guarded run, the vote among them, and resumed by a new
+// process: the same end, the same retired tests, and no tree's existing tests run twice.
+func TestAGuardedRunInterruptedAnywhereEndsTheSame(t *testing.T) {
+	const wrap, old = "m/p.TestAddWraps", "m/p.TestOld"
+	breaks := map[string][]string{"c1@1": {wrap}, "c2@1": {wrap, old}, "c3@1": {wrap}, "c4@1": {wrap}, "c2@2": {wrap}}
+	play := func(journal *orchestratetest.Journal, guard *existingTests, after func(int) error) played {
+		s := scenario{
+			versions: []int{1, 2, 1, 1, 1},
+			testers:  [][]string{{"T1"}},
+			passes:   map[string][]string{"T1": {"c1@1", "c2@2", "c3@1", "c4@1"}},
+			guard:    guard,
+		}
+		return s.play(t, journal, after)
+	}
+	wholeGuard := &existingTests{breaks: breaks}
+	whole := play(&orchestratetest.Journal{}, wholeGuard, nil)
+	require.NoError(t, whole.err)
+	effects := len(whole.journal.Records)
+	for cut := 1; cut < effects; cut++ {
+		journal := &orchestratetest.Journal{}
+		g1 := &existingTests{breaks: breaks}
+		first := play(journal, g1, func(seq int) error {
+			if seq == cut {
+				return orchestrate.ErrInterrupted
+			}
+			return nil
+		})
+		require.ErrorIs(t, first.err, orchestrate.ErrInterrupted)
+		g2 := &existingTests{breaks: breaks}
+		second := play(journal, g2, nil)
+		require.NoError(t, second.err, "cut %d", cut)
+		assert.Equal(t, whole.res.Retired, second.res.Retired, "cut %d", cut)
+		assert.Equal(t, whole.res.Coders, second.res.Coders, "cut %d", cut)
+		assert.Equal(t, orchestratetest.Unflagged(whole.res.Events), orchestratetest.Unflagged(second.res.Events), "cut %d", cut)
+		// Checks journalled before the cut never run again; those under way in the other
+		// lanes of a phase when it came (at most one per coder) may.
+		assert.LessOrEqual(t, len(g1.ran)+len(g2.ran), len(wholeGuard.ran)+5, "cut %d", cut)
+		assert.Less(t, len(g2.ran), len(wholeGuard.ran)+1, "cut %d: the resumed run replays what was journalled", cut)
+	}
+}
