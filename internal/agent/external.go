@@ -62,7 +62,7 @@ func NewExternal(o ExternalOptions) (*External, error) {
 	}
 	return &External{
 		workingCopy: wc, opts: o, cps: checkpoint.New(o.Workshop, o.Run, name),
-		history: []string{coderPrompt(o.Settings), specMessage(o.Spec)},
+		history: []string{coderPrompt(o.Settings), specMessage(o.Spec) + withBreak(instructionsMessage(o.Instructions))},
 	}, nil
 }
 

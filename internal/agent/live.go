@@ -26,10 +26,14 @@ type Options struct {
 	MaxSteps    int
 	TurnTimeout time.Duration // 0: no limit
 	Spec        string        // as people wrote it; agents read it as specMessage shows it
-	Tools       string        // agents.tools: config.ToolsAuto ("" too), ToolsNative or ToolsText
-	Workshop    *gitstate.Workshop
-	Run         string
-	Logger      *slog.Logger
+	// Instructions are the repository's agent instructions (AGENTS.md …) from the base,
+	// given with the spec in the first user message; nil when there are none or
+	// agents.repo_instructions is off.
+	Instructions []InstructionFile
+	Tools        string // agents.tools: config.ToolsAuto ("" too), ToolsNative or ToolsText
+	Workshop     *gitstate.Workshop
+	Run          string
+	Logger       *slog.Logger
 }
 
 // live is the conversation machinery both roles share.
@@ -92,7 +96,7 @@ func (a *live) Tell(_ context.Context, message string) error {
 // some chat templates refuse two user messages in a row.
 func (a *live) ask(message string) {
 	if len(a.messages) == 1 && !strings.Contains(a.messages[0].Content, oldSpecTag) {
-		message = specMessage(a.opts.Spec) + "\n" + message
+		message = specMessage(a.opts.Spec) + "\n" + withBreak(instructionsMessage(a.opts.Instructions)) + message
 	}
 	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: message})
 }

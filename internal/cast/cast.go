@@ -35,7 +35,11 @@ type Cast struct {
 	// NewCoder makes the fresh coder a human's `replace` brings in; nil when none can
 	// be (a population without replacements).
 	NewCoder func(replaces, name string) (orchestrate.Coder, error)
-	probe    string // a scripted population's probe file ("" for none)
+	// Instructions are the base's agent instruction files the live agents were given
+	// (AGENTS.md …), and InstructionsSkipped those left out with why, for the report.
+	Instructions        []string
+	InstructionsSkipped []string
+	probe               string // a scripted population's probe file ("" for none)
 }
 
 // Stage is where a cast plays: the run's workshop and id, and its directory for the
@@ -112,6 +116,16 @@ func Live(play Play, stage Stage) (*Cast, error) {
 		Spec: play.Spec, Tools: cfg.Agents.Tools, Workshop: stage.Workshop, Run: stage.Run, Logger: stage.Logger,
 	}
 	c := &Cast{Kind: KindLLM}
+	if !cfg.Agents.SkipRepoInstructions {
+		files, skipped, err := agent.ReadInstructions(baseDir)
+		if err != nil {
+			return nil, err
+		}
+		common.Instructions, c.InstructionsSkipped = files, skipped
+		for _, f := range files {
+			c.Instructions = append(c.Instructions, f.Path)
+		}
+	}
 	newCoder := func(settings config.AgentSettings) (orchestrate.Coder, error) {
 		o := common
 		o.Settings = settings

@@ -26,6 +26,10 @@ type Agents struct {
 	// runs in the coder's working copy with the prompt on stdin.
 	CoderCommand   string        `json:"coder_command,omitempty"`
 	CommandTimeout time.Duration `json:"command_timeout,omitempty"`
+	// SkipRepoInstructions: agents.repo_instructions is false, so the base's AGENTS.md
+	// and .github/copilot-instructions.md are not given to the agents (they are by
+	// default, as data beside the spec).
+	SkipRepoInstructions bool `json:"skip_repo_instructions,omitempty"`
 }
 
 // How the agents' tool calls are read (agents.tools).
@@ -62,15 +66,16 @@ type Price struct {
 }
 
 type agentsFile struct {
-	Model          *string          `yaml:"model"`
-	MaxSteps       *int             `yaml:"max_steps"`
-	TurnTimeout    *time.Duration   `yaml:"turn_timeout"`
-	Price          *Price           `yaml:"price"`
-	Coders         []*AgentSettings `yaml:"coders"`
-	Testers        []*AgentSettings `yaml:"testers"`
-	Tools          *string          `yaml:"tools"`
-	CoderCommand   *string          `yaml:"coder_command"`
-	CommandTimeout *time.Duration   `yaml:"command_timeout"`
+	Model            *string          `yaml:"model"`
+	MaxSteps         *int             `yaml:"max_steps"`
+	TurnTimeout      *time.Duration   `yaml:"turn_timeout"`
+	Price            *Price           `yaml:"price"`
+	Coders           []*AgentSettings `yaml:"coders"`
+	Testers          []*AgentSettings `yaml:"testers"`
+	Tools            *string          `yaml:"tools"`
+	CoderCommand     *string          `yaml:"coder_command"`
+	CommandTimeout   *time.Duration   `yaml:"command_timeout"`
+	RepoInstructions *bool            `yaml:"repo_instructions"`
 }
 
 var (
@@ -142,6 +147,9 @@ func applyAgents(s *Settings, f *agentsFile) error {
 	}
 	if f.CommandTimeout != nil {
 		s.Agents.CommandTimeout = *f.CommandTimeout
+	}
+	if f.RepoInstructions != nil {
+		s.Agents.SkipRepoInstructions = !*f.RepoInstructions
 	}
 	if err := mergeAgents("agents.coders", "coders", s.Agents.Coders, f.Coders); err != nil {
 		return err

@@ -210,3 +210,17 @@ func TestOtherProtocolsTakeFewerAgents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "dixit", d.Protocol, "dixit by default")
 }
+
+// TestRepoInstructionsKey: the base's agent instructions are given unless dixit.yml
+// turns them off, and the key takes only a boolean.
+func TestRepoInstructionsKey(t *testing.T) {
+	s, err := config.Parse([]byte("coders: 3\n"))
+	require.NoError(t, err)
+	assert.False(t, s.Agents.SkipRepoInstructions, "on by default")
+	s, err = config.Parse([]byte("agents:\n  repo_instructions: false\n"))
+	require.NoError(t, err)
+	assert.True(t, s.Agents.SkipRepoInstructions)
+	_, err = config.Parse([]byte("agents:\n  repo_instructions: sometimes\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "agents.repo_instructions")
+}

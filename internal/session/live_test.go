@@ -34,6 +34,8 @@ func calcRepo(t *testing.T) string {
 	files := map[string]string{
 		"go.mod":  "module example.com/calc\n\ngo 1.22\n",
 		"calc.go": "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { panic(\"todo\") }\n",
+		// The maintainers' instructions for agents: every agent's first message has them.
+		"AGENTS.md": "CANARY-INSTRUCTIONS: keep functions short.\n",
 		".github/dixit.yml": `coders: 3
 testers: 2
 reruns: 2
@@ -142,6 +144,16 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	assert.Empty(t, cmp.Differential.Disagreements, "all three now return a + b")
 
 	requests := srv.Requests()
+	first := map[string]bool{} // each agent's first question, by its instructions
+	for _, r := range requests {
+		if len(r.Messages) < 2 || first[r.Messages[0].Content] {
+			continue
+		}
+		first[r.Messages[0].Content] = true
+		assert.Contains(t, r.Messages[1].Content, "CANARY-INSTRUCTIONS: keep functions short.",
+			"the base's AGENTS.md is in every agent's first message (request %d)", r.Index)
+	}
+	assert.Len(t, first, 5, "three coders and two testers")
 	seen := map[string]bool{}
 	forbidden := regexp.MustCompile(`(?i)\b(coders?|testers?|agents?|other (models|implementations)|majority|votes?|scores?|games?|players?|pass rate)\b`)
 	for _, r := range requests {
@@ -158,7 +170,8 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 				assert.NotContains(t, text, "CANARY-CODE", "no coder's code reaches a tester (request %d)", r.Index)
 			}
 			if m.Role == "system" || m.Role == "user" {
-				assert.NotRegexp(t, forbidden, m.Content, "request %d says nothing of the game", r.Index)
+				// The instruction file's name is the repository's, not a word about the game.
+				assert.NotRegexp(t, forbidden, strings.ReplaceAll(m.Content, "AGENTS.md", ""), "request %d says nothing of the game", r.Index)
 			}
 		}
 		for _, tool := range r.Tools {
