@@ -11,6 +11,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/session"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // noEndpoint is what a live run says when no model endpoint is configured.
@@ -182,7 +183,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	}
 	var err error
 	if name == "vet" {
-		if opts.Patch, err = session.ReadPatch(f.patch, f.population, f.repo); err != nil {
+		if opts.Patch, err = vet.ReadPatch(f.patch, f.population, f.repo); err != nil {
 			return err
 		}
 	}

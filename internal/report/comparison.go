@@ -6,27 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dixit-bot/dixit/internal/differential"
-	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
-
-// Comparison is how the implementations differ: in their code (diff stats) and in their
-// behaviour (differential testing), and which one the pull request is built from.
-type Comparison struct {
-	Touched []CoderDiff `json:"touched"` // each coder's change from the base revision
-	Pairs   []PairDiff  `json:"pairs"`   // each pair of coders
-	// Differential is the probe's answers compared across the passing implementations;
-	// nil when no probe ran, and ProbeNote says why.
-	Differential *differential.Report `json:"differential,omitempty"`
-	ProbeBy      string               `json:"probe_by,omitempty"`
-	ProbeNote    string               `json:"probe_note,omitempty"`
-	// Dual is each coder's CodeT dual-agreement score over every test the testers
-	// proposed (DualAgreement), run against the final implementations.
-	Dual      map[string]int `json:"dual_agreement,omitempty"`
-	DualTests int            `json:"dual_tests,omitempty"`
-	Pick      Pick           `json:"pick"`
-}
 
 // DualAgreement scores coders as CodeT does: coders that pass exactly the same tests form
 // a group, and each member scores (tests the group passes) × (coders in the group).
@@ -59,35 +41,6 @@ func DualAgreement(coders []string, passes map[string][]bool) map[string]int {
 	return out
 }
 
-// CoderDiff is the files a coder changed from the base revision.
-type CoderDiff struct {
-	Coder   string              `json:"coder"`
-	Files   []gitstate.FileStat `json:"files"`
-	Added   int                 `json:"added"`
-	Deleted int                 `json:"deleted"`
-	// OwnTests counts the lines of Added and Deleted in the coder's own test files (the
-	// judge leaves them out): the size tie-break does not count them, so that a coder
-	// that writes tests is not the one that loses it.
-	OwnTests int `json:"own_tests,omitempty"`
-}
-
-// PairDiff is how far apart two implementations are.
-type PairDiff struct {
-	A       string `json:"a"`
-	B       string `json:"b"`
-	Files   int    `json:"files"`
-	Added   int    `json:"added"`
-	Deleted int    `json:"deleted"`
-}
-
-// Pick is the implementation the escalation pull request is built from.
-type Pick struct {
-	Coder      string   `json:"coder"`
-	Agreed     bool     `json:"agreed"`     // it passes every vetted test
-	Candidates []string `json:"candidates"` // every coder that does
-	Why        string   `json:"why"`
-}
-
 // Choose applies the pick rule (docs/escalation.md), the hybrid that the replay of
 // recorded LLM runs favours (docs/replay.md):
 //  1. only coders passing the whole vetted suite are candidates;
@@ -99,7 +52,7 @@ type Pick struct {
 //
 // With no candidate it is CodeT's pick over all coders, and the body says that none
 // passes every vetted test.
-func Choose(s Summary, c Comparison) Pick {
+func Choose(s runfile.Summary, c runfile.Comparison) runfile.Pick {
 	p := choose(s, c)
 	if len(s.Vetted) == 0 && s.Accepted == "" && p.Coder != "" && (s.Protocol == "" || s.Protocol == "dixit") {
 		// Every coder "passes every vetted test" of an empty suite: say so rather than
@@ -111,13 +64,13 @@ func Choose(s Summary, c Comparison) Pick {
 	return p
 }
 
-func choose(s Summary, c Comparison) Pick {
+func choose(s runfile.Summary, c runfile.Comparison) runfile.Pick {
 	if s.Protocol != "" && s.Protocol != "dixit" {
 		return protocolPick(s)
 	}
 	candidates := Consensus(s)
 	if s.Accepted != "" { // a human decided: the rule gives way
-		p := Pick{Coder: s.Accepted, Agreed: slices.Contains(candidates, s.Accepted), Candidates: candidates}
+		p := runfile.Pick{Coder: s.Accepted, Agreed: slices.Contains(candidates, s.Accepted), Candidates: candidates}
 		p.Why = fmt.Sprintf("%s's implementation was accepted by a human", s.Accepted)
 		for _, d := range s.Decisions {
 			if d.Verb == orchestrate.DecideAccept && d.Refused == "" {
@@ -164,7 +117,7 @@ func choose(s Summary, c Comparison) Pick {
 		}
 		return order[a] < order[b]
 	})
-	p := Pick{Coder: ranked[0], Agreed: true, Candidates: candidates}
+	p := runfile.Pick{Coder: ranked[0], Agreed: true, Candidates: candidates}
 	if len(candidates) == 1 {
 		p.Why = fmt.Sprintf("%s is the only implementation that passes every vetted test.", p.Coder)
 		return p
@@ -231,27 +184,27 @@ func changedFirst(candidates []string, size map[string]int, known bool) (ranked,
 
 // protocolPick is the other protocols' own choice: the coder they accepted, else the
 // first coder's last work.
-func protocolPick(s Summary) Pick {
+func protocolPick(s runfile.Summary) runfile.Pick {
 	if s.Final != "" {
-		return Pick{Coder: s.Final, Agreed: true, Candidates: []string{s.Final},
+		return runfile.Pick{Coder: s.Final, Agreed: true, Candidates: []string{s.Final},
 			Why: fmt.Sprintf("The %s protocol accepted %s's work.", s.Protocol, s.Final)}
 	}
 	first := ""
 	if len(s.Coders) > 0 {
 		first = s.Coders[0].Name
 	}
-	return Pick{Coder: first, Candidates: []string{},
+	return runfile.Pick{Coder: first, Candidates: []string{},
 		Why: fmt.Sprintf("The %s protocol accepted no work; this is %s's last.", s.Protocol, first)}
 }
 
-func withWhy(p Pick, format string, args ...any) Pick {
+func withWhy(p runfile.Pick, format string, args ...any) runfile.Pick {
 	p.Why += fmt.Sprintf(format, args...)
 	return p
 }
 
 // bestOfNone is CodeT's pick when no coder passes the whole suite: the highest dual
 // agreement over the proposed tests, else the coder whose last suite run passed the most.
-func bestOfNone(s Summary, c Comparison) Pick {
+func bestOfNone(s runfile.Summary, c runfile.Comparison) runfile.Pick {
 	passed := map[string]int{}
 	for _, ev := range s.Events {
 		if ev.Kind == orchestrate.EvSuite {
@@ -265,7 +218,7 @@ func bestOfNone(s Summary, c Comparison) Pick {
 			best = name
 		}
 	}
-	p := Pick{Coder: best, Candidates: []string{}}
+	p := runfile.Pick{Coder: best, Candidates: []string{}}
 	if c.Dual[best] > 0 {
 		p.Why = fmt.Sprintf("No implementation passes every vetted test; %s has the highest dual-agreement score over the %d proposed tests (%d), CodeT's pick.", best, c.DualTests, c.Dual[best])
 		return p

@@ -20,6 +20,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
@@ -60,7 +61,7 @@ type Options struct {
 // Outcome is what a finished local run produced.
 type Outcome struct {
 	Result  *orchestrate.Result
-	Summary report.Summary
+	Summary runfile.Summary
 	RunDir  string
 	Report  string // path of report.md
 	HTML    string // path of report.html
@@ -95,7 +96,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
 	}
 	s.cast(c, base, pop.Settings)
-	return s.execute(ctx, pop.Settings, c, func(sum *report.Summary) {
+	return s.execute(ctx, pop.Settings, c, func(sum *runfile.Summary) {
 		sum.Population, sum.Agents = opts.Population, cast.KindScripted
 	})
 }
@@ -209,7 +210,7 @@ func (s *session) close() {
 }
 
 // execute runs the protocol with the given agents and writes the report and summary.
-func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*report.Summary)) (*Outcome, error) {
+func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*runfile.Summary)) (*Outcome, error) {
 	reporters := s.opts.Host.Reporters()
 	if s.out != nil || s.status != nil {
 		reporters = append(reporters, report.NewProgress(s.out, s.status))
@@ -272,7 +273,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 		}
 	}
 	// After the comparison, whose judge work (dual agreement) counts too.
-	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
+	sum.Judge = runfile.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
 	// Dependencies are prepared by the local judge (for verdicts, and for the
 	// repository's own tests whatever the judge): the cache in front of it does not see them.
 	local := s.local.Stats()
