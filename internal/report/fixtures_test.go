@@ -129,7 +129,7 @@ func (f fixture) play(t *testing.T) (runfile.Summary, *orchestrate.Result) {
 			final[c.Name] = append(final[c.Name], passes(string(p.Content), c.Commit))
 		}
 	}
-	cmp.Dual, cmp.DualTests = DualAgreement(names, final), len(res.Proposals)
+	cmp.Dual, cmp.DualTests = differential.DualAgreement(names, final), len(res.Proposals)
 	if agree := Consensus(s); len(agree) >= 2 {
 		rep := differential.Compare(agree, answers(agree), nil)
 		cmp.Differential, cmp.ProbeBy = &rep, "tester t1"

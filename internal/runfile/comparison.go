@@ -16,7 +16,7 @@ type Comparison struct {
 	ProbeBy      string               `json:"probe_by,omitempty"`
 	ProbeNote    string               `json:"probe_note,omitempty"`
 	// Dual is each coder's CodeT dual-agreement score over every test the testers
-	// proposed (DualAgreement), run against the final implementations.
+	// proposed (differential.DualAgreement), run against the final implementations.
 	Dual      map[string]int `json:"dual_agreement,omitempty"`
 	DualTests int            `json:"dual_tests,omitempty"`
 	Pick      Pick           `json:"pick"`

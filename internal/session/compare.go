@@ -90,7 +90,7 @@ func (s *session) dualAgreement(ctx context.Context, c *runfile.Comparison, res 
 	for i, v := range verdicts {
 		passes[jobs[i].Coder] = append(passes[jobs[i].Coder], v.Passed())
 	}
-	c.Dual, c.DualTests = report.DualAgreement(coders, passes), len(res.Proposals)
+	c.Dual, c.DualTests = differential.DualAgreement(coders, passes), len(res.Proposals)
 	return nil
 }
 
