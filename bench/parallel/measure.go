@@ -127,12 +127,14 @@ type clockHost struct {
 	start, ended time.Time
 }
 
-func (h *clockHost) Attach(ws *gitstate.Workshop) error {
+func (h *clockHost) Attach(_ context.Context, ws *gitstate.Workshop) error {
 	h.ws = ws
 	return nil
 }
 
-func (h *clockHost) Reporters() []orchestrate.Reporter { return []orchestrate.Reporter{h} }
+func (h *clockHost) Reporters(context.Context) []orchestrate.Reporter {
+	return []orchestrate.Reporter{h}
+}
 
 func (h *clockHost) Event(_ context.Context, ev orchestrate.Event) {
 	h.mu.Lock()

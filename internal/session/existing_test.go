@@ -12,7 +12,6 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/vet"

@@ -60,7 +60,7 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 	if opts.Protocol != "" {
 		in.Settings.Protocol = opts.Protocol
 	}
-	s, err := open(opts, in.Settings.Test)
+	s, err := open(ctx, opts, in.Settings.Test)
 	if err != nil {
 		return nil, err
 	}

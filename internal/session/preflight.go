@@ -108,7 +108,7 @@ func (s *session) ownTests(ctx context.Context, p *runfile.Preflight, files []gi
 		p.OwnOutput = "the test contract's run command does not say how to run every test"
 		return nil
 	}
-	judge, done, err := s.judgeFor(contract)
+	judge, done, err := s.judgeFor(ctx, contract)
 	if err != nil {
 		return fmt.Errorf("preflight: start a judge for the base's own tests: %w", err)
 	}
@@ -125,8 +125,8 @@ func (s *session) ownTests(ctx context.Context, p *runfile.Preflight, files []gi
 }
 
 // judgeFor makes a judge, like the run's, for another contract.
-func (s *session) judgeFor(contract ci.Contract) (ci.Judge, func(), error) {
-	if j, err := s.opts.Host.Judge(contract); j != nil || err != nil {
+func (s *session) judgeFor(ctx context.Context, contract ci.Contract) (ci.Judge, func(), error) {
+	if j, err := s.opts.Host.Judge(ctx, contract); j != nil || err != nil {
 		return j, func() {}, err
 	}
 	local, err := ci.NewLocal(ci.LocalOptions{

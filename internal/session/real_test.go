@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )

@@ -85,7 +85,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.Protocol != "" {
 		pop.Settings.Protocol = opts.Protocol
 	}
-	s, err := open(opts, pop.Settings.Test)
+	s, err := open(ctx, opts, pop.Settings.Test)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ type session struct {
 	ownStatus bool
 }
 
-func open(opts Options, contract ci.Contract) (_ *session, err error) {
+func open(ctx context.Context, opts Options, contract ci.Contract) (_ *session, err error) {
 	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID), contract: contract}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -142,7 +142,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if s.release, err = acquireLease(s.runDir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
-	s.startStatus()
+	s.startStatus(ctx)
 	defer func() {
 		if err != nil {
 			s.close()
@@ -162,7 +162,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err := s.ws.ClearLocks(); err != nil {
 		return nil, err
 	}
-	if err := s.opts.Host.Attach(s.ws); err != nil {
+	if err := s.opts.Host.Attach(ctx, s.ws); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
 	journal, err := s.ws.Journal("refs/dixit/" + opts.RunID + "/journal")
@@ -188,7 +188,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	if s.inner, err = s.opts.Host.Judge(contract); err != nil {
+	if s.inner, err = s.opts.Host.Judge(ctx, contract); err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
 	if s.inner == nil {
@@ -211,7 +211,7 @@ func (s *session) close() {
 
 // execute runs the protocol with the given agents and writes the report and summary.
 func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*runfile.Summary)) (*Outcome, error) {
-	reporters := s.opts.Host.Reporters()
+	reporters := s.opts.Host.Reporters(ctx)
 	if s.out != nil || s.status != nil {
 		reporters = append(reporters, report.NewProgress(s.out, s.status))
 	}

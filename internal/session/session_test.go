@@ -14,7 +14,6 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
-
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )
