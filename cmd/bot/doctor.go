@@ -46,24 +46,17 @@ func (f *modelFlags) override(getenv func(string) string) (model, source string)
 // start is how a live run gets its model client (llm.Start); models lists the models to
 // check when neither --model nor DIXIT_MODEL names one.
 func (f *modelFlags) start(getenv func(string) string, logger *slog.Logger, models func() ([]string, error)) llm.Start {
-	model, _ := f.override(getenv)
-	return llm.Start{Getenv: getenv, Logger: logger, Model: model, Models: models,
+	model, source := f.override(getenv)
+	return llm.Start{Getenv: getenv, Logger: logger, Model: model, Source: source, Models: models,
 		SkipCheck: f.skipDoctor || getenv("DIXIT_SKIP_DOCTOR") == "1"}
 }
 
-// client is a live run's client for session.Local, and the endpoint's name with the
-// model that replaces the settings' ones.
+// client is a live run's client for session.Local, and the endpoint's name.
 func (f *modelFlags) client(getenv func(string) string, logger *slog.Logger) func(context.Context, func() ([]string, error)) (llm.Client, string, error) {
 	return func(ctx context.Context, models func() ([]string, error)) (llm.Client, string, error) {
-		client, err := f.start(getenv, logger, models).Client(ctx)
-		if err != nil {
-			return nil, "", err
-		}
-		endpoint := llm.EndpointName(getenv)
-		if m, source := f.override(getenv); m != "" {
-			endpoint += ", model " + m + " from " + source
-		}
-		return client, endpoint, nil
+		start := f.start(getenv, logger, models)
+		client, err := start.Client(ctx)
+		return client, start.Endpoint(), err
 	}
 }
 

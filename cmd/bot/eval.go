@@ -102,32 +102,20 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 	if f.execute {
 		return usagef(cmd, "--execute needs --replay")
 	}
-	if f.out == "" {
-		f.out = filepath.Join(".dixit", "eval")
-	}
-	dir := f.bench
-	if dir == "" {
-		found, err := eval.FindBench()
-		if err != nil {
+	if f.bench != "" {
+		if err := existing("bench", f.bench, aDir); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		dir = found
-	} else if err := existing("bench", dir, aDir); err != nil {
-		return fmt.Errorf("eval: %w", err)
 	}
-	opts := eval.Options{
-		Bench: dir, Protocols: splitList(f.protocols), StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
+	c := eval.Command{Out: f.out, Options: eval.Options{
+		Bench: f.bench, Protocols: splitList(f.protocols), StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
 		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
-	}
+	}}
 	if f.live {
-		client, err := f.models.start(getenv, f.logger(stderr), func() ([]string, error) { return eval.Models(dir) }).Client(ctx)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		opts.Client = client
-		opts.Model, _ = f.models.override(getenv) // the report names it; a run with another model is another run
+		start := f.models.start(getenv, f.logger(stderr), nil)
+		c.Live = &start
 	}
-	return eval.RunAndWrite(ctx, opts, f.out)
+	return c.Run(ctx)
 }
 
 func splitList(s string) []string {

@@ -152,11 +152,6 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	if f.resume == "" {
-		if err := checkInputs(f); err != nil {
-			return err
-		}
-	}
 	logger := f.logger(cmd.ErrOrStderr())
 	ending, err := session.RunLocal(cmd.Context(), session.Local{
 		Command: name, Resume: f.resume, Patch: f.patch, Out: cmd.OutOrStdout(), Client: f.models.client(getenv, logger),
@@ -175,31 +170,6 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 		return nil // the demo always ends at a human's desk: that is what it shows, not a failure
 	}
 	return exitFor(ending)
-}
-
-// checkInputs names the flag whose file or directory is missing, before any work starts.
-func checkInputs(f *localFlags) error {
-	repo := ""
-	if f.spec != "" || f.patch != "" {
-		repo = f.repo // only read by live runs and by vet's revisions
-	}
-	for _, c := range []struct {
-		flag, path string
-		want       pathKind
-	}{
-		{"population", f.population, aDir},
-		{"spec", f.spec, aFile},
-		{"config", f.config, aFile},
-		{"repo", repo, aDir},
-	} {
-		if c.path == "" {
-			continue
-		}
-		if err := existing(c.flag, c.path, c.want); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // exitFor is the exit status a script reads for how the run ended (docs/cli.md).

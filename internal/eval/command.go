@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -48,21 +50,48 @@ func Models(bench string) ([]string, error) {
 	return out, nil
 }
 
-// RunAndWrite runs the benchmark as opts say, writes the report under dir, and says on
-// opts.Progress where it went and how long it took.
-func RunAndWrite(ctx context.Context, opts Options, dir string) error {
-	start := time.Now()
+// Command is bot eval without --replay, as its flags ask.
+type Command struct {
+	// Options are the evaluation's; Bench "" is the bundled benchmark (FindBench).
+	Options
+	Out string // the report's directory; "" is .dixit/eval
+	// Live, when set, starts the client of live agents: the models the tasks' dixit.yml
+	// name are checked first, unless Live.Model replaces them all.
+	Live *llm.Start
+}
+
+// Run runs the benchmark, writes the report, and says on Progress where it went and how
+// long it took.
+func (c Command) Run(ctx context.Context) error {
+	opts := c.Options
+	if opts.Bench == "" {
+		found, err := FindBench()
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		opts.Bench = found
+	}
+	if c.Live != nil {
+		start := *c.Live
+		start.Models = func() ([]string, error) { return Models(opts.Bench) }
+		client, err := start.Client(ctx)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		opts.Client, opts.Model = client, start.Model // the report names the model; a run with another is another run
+	}
+	begin := time.Now()
 	rep, err := Run(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	paths, err := Write(dir, rep)
+	paths, err := Write(cmp.Or(c.Out, filepath.Join(".dixit", "eval")), rep)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	for _, p := range paths {
 		progress(opts.Progress, "wrote %s", p)
 	}
-	progress(opts.Progress, "eval done in %.1f s: %d runs, %d skipped", time.Since(start).Seconds(), len(rep.Runs), len(rep.Skipped))
+	progress(opts.Progress, "eval done in %.1f s: %d runs, %d skipped", time.Since(begin).Seconds(), len(rep.Runs), len(rep.Skipped))
 	return nil
 }

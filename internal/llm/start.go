@@ -59,12 +59,23 @@ func (m modelOverride) Chat(ctx context.Context, req Request) (Response, error) 
 type Start struct {
 	Getenv func(string) string
 	Logger *slog.Logger
-	// Model replaces every model the settings name; "" keeps theirs.
-	Model string
+	// Model replaces every model the settings name; "" keeps theirs. Source says where it
+	// was named (--model, DIXIT_MODEL), for a person.
+	Model, Source string
 	// SkipCheck starts without asking each model once first (--skip-doctor).
 	SkipCheck bool
 	// Models lists the models to check when Model is "" (the settings'); nil checks none.
 	Models func() ([]string, error)
+}
+
+// Endpoint names the endpoint, and the model that replaces the settings' ones, for a
+// person.
+func (s Start) Endpoint() string {
+	name := EndpointName(s.Getenv)
+	if s.Model != "" {
+		name += ", model " + s.Model + " from " + s.Source
+	}
+	return name
 }
 
 // Client builds the client from the environment and, unless SkipCheck, asks each model

@@ -45,7 +45,11 @@ func RunLocal(ctx context.Context, l Local) (Ending, error) {
 	if opts.Host == nil {
 		opts.Host = Terminal{Out: l.Out}
 	}
-	if l.Resume != "" {
+	if l.Resume == "" {
+		if err := l.checkInputs(); err != nil {
+			return Ended, err
+		}
+	} else {
 		in, err := ReadInputs(opts.StateDir, l.Resume)
 		if err != nil {
 			return Ended, err
@@ -90,6 +94,34 @@ func RunLocal(ctx context.Context, l Local) (Ending, error) {
 		return Ended, err
 	}
 	return out.Print(l.Out, opts.StateDir, l.Command != "vet"), nil
+}
+
+// checkInputs names the flag whose file or directory is missing, before any work starts.
+func (l Local) checkInputs() error {
+	repo := ""
+	if l.Spec != "" || l.Patch != "" {
+		repo = l.Repo // only read by live runs and by vet's revisions
+	}
+	for _, c := range []struct {
+		flag, path string
+		dir        bool
+	}{{"population", l.Population, true}, {"spec", l.Spec, false}, {"config", l.Config, false}, {"repo", repo, true}} {
+		if c.path == "" {
+			continue
+		}
+		info, err := os.Stat(c.path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("--%s %s: no such file or directory", c.flag, c.path)
+		case err != nil:
+			return fmt.Errorf("--%s %s: %w", c.flag, c.path, errors.Unwrap(err))
+		case c.dir && !info.IsDir():
+			return fmt.Errorf("--%s %s: not a directory", c.flag, c.path)
+		case !c.dir && info.IsDir():
+			return fmt.Errorf("--%s %s: a directory, not a file", c.flag, c.path)
+		}
+	}
+	return nil
 }
 
 // LiveSettings reads the settings a live run on repo will use, for the start check of its
