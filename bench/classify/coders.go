@@ -61,7 +61,7 @@ func (c *coder) writeWithTest(dir string, test []byte) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "dixit_bench_test.go"), test, 0o644)
+	return os.WriteFile(filepath.Join(dir, benchTest), test, 0o644)
 }
 
 // population loads the example's coders (the latest version of each) and one tester's

@@ -7,11 +7,16 @@
 //	    build per coder, reruns of the test binary, coders in parallel;
 //	(b) naive: `go test -count=1 .` once per rerun per coder, NO sandbox, coders in
 //	    parallel (the sandbox would only make it slower);
-//	(c) bound: `go test -c` once per coder, then the reruns with plain exec, no sandbox,
-//	    coders spread over the cores: what (a) costs without isolation.
+//	(c) bound: the Go contract's own build and run commands, with the test's place
+//	    substituted as the judge does, once per coder and then per rerun, plain exec, no
+//	    sandbox, coders spread over the cores: what (a) costs without isolation.
 //
 // All three stop a coder at its first failing run and use warm, separate build caches
 // (one untimed warm-up round each). With -example "" five small generated coders are used.
+//
+// A ratio compares the same work only when the methods reach the same verdicts: every
+// round of every method must pass the same coders, or the command prints where they
+// differ, prints no ratio, and exits 1.
 package main
 
 import (
@@ -23,7 +28,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -82,6 +89,16 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 	}
 	defer os.RemoveAll(plainTmp)
 	plainEnv := []string{"GOCACHE=" + plainCache, "TMPDIR=" + plainTmp}
+	// The contract's commands name the test's place as the judge substitutes it; the
+	// baselines put the test where perCoder writes it.
+	build, err := expand(contract.Build, benchTest)
+	if err != nil {
+		return err
+	}
+	runCmd, err := expand(contract.Run, benchTest)
+	if err != nil {
+		return err
+	}
 	cpus := runtime.NumCPU()
 	methods := []method{
 		{"local", func(ctx context.Context) ([]bool, error) {
@@ -101,11 +118,11 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 		}},
 		{"bound", func(ctx context.Context) ([]bool, error) { // the contract's own commands
 			return perCoder(ctx, cpus, coders, test, work, func(dir string) (bool, error) {
-				if ok, err := plain(ctx, dir, plainEnv, "/bin/sh", "-c", contract.Build); !ok || err != nil {
+				if ok, err := plain(ctx, dir, plainEnv, "/bin/sh", "-c", build); !ok || err != nil {
 					return false, err
 				}
 				return rerun(reruns, func() (bool, error) {
-					return plain(ctx, dir, plainEnv, "/bin/sh", "-c", contract.Run)
+					return plain(ctx, dir, plainEnv, "/bin/sh", "-c", runCmd)
 				})
 			})
 		}},
@@ -117,23 +134,31 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 	fmt.Printf("%d coders (%s), %d reruns, %d CPUs, %d round(s); judge sandbox: %s\n",
 		len(coders), source, reruns, cpus, rounds, sandboxName())
 	times := map[string]time.Duration{}
+	var results []verdicts
 	for _, m := range methods {
-		if _, err := m.run(ctx); err != nil { // warm-up: fills the caches, untimed
+		warm, err := m.run(ctx) // warm-up: fills the caches, untimed
+		if err != nil {
 			return fmt.Errorf("%s warm-up: %w", m.name, err)
 		}
+		results = append(results, verdicts{m.name + " warm-up", passing(coders, warm)})
 		var walls []time.Duration
-		var verdicts []bool
 		for r := 0; r < rounds; r++ {
 			start := time.Now()
-			if verdicts, err = m.run(ctx); err != nil {
+			got, err := m.run(ctx)
+			if err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
 			walls = append(walls, time.Since(start))
+			results = append(results, verdicts{fmt.Sprintf("%s round %d", m.name, r+1), passing(coders, got)})
 		}
 		sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 		times[m.name] = walls[len(walls)/2]
-		fmt.Printf("%-6s %8.2fs  passing coders %v\n", m.name, times[m.name].Seconds(), passing(coders, verdicts))
+		fmt.Printf("%-6s %8.2fs  passing coders %v\n", m.name, times[m.name].Seconds(), results[len(results)-1].passing)
 	}
+	if err := agree(results); err != nil {
+		return err
+	}
+	fmt.Printf("the methods agree: every round of each passes %v\n", results[0].passing)
 	fmt.Printf("naive/local = %.1fx (target >= 10x)\nlocal/bound = %.2fx (target <= 1.3x)\n",
 		times["naive"].Seconds()/times["local"].Seconds(), times["local"].Seconds()/times["bound"].Seconds())
 	s := judge.Stats()
@@ -157,13 +182,49 @@ func sandboxName() string {
 }
 
 func passing(coders []*coder, verdicts []bool) []string {
-	var out []string
+	out := []string{}
 	for i, ok := range verdicts {
 		if ok {
 			out = append(out, coders[i].name)
 		}
 	}
 	return out
+}
+
+// verdicts are the coders one round of one method passed.
+type verdicts struct {
+	round   string
+	passing []string
+}
+
+// agree says where rounds passed other coders than the first did: timings of different
+// work compare nothing.
+func agree(results []verdicts) error {
+	var diffs []string
+	for _, r := range results[1:] {
+		if !slices.Equal(r.passing, results[0].passing) {
+			diffs = append(diffs, fmt.Sprintf("  %s passes %v", r.round, r.passing))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the methods disagree, so no ratio: %s passes %v, but\n%s", results[0].round, results[0].passing, strings.Join(diffs, "\n"))
+}
+
+// benchTest is where the baselines put the test: writeWithTest's file, at the root.
+const benchTest = "dixit_bench_test.go"
+
+// expand substitutes the test's place into a contract command, as the judge does for a
+// test at path, and refuses a placeholder it does not know rather than run it literally.
+func expand(cmd, path string) (string, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	out := strings.NewReplacer("{id}", "bench", "{path}", path, "{dir}", dir,
+		"{name}", strings.TrimSuffix(base, filepath.Ext(base))).Replace(cmd)
+	if i := strings.Index(out, "{"); i >= 0 && strings.Contains(out[i:], "}") {
+		return "", fmt.Errorf("contract command %q: a placeholder the benchmark does not substitute", cmd)
+	}
+	return out, nil
 }
 
 // rerun calls once up to n times and stops at the first failure, like the judge.

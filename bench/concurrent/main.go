@@ -39,6 +39,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -240,6 +241,16 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) (err error) {
 			walls = append(walls, r.wall)
 		}
 	}
+	// Figures of runs that did different work compare nothing: the runs must agree first.
+	if len(errs) > 0 {
+		for sig, k := range outcomes {
+			fmt.Fprintf(stdout, "  %4d × %s\n", k, sig)
+		}
+		for _, e := range errs[:min(len(errs), 5)] {
+			fmt.Fprintf(stderr, "  %v\n", e)
+		}
+		return fmt.Errorf("%d of %d runs did not reach the reference's outcome, so no figures; the first: %w", len(errs), c.n, errs[0])
+	}
 	wall := after.at.Sub(before.at)
 	peak := max(s.maxRSS, after.hwm)
 	cpu := after.cpu() - before.cpu()
@@ -280,18 +291,12 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) (err error) {
 	}
 	fmt.Fprintf(stdout, "| %d%s | %.1f | %.0f | %.1f | %.1f | %.2f | %d |\n", c.n, mode,
 		wall.Seconds(), float64(peak)/(1<<20), float64(peak-before.rss)/n/(1<<20), cpu.Seconds(), cpu.Seconds()/n, requests)
-	if len(errs) > 0 {
-		for _, e := range errs[:min(len(errs), 5)] {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
-		return fmt.Errorf("%d of %d runs did not reach the reference's outcome; the first: %w", len(errs), c.n, errs[0])
-	}
 	return nil
 }
 
 // signature is what every run must share with the reference: the outcome, the rounds,
-// the vetted suite with who failed each test, and the differential comparison (the
-// caller adds the judge's isolation).
+// the vetted suite with who failed each test, the coders that pass it at the end, and the
+// differential comparison (the caller adds the judge's isolation).
 func signature(out *session.Outcome) string {
 	res := out.Result
 	var vetted []string
@@ -302,7 +307,8 @@ func signature(out *session.Outcome) string {
 	if cmp := out.Summary.Comparison; cmp != nil && cmp.Differential != nil {
 		probe = fmt.Sprintf("probe by %s on %d inputs, %d disagreements", cmp.ProbeBy, cmp.Differential.Inputs, len(cmp.Differential.Disagreements))
 	}
-	return fmt.Sprintf("%s after %d rounds; vetted [%s]; %s", res.Outcome, res.Rounds, strings.Join(vetted, "; "), probe)
+	return fmt.Sprintf("%s after %d rounds; vetted [%s]; passing %v; %s", res.Outcome, res.Rounds, strings.Join(vetted, "; "),
+		report.Consensus(out.Summary), probe)
 }
 
 // makeRepo writes the small repository of the live test: a stub to implement and its

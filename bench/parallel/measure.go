@@ -15,6 +15,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -97,15 +98,23 @@ func timed(ctx context.Context, opts session.Options, run func(context.Context, 
 	if err != nil {
 		return measured{}, err
 	}
-	return measured{wall: host.wall(), path: path, signature: signature(out.Result)}, nil
+	return measured{wall: host.wall(), path: path, signature: signature(out)}, nil
 }
 
-func signature(res *orchestrate.Result) string {
+// signature is what the runs of a comparison must agree on before their times are
+// compared: the outcome, the rounds, the vetted tests with the coders that failed each
+// when it was vetted, and the coders that pass the whole suite at the end.
+func signature(out *session.Outcome) string {
+	res := out.Result
 	var vetted []string
 	for _, v := range res.Vetted {
 		vetted = append(vetted, fmt.Sprintf("%d:%s", v.Number, v.ID))
+		if len(v.FailedBy) > 0 {
+			vetted[len(vetted)-1] += "(failed by " + strings.Join(v.FailedBy, ",") + ")"
+		}
 	}
-	return fmt.Sprintf("%s after %d rounds, vetted %s", res.Outcome, res.Rounds, strings.Join(vetted, " "))
+	return fmt.Sprintf("%s after %d rounds, vetted %s, passing %v", res.Outcome, res.Rounds, strings.Join(vetted, " "),
+		report.Consensus(out.Summary))
 }
 
 // clockHost hosts a run like a quiet terminal, keeps its workshop (to read the journal)
@@ -118,12 +127,14 @@ type clockHost struct {
 	start, ended time.Time
 }
 
-func (h *clockHost) Attach(ws *gitstate.Workshop) error {
+func (h *clockHost) Attach(_ context.Context, ws *gitstate.Workshop) error {
 	h.ws = ws
 	return nil
 }
 
-func (h *clockHost) Reporters() []orchestrate.Reporter { return []orchestrate.Reporter{h} }
+func (h *clockHost) Reporters(context.Context) []orchestrate.Reporter {
+	return []orchestrate.Reporter{h}
+}
 
 func (h *clockHost) Event(_ context.Context, ev orchestrate.Event) {
 	h.mu.Lock()

@@ -30,41 +30,38 @@ are verdicts, not errors: the command fails only when it could give no verdicts.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&in.tree, "tree", "", "the coder's tree: a `DIR` (its .git, if any, is skipped)")
-	fl.StringVar(&in.repo, "repo", "", "or a git repository `DIR` on disk, with --ref")
-	fl.StringVar(&in.ref, "ref", "HEAD", "with --repo: the commit, branch, tag or `REF` to judge")
-	fl.StringVar(&in.tests, "tests", "", "the tests: a batch.json `FILE` (schema dixit.batch/v1), or a directory with one test file per test")
-	fl.StringVar(&in.contract, "contract", "", "the contract: a `FILE` holding a dixit.yml test: section as JSON or YAML (overrides the batch's)")
-	fl.StringVar(&in.config, "config", "", "or a dixit.yml `FILE` whose test: section and reruns are used")
-	fl.IntVar(&in.reruns, "reruns", 0, "how many `RUNS` per test (default: the batch's, else dixit.yml's, else 20)")
+	fl.StringVar(&in.Tree, "tree", "", "the coder's tree: a `DIR` (its .git, if any, is skipped)")
+	fl.StringVar(&in.Repo, "repo", "", "or a git repository `DIR` on disk, with --ref")
+	fl.StringVar(&in.Ref, "ref", "HEAD", "with --repo: the commit, branch, tag or `REF` to judge")
+	fl.StringVar(&in.Tests, "tests", "", "the tests: a batch.json `FILE` (schema dixit.batch/v1), or a directory with one test file per test")
+	fl.StringVar(&in.Contract, "contract", "", "the contract: a `FILE` holding a dixit.yml test: section as JSON or YAML (overrides the batch's)")
+	fl.StringVar(&in.Config, "config", "", "or a dixit.yml `FILE` whose test: section and reruns are used")
+	fl.IntVar(&in.Reruns, "reruns", 0, "how many `RUNS` per test (default: the batch's, else dixit.yml's, else 20)")
 	fl.StringVar(&in.coder, "coder", "", "the coder's `NAME`, echoed into results.json")
-	fl.StringVar(&in.run, "run", "", "the Dixit run `ID` (default: the batch's)")
-	fl.StringVar(&in.batch, "batch", "", "the batch `ID` (default: the batch's; required with a directory of tests)")
+	fl.StringVar(&in.Run, "run", "", "the Dixit run `ID` (default: the batch's)")
+	fl.StringVar(&in.Batch, "batch", "", "the batch `ID` (default: the batch's; required with a directory of tests)")
 	fl.StringVar(&in.out, "out", "results.json", "the `FILE` to write results.json to")
-	fl.StringVar(&in.sandbox, "sandbox", "auto", "judge isolation, a `MODE`: auto (bubblewrap when it works), bwrap (or fail), none")
-	fl.IntVar(&in.parallel, "parallel", 0, "how many `TESTS` the judge runs at once (default: number of cores)")
+	fl.StringVar(&in.judge.sandbox, "sandbox", "auto", "judge isolation, a `MODE`: auto (bubblewrap when it works), bwrap (or fail), none")
+	fl.IntVar(&in.judge.parallel, "parallel", 0, "how many `TESTS` the judge runs at once (default: number of cores)")
 	fl.StringVar(&in.cache, "cache", "", "`DIR` of the judge's toolchain build cache (default: a fresh one)")
-	fl.BoolVarP(&in.verbose, "verbose", "v", false, "log details to stderr")
+	fl.BoolVarP(&in.judge.verbose, "verbose", "v", false, "log details to stderr")
 	return cmd
 }
 
-// classifyFlags are bot classify's flags.
+// classifyFlags are bot classify's flags: the request's, the judge's, and where the
+// results go.
 type classifyFlags struct {
-	tree, repo, ref, tests, contract, config string
-	reruns                                   int
-	coder, run, batch, out, sandbox, cache   string
-	parallel                                 int
-	verbose                                  bool
+	classify.Request
+	judge             judgeFlags // sandbox, parallel, verbose; no state
+	coder, out, cache string
 }
 
 func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	judge := judgeFlags{sandbox: in.sandbox, parallel: in.parallel, verbose: in.verbose}
-	if err := judge.check(cmd); err != nil {
+	if err := in.judge.check(cmd); err != nil {
 		return err
 	}
-	logger := judge.logger(stderr)
-	for _, c := range []struct{ flag, path string }{{"tree", in.tree}, {"repo", in.repo}, {"tests", in.tests}, {"contract", in.contract}, {"config", in.config}} {
+	for _, c := range []struct{ flag, path string }{{"tree", in.Tree}, {"repo", in.Repo}, {"tests", in.Tests}, {"contract", in.Contract}, {"config", in.Config}} {
 		if c.path == "" {
 			continue
 		}
@@ -73,12 +70,11 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 		}
 	}
 	out := in.out
-	opts, err := classify.Request{Tree: in.tree, Repo: in.repo, Ref: in.ref, Tests: in.tests, Contract: in.contract,
-		Config: in.config, Reruns: in.reruns, Run: in.run, Batch: in.batch}.Options()
+	opts, err := in.Options()
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	opts.Coder, opts.Sandbox, opts.Parallel, opts.CacheDir, opts.Logger = in.coder, ci.Sandbox(in.sandbox), in.parallel, in.cache, logger
+	opts.Coder, opts.Sandbox, opts.Parallel, opts.CacheDir, opts.Logger = in.coder, ci.Sandbox(in.judge.sandbox), in.judge.parallel, in.cache, in.judge.logger(stderr)
 	res, judgeErr := classify.Classify(ctx, opts)
 	data, err := res.Marshal()
 	if err != nil {

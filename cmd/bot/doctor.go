@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/doctor"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
@@ -49,75 +43,21 @@ func (f *modelFlags) override(getenv func(string) string) (model, source string)
 	return "", ""
 }
 
-// modelOverride sends every request to one model, whatever the agent's settings say:
-// --model and DIXIT_MODEL.
-type modelOverride struct {
-	llm.Client
-	model string
+// start is how a live run gets its model client (llm.Start); models lists the models to
+// check when neither --model nor DIXIT_MODEL names one.
+func (f *modelFlags) start(getenv func(string) string, logger *slog.Logger, models func() ([]string, error)) llm.Start {
+	model, source := f.override(getenv)
+	return llm.Start{Getenv: getenv, Logger: logger, Model: model, Source: source, Models: models,
+		SkipCheck: f.skipDoctor || getenv("DIXIT_SKIP_DOCTOR") == "1"}
 }
 
-func (m modelOverride) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	req.Model = m.model
-	return m.Client.Chat(ctx, req)
-}
-
-// liveClient builds the model client of a live run: the endpoint from the environment,
-// the model override, and the start check of the models the run will call (models:
-// dixit.yml's, used when there is no override). It refuses when a model cannot work.
-func liveClient(ctx context.Context, f *modelFlags, getenv func(string) string, logger *slog.Logger, models func() ([]string, error)) (llm.Client, error) {
-	cfg, err := openAIConfigFromEnv(getenv, logger)
-	if err != nil {
-		return nil, err
+// client is a live run's client for session.Local, and the endpoint's name.
+func (f *modelFlags) client(getenv func(string) string, logger *slog.Logger) func(context.Context, func() ([]string, error)) (llm.Client, string, error) {
+	return func(ctx context.Context, models func() ([]string, error)) (llm.Client, string, error) {
+		start := f.start(getenv, logger, models)
+		client, err := start.Client(ctx)
+		return client, start.Endpoint(), err
 	}
-	client, err := llm.NewOpenAI(cfg)
-	if err != nil {
-		return nil, err
-	}
-	override, _ := f.override(getenv)
-	if !f.skipDoctor && getenv("DIXIT_SKIP_DOCTOR") != "1" {
-		check := []string{override}
-		if override == "" {
-			if check, err = models(); err != nil {
-				return nil, err
-			}
-		}
-		for _, m := range check {
-			if err := llm.Preflight(ctx, cfg, m); err != nil {
-				return nil, fmt.Errorf("%w (bot doctor tells more; --skip-doctor or DIXIT_SKIP_DOCTOR=1 starts anyway)", err)
-			}
-		}
-	}
-	if override != "" {
-		return modelOverride{Client: client, model: override}, nil
-	}
-	return client, nil
-}
-
-// settingsModels lists the distinct models settings name: agents.model and the
-// per-agent ones.
-func settingsModels(s config.Settings) []string {
-	out := []string{s.Agents.Model}
-	for _, a := range slices.Concat(s.Agents.Coders, s.Agents.Testers) {
-		if a.Model != "" && !slices.Contains(out, a.Model) {
-			out = append(out, a.Model)
-		}
-	}
-	return out
-}
-
-// runSettings reads the settings a live bot run will use: --config, else
-// .github/dixit.yml at HEAD of the repository, else the defaults.
-func runSettings(configPath, repo string) (config.Settings, string, error) {
-	if configPath != "" {
-		s, err := config.Load(configPath)
-		return s, configPath, err
-	}
-	out, err := exec.Command("git", "-C", repo, "show", "HEAD:.github/dixit.yml").Output()
-	if err != nil {
-		return config.Defaults(), "", nil // no such file at HEAD: the run uses the defaults
-	}
-	s, err := config.ParseNamed(".github/dixit.yml", out)
-	return s, ".github/dixit.yml at HEAD", err
 }
 
 func newDoctor(getenv func(string) string) *cobra.Command {
@@ -138,48 +78,16 @@ Exits 0 when a run can work, 1 when it cannot (the last line says why).`,
   bot doctor --config .github/dixit.yml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDoctor(cmd.Context(), cmd.OutOrStdout(), &f, configPath, getenv)
+			if configPath != "" {
+				if err := existing("config", configPath, aFile); err != nil {
+					return fmt.Errorf("doctor: %w", err)
+				}
+			}
+			model, source := f.override(getenv)
+			return doctor.Run(cmd.Context(), cmd.OutOrStdout(), doctor.Options{Model: model, Source: source, Config: configPath, Getenv: getenv})
 		},
 	}
 	f.add(cmd, false)
 	cmd.Flags().StringVar(&configPath, "config", "", "the settings, a dixit.yml `FILE` (default: .github/dixit.yml in this directory, else defaults)")
 	return cmd
-}
-
-// runDoctor runs the checks and prints them; a model that cannot work is an error.
-func runDoctor(ctx context.Context, out io.Writer, f *modelFlags, configPath string, getenv func(string) string) error {
-	settings, file, err := doctorSettings(configPath)
-	if err != nil {
-		return fmt.Errorf("doctor: %w", err)
-	}
-	cfg, err := openAIConfigFromEnv(getenv, nil)
-	if err != nil {
-		return err
-	}
-	model, source := f.override(getenv)
-	if model == "" {
-		model, source = settings.Agents.Model, "agents.model in "+file
-		if file == "" {
-			source = "the default: no dixit.yml here"
-		}
-	}
-	d := llm.Doctor(ctx, cfg, model)
-	if d.Fatal != nil {
-		return d.Fatal // one line: nothing else was learnt that matters
-	}
-	return printDiagnosis(out, d, source, settings, file)
-}
-
-// doctorSettings reads --config, else .github/dixit.yml in the working directory.
-func doctorSettings(configPath string) (config.Settings, string, error) {
-	if configPath == "" {
-		configPath = filepath.Join(".github", "dixit.yml")
-		if _, err := os.Stat(configPath); errors.Is(err, os.ErrNotExist) {
-			return config.Defaults(), "", nil
-		}
-	} else if err := existing("config", configPath, aFile); err != nil {
-		return config.Settings{}, "", err
-	}
-	s, err := config.Load(configPath)
-	return s, configPath, err
 }

@@ -4,20 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/eval"
 	"github.com/dixit-bot/dixit/internal/replay/render"
 )
-
-// benchDir is the bundled benchmark, relative to the repository root.
-const benchDir = "examples/bench"
 
 // newEval is `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md), or
 // with --replay the Dixit rule, CodeT and the hybrid pick on a recorded pass matrix:
@@ -51,8 +45,8 @@ the recorded matrix.`,
 	}
 	f.add(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.bench, "bench", "", "benchmark `DIR` (default: "+benchDir+" from the repository root)")
-	fl.StringVar(&f.protocols, "protocols", strings.Join(config.Protocols, ","), "the protocols to run, a comma-separated `LIST`")
+	fl.StringVar(&f.bench, "bench", "", "benchmark `DIR` (default: "+eval.BenchDir+" from the repository root)")
+	fl.StringVar(&f.protocols, "protocols", strings.Join(eval.Protocols, ","), "the protocols to run, a comma-separated `LIST`")
 	fl.BoolVar(&f.fresh, "fresh", false, "discard earlier runs of the same populations and start over")
 	fl.BoolVar(&f.live, "live", false, "live LLM agents configured by each task's dixit.yml (OPENAI_API_KEY / OPENAI_BASE_URL), not the scripted ones")
 	fl.BoolVar(&f.replay, "replay", false, "replay selection rules on the recorded pass matrix (no LLM, no execution)")
@@ -98,7 +92,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 			}
 		}
 		req := render.Request{Data: f.data, Seed: f.seed, Panels: f.panels, Sizes: f.sizes, Thresholds: f.thresholds,
-			Out: f.out, Problems: f.problems, Judge: render.Judge{Sandbox: f.sandbox, Parallel: f.parallel, Reruns: config.Defaults().Reruns,
+			Out: f.out, Problems: f.problems, Judge: render.Judge{Sandbox: f.sandbox, Parallel: f.parallel,
 				Logger: f.logger(stderr)}}
 		if f.execute {
 			return req.Execute(ctx, stdout)
@@ -108,45 +102,20 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 	if f.execute {
 		return usagef(cmd, "--execute needs --replay")
 	}
-	if f.out == "" {
-		f.out = filepath.Join(".dixit", "eval")
-	}
-	dir := f.bench
-	if dir == "" {
-		found, err := findUp(filepath.Join(benchDir, "README.md"))
-		if err != nil {
-			return fmt.Errorf("eval: the bundled benchmark: %w (or give --bench DIR)", err)
-		}
-		dir = filepath.Dir(found)
-	} else if err := existing("bench", dir, aDir); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	opts := eval.Options{
-		Bench: dir, Protocols: splitList(f.protocols), StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
-		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
-	}
-	if f.live {
-		client, err := liveClient(ctx, &f.models, getenv, f.logger(stderr), func() ([]string, error) { return benchModels(dir) })
-		if err != nil {
+	if f.bench != "" {
+		if err := existing("bench", f.bench, aDir); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		opts.Client = client
-		opts.Model, _ = f.models.override(getenv) // the report names it; a run with another model is another run
 	}
-	start := time.Now()
-	rep, err := eval.Run(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
+	c := eval.Command{Out: f.out, Options: eval.Options{
+		Bench: f.bench, Protocols: splitList(f.protocols), StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
+		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Progress: stdout,
+	}}
+	if f.live {
+		start := f.models.start(getenv, f.logger(stderr), nil)
+		c.Live = &start
 	}
-	paths, err := eval.Write(f.out, rep)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	for _, p := range paths {
-		fmt.Fprintf(stdout, "wrote %s\n", p)
-	}
-	fmt.Fprintf(stdout, "eval done in %.1f s: %d runs, %d skipped\n", time.Since(start).Seconds(), len(rep.Runs), len(rep.Skipped))
-	return nil
+	return c.Run(ctx)
 }
 
 func splitList(s string) []string {
@@ -157,26 +126,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// benchModels lists the models the benchmark's tasks name in their dixit.yml, for the
-// start check of bot eval --live.
-func benchModels(bench string) ([]string, error) {
-	paths, err := filepath.Glob(filepath.Join(bench, "*", "dixit.yml"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, p := range paths {
-		s, err := config.Load(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range settingsModels(s) {
-			if !slices.Contains(out, m) {
-				out = append(out, m)
-			}
-		}
-	}
-	return out, nil
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // TestKilledDemoResumesToTheSameEnd kills `bot demo` with SIGKILL at random moments,
@@ -148,14 +148,14 @@ func forget(t *testing.T, state string) {
 	require.NoError(t, os.RemoveAll(filepath.Join(state, "runs")))
 }
 
-func readSummary(t *testing.T, state string) report.Summary {
+func readSummary(t *testing.T, state string) runfile.Summary {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(state, "runs", "*", "summary.json"))
 	require.NoError(t, err)
 	require.Len(t, paths, 1)
 	data, err := os.ReadFile(paths[0])
 	require.NoError(t, err)
-	var s report.Summary
+	var s runfile.Summary
 	require.NoError(t, json.Unmarshal(data, &s))
 	require.NoError(t, os.Remove(paths[0]))
 	return s

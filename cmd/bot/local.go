@@ -2,23 +2,14 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/session"
 )
-
-// noEndpoint is what a live run says when no model endpoint is configured.
-const noEndpoint = `no LLM endpoint configured. Set one of:
-  OPENAI_API_KEY=sk-...                                  OpenAI
-  OPENAI_BASE_URL=http://localhost:11434/v1              Ollama (any OpenAI-compatible server: vLLM, llama.cpp, ...)
-  OPENAI_BASE_URL=https://NAME.openai.azure.com OPENAI_API_KEY=... OPENAI_API_TYPE=azure OPENAI_API_VERSION=2024-06-01
-and choose models in dixit.yml (agents.model). To watch Dixit work without a model, run: bot demo`
 
 // defaultState is the state directory when --state is not given.
 const defaultState = session.DefaultStateDir
@@ -158,95 +149,27 @@ Exits 4 when the patch fails a vetted test.`,
 
 // runLocal runs bot demo, bot run and bot vet.
 func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string) string) error {
-	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	opts := session.Options{
-		Population: f.population, Spec: f.spec, Repo: f.repo, Config: f.config,
-		StateDir: f.state, BuildCache: f.buildCache, Fresh: f.fresh,
-		Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Host: session.Terminal{Out: stdout},
-		Logger: f.logger(stderr),
-	}
-	if f.resume != "" {
-		in, err := session.ReadInputs(f.state, f.resume)
-		if err != nil {
-			return err
-		}
-		opts.RunID, opts.Population, opts.Spec, opts.Config, opts.Protocol = f.resume, in.Population, in.Spec, in.Config, in.Protocol
-		if in.Repo != "" {
-			opts.Repo = in.Repo
-		}
-	} else if err := checkInputs(f); err != nil {
-		return err
-	}
-	var err error
-	if name == "vet" {
-		if opts.Patch, err = session.ReadPatch(f.patch, f.population, f.repo); err != nil {
-			return err
-		}
-	}
-	var out *session.Outcome
-	switch {
-	case name == "demo" || opts.Population != "":
-		if opts.Population == "" {
-			if opts.Population, err = findDemo(); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(stdout, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", name, opts.Population)
-		fmt.Fprintf(stdout, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
-		out, err = session.Run(ctx, opts)
-	case opts.Spec != "":
-		models := func() ([]string, error) {
-			s, _, err := runSettings(opts.Config, opts.Repo)
-			return settingsModels(s), err
-		}
-		if opts.Client, err = liveClient(ctx, &f.models, getenv, opts.Logger, models); err != nil {
-			return err
-		}
-		endpoint := endpointName(getenv)
-		if m, source := f.models.override(getenv); m != "" {
-			endpoint += ", model " + m + " from " + source
-		}
-		fmt.Fprintf(stdout, "Dixit run — live agents on %s (%s), spec %s\n\n", opts.Repo, endpoint, opts.Spec)
-		out, err = session.RunLive(ctx, opts)
-	default:
-		return usagef(cmd, "%s: give --spec FILE (live agents on --repo DIR) or --population DIR (scripted agents); try bot demo", name)
+	logger := f.logger(cmd.ErrOrStderr())
+	ending, err := session.RunLocal(cmd.Context(), session.Local{
+		Command: name, Resume: f.resume, Patch: f.patch, Out: cmd.OutOrStdout(), Client: f.models.client(getenv, logger),
+		Options: session.Options{
+			Population: f.population, Spec: f.spec, Repo: f.repo, Config: f.config, StateDir: f.state, BuildCache: f.buildCache,
+			Fresh: f.fresh, Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Logger: logger,
+		},
+	})
+	if errors.Is(err, session.ErrNoInputs) {
+		return usagef(cmd, "%v", err)
 	}
 	if err != nil {
 		return err
 	}
-	ending := out.Print(stdout, f.state, name != "vet")
 	if ending == session.StoppedForHuman && name != "run" {
 		return nil // the demo always ends at a human's desk: that is what it shows, not a failure
 	}
 	return exitFor(ending)
-}
-
-// checkInputs names the flag whose file or directory is missing, before any work starts.
-func checkInputs(f *localFlags) error {
-	repo := ""
-	if f.spec != "" || f.patch != "" {
-		repo = f.repo // only read by live runs and by vet's revisions
-	}
-	for _, c := range []struct {
-		flag, path string
-		want       pathKind
-	}{
-		{"population", f.population, aDir},
-		{"spec", f.spec, aFile},
-		{"config", f.config, aFile},
-		{"repo", repo, aDir},
-	} {
-		if c.path == "" {
-			continue
-		}
-		if err := existing(c.flag, c.path, c.want); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // exitFor is the exit status a script reads for how the run ended (docs/cli.md).
@@ -260,35 +183,4 @@ func exitFor(e session.Ending) error {
 		return errStopped
 	}
 	return nil
-}
-
-// clientFromEnv builds the model client from the OpenAI client conventions.
-func clientFromEnv(getenv func(string) string, logger *slog.Logger) (llm.Client, error) {
-	cfg, err := openAIConfigFromEnv(getenv, logger)
-	if err != nil {
-		return nil, err
-	}
-	return llm.NewOpenAI(cfg)
-}
-
-// openAIConfigFromEnv reads the endpoint from OPENAI_API_KEY, OPENAI_BASE_URL,
-// OPENAI_API_TYPE and OPENAI_API_VERSION.
-func openAIConfigFromEnv(getenv func(string) string, logger *slog.Logger) (llm.OpenAIConfig, error) {
-	key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
-	if key == "" && base == "" {
-		return llm.OpenAIConfig{}, errors.New(noEndpoint)
-	}
-	if base == "" {
-		base = "https://api.openai.com/v1"
-	}
-	cfg := llm.DefaultOpenAIConfig(base, key)
-	cfg.APIType, cfg.APIVersion, cfg.Logger = getenv("OPENAI_API_TYPE"), getenv("OPENAI_API_VERSION"), logger
-	return cfg, nil
-}
-
-func endpointName(getenv func(string) string) string {
-	if base := getenv("OPENAI_BASE_URL"); base != "" {
-		return base
-	}
-	return "OpenAI"
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -136,33 +135,6 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usagef(cmd, "%s: unexpected argument %q (flags start with --)", cmd.Name(), args[0])
 	}
 	return nil
-}
-
-// demoPopulation is the bundled example, relative to the repository root.
-const demoPopulation = "examples/semver"
-
-// findDemo looks for the bundled example in the working directory and its parents, so the
-// demo also works from inside the repository's subdirectories.
-func findDemo() (string, error) {
-	found, err := findUp(filepath.Join(demoPopulation, "dixit.yml"))
-	if err != nil {
-		return "", fmt.Errorf("the demo reads its example from %s in the repository: run it inside a checkout (or give bot run --population DIR)", demoPopulation)
-	}
-	return filepath.Dir(found), nil
-}
-
-// findUp looks for rel from the working directory and its parents, so the defaults work
-// from anywhere inside a checkout.
-func findUp(rel string) (string, error) {
-	dir := "."
-	for range 16 {
-		candidate := filepath.Join(dir, rel)
-		if _, err := os.Stat(candidate); err == nil {
-			return filepath.Clean(candidate), nil
-		}
-		dir = filepath.Join(dir, "..")
-	}
-	return "", fmt.Errorf("no %s in this directory or its parents", rel)
 }
 
 // pathKind is what a flag's path must name.

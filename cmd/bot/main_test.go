@@ -46,12 +46,6 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 	}
 }
 
-func TestDemoIsFoundFromASubdirectory(t *testing.T) {
-	got, err := findDemo()
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Join("..", "..", "examples", "semver"), got)
-}
-
 // TestHelpVersionAndExitCodes: help and the version exit 0 on stdout; mistakes on the
 // command line exit 2 with a pointer to the command's help; other errors exit 1.
 func TestHelpVersionAndExitCodes(t *testing.T) {

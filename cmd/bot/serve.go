@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,14 +9,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/deploy"
+	"github.com/dixit-bot/dixit/internal/appsetup"
+	"github.com/dixit-bot/dixit/internal/doctor"
 	"github.com/dixit-bot/dixit/internal/llm"
+	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/server"
 )
 
 // newServe is `bot serve`: the GitHub App.
 func newServe(getenv func(string) string) *cobra.Command {
-	var reg registration
+	reg := appsetup.FirstStart{Manifest: deploy.AppManifest, AppOptions: deploy.AppOptions}
 	var models modelFlags
 	cmd := &cobra.Command{
 		Use:   "serve [--config FILE] [--public-url URL]",
@@ -38,14 +40,14 @@ it are written, then the server goes on with them; later starts read the file.`,
   bot serve --config /var/lib/dixit/serve.yml --public-url https://dixit.example.com --org acme   # first start`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, first, err := loadServeConfig(reg, getenv)
+			cfg, first, err := serveconfig.LoadOrFirst(reg.ConfigPath, reg.PublicURL, getenv)
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			var client llm.Client
 			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
-				if client, err = serveClient(cmd.Context(), &models, getenv, logger); err != nil {
+				if client, err = doctor.AppClient(cmd.Context(), models.start(getenv, logger, nil)); err != nil {
 					return fmt.Errorf("serve: %w", err)
 				}
 			}
@@ -53,7 +55,7 @@ it are written, then the server goes on with them; later starts read the file.`,
 				if client == nil && cfg.Population == "" { // said before the App exists, not after
 					return errors.New("serve: no model: set OPENAI_API_KEY or OPENAI_BASE_URL, or population (DIXIT_POPULATION), then start again to register the App")
 				}
-				if cfg, err = registerApp(cmd.Context(), reg, cfg, getenv, cmd.OutOrStdout(), logger); err != nil {
+				if cfg, err = reg.Register(cmd.Context(), cfg, getenv, cmd.OutOrStdout(), logger); err != nil {
 					return fmt.Errorf("serve: %w", err)
 				}
 			}
@@ -70,26 +72,9 @@ it are written, then the server goes on with them; later starts read the file.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&models.skipDoctor, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
-	f.StringVar(&reg.configPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
-	f.StringVar(&reg.publicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
-	f.StringVar(&reg.org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")
-	f.DurationVar(&reg.pingWait, "ping-wait", 30*time.Second, "first start only: how long to wait for GitHub's ping to reach the webhook")
+	f.StringVar(&reg.ConfigPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
+	f.StringVar(&reg.PublicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
+	f.StringVar(&reg.Org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")
+	f.DurationVar(&reg.PingWait, "ping-wait", 30*time.Second, "first start only: how long to wait for GitHub's ping to reach the webhook")
 	return cmd
-}
-
-// serveClient is the App's model client. Without DIXIT_MODEL each repository's dixit.yml
-// names its model, so the start check uses the default model and only an unreachable
-// endpoint or a refused key stops the server; an unknown default model is logged.
-func serveClient(ctx context.Context, f *modelFlags, getenv func(string) string, logger *slog.Logger) (llm.Client, error) {
-	if m, _ := f.override(getenv); m != "" {
-		return liveClient(ctx, f, getenv, logger, nil)
-	}
-	client, err := liveClient(ctx, f, getenv, logger, func() ([]string, error) {
-		return []string{config.Defaults().Agents.Model}, nil
-	})
-	if errors.Is(err, llm.ErrModelNotFound) {
-		logger.Warn("the endpoint does not serve the default model; repositories must name theirs in dixit.yml", "err", err)
-		return clientFromEnv(getenv, logger)
-	}
-	return client, err
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -93,17 +92,8 @@ key and API URL as bot serve does: --config and DIXIT_* variables.`,
 			if err != nil {
 				return fmt.Errorf("setup deliveries: %w", err)
 			}
-			key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
-			if err != nil {
-				return fmt.Errorf("setup deliveries: github.private_key_file: %w", err)
-			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			app := appsetup.App{ID: cfg.GitHub.AppID, Key: key, APIURL: cfg.GitHub.BaseURL}
-			ds, err := appsetup.RecentDeliveries(cmd.Context(), app, n, logger)
-			if err != nil {
-				return fmt.Errorf("setup deliveries: %w", err)
-			}
-			return appsetup.PrintDeliveries(cmd.OutOrStdout(), ds)
+			return appsetup.ShowDeliveries(cmd.Context(), cfg, n, cmd.OutOrStdout(), logger)
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "bot serve's configuration `FILE` (bot setup --out wrote DIR/serve.yml); DIXIT_* variables override it")

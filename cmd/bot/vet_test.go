@@ -5,14 +5,13 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/session"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // TestVetTakesAPatchAsADiff vets the bundled buggy patch twice, as the whole patched tree
@@ -22,9 +21,9 @@ import (
 func TestVetTakesAPatchAsADiff(t *testing.T) {
 	const population = "../../examples/semver"
 	dir, diff := "../../examples/semver-patches/string-compare", "../../examples/semver-patches/string-compare.diff"
-	fromDir, err := session.ReadPatch(dir, population, ".")
+	fromDir, err := vet.ReadPatch(dir, population, ".")
 	require.NoError(t, err)
-	fromDiff, err := session.ReadPatch(diff, population, ".")
+	fromDiff, err := vet.ReadPatch(diff, population, ".")
 	require.NoError(t, err)
 	require.Equal(t, fromDir.Hash(), fromDiff.Hash(), "the diff applied to base/ is the patched tree")
 
@@ -44,25 +43,6 @@ func TestVetTakesAPatchAsADiff(t *testing.T) {
 	asDir := vet(dir)
 	assert.Equal(t, asDir, vet(diff))
 	assert.Contains(t, asDir, "failure: The patch fails ")
-}
-
-// TestVetAppliesADiffToHEADOfTheRepository: with --spec, the base is HEAD of --repo.
-func TestVetAppliesADiffToHEADOfTheRepository(t *testing.T) {
-	repo := t.TempDir()
-	for _, name := range []string{"go.mod", "semver.go"} {
-		data, err := os.ReadFile(filepath.Join("../../examples/semver/base", name))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(repo, name), data, 0o644))
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"}} {
-		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	fromDiff, err := session.ReadPatch("../../examples/semver-patches/string-compare.diff", "", repo)
-	require.NoError(t, err)
-	fromDir, err := session.ReadPatch("../../examples/semver-patches/string-compare", "", repo)
-	require.NoError(t, err)
-	assert.Equal(t, fromDir.Hash(), fromDiff.Hash())
 }
 
 func TestVetSaysWhyADiffIsRefused(t *testing.T) {

@@ -21,7 +21,9 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
+	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
@@ -45,12 +47,14 @@ type harness struct {
 	ended   map[string]bool
 	failing bool // runs fail at once, as on a missing workshop
 	n       int
+	// decisions take the runs' decisions (newChecksHarness); nil: the runs take none.
+	decisions *decisions
 }
 
 func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, gh: ghtest.NewServer(t), started: map[string]int{}, last: map[string]Issue{}, ended: map[string]bool{}}
 	var err error
-	h.runs, err = NewManager(filepath.Join(t.TempDir(), "runs"), h.execute, nil)
+	h.runs, err = NewManager(filepath.Join(t.TempDir(), "runs"), harnessRunner{h}, nil)
 	require.NoError(t, err)
 	base := Base{Clients: clients{h.gh}, Runs: h.runs, Label: "dixit", Logger: slogDiscard()}
 	h.hook, err = webhook.New(webhook.Config{Secret: []byte(secret), QueueDir: filepath.Join(t.TempDir(), "queue")},
@@ -64,6 +68,19 @@ func newHarness(t *testing.T) *harness {
 	h.gh.State.SetPermission("Codertocat", "Hello-World", "writer", "write")
 	h.gh.State.SetPermission("Codertocat", "Hello-World", "reader", "read")
 	return h
+}
+
+// harnessRunner is the harness's Runner: its executor, and the decisions of a checks
+// harness (none otherwise).
+type harnessRunner struct{ h *harness }
+
+func (r harnessRunner) Execute(ctx context.Context, i Issue) error { return r.h.execute(ctx, i) }
+
+func (r harnessRunner) Decide(ctx context.Context, i Issue, onPR bool, ask session.Ask) (Issue, orchestrate.Decision, error) {
+	if r.h.decisions == nil {
+		return ExecuteFunc(nil).Decide(ctx, i, onPR, ask)
+	}
+	return r.h.decisions.decide(ctx, i, onPR, ask)
 }
 
 func (h *harness) execute(ctx context.Context, i Issue) error {
@@ -227,7 +244,7 @@ func TestRunsResumeAfterARestart(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
-	first, err := NewManager(dir, block, nil)
+	first, err := NewManager(dir, ExecuteFunc(block), nil)
 	require.NoError(t, err)
 	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 7}
 	started, err := first.Start(i)
@@ -235,7 +252,7 @@ func TestRunsResumeAfterARestart(t *testing.T) {
 	require.True(t, started)
 	require.NoError(t, first.Shutdown(context.Background()))
 
-	second, err := NewManager(dir, block, nil)
+	second, err := NewManager(dir, ExecuteFunc(block), nil)
 	require.NoError(t, err)
 	n, err := second.ResumeAll()
 	require.NoError(t, err)
@@ -245,7 +262,7 @@ func TestRunsResumeAfterARestart(t *testing.T) {
 }
 
 func TestAFailingOrPanickingRunIsRecorded(t *testing.T) {
-	m, err := NewManager(t.TempDir(), func(context.Context, Issue) error { panic("boom") }, nil)
+	m, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error { panic("boom") }), nil)
 	require.NoError(t, err)
 	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 1}
 	_, err = m.Start(i)
@@ -260,7 +277,7 @@ func TestAFailingOrPanickingRunIsRecorded(t *testing.T) {
 func TestARunDrivenElsewhereIsAskedForAgainLater(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
-	m, err := NewManager(t.TempDir(), func(ctx context.Context, _ Issue) error {
+	m, err := NewManager(t.TempDir(), ExecuteFunc(func(ctx context.Context, _ Issue) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++
@@ -268,7 +285,7 @@ func TestARunDrivenElsewhereIsAskedForAgainLater(t *testing.T) {
 			return fmt.Errorf("%w (server-b, until later)", ErrElsewhere)
 		}
 		return nil
-	}, nil)
+	}), nil)
 	require.NoError(t, err)
 	m.RetryElsewhere = 10 * time.Millisecond
 	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 2}
@@ -280,7 +297,7 @@ func TestARunDrivenElsewhereIsAskedForAgainLater(t *testing.T) {
 	mu.Unlock()
 
 	// Stopping while waiting for the other server ends the wait at once.
-	blocked, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return ErrElsewhere }, nil)
+	blocked, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error { return ErrElsewhere }), nil)
 	require.NoError(t, err)
 	blocked.RetryElsewhere = time.Hour
 	_, err = blocked.Start(i)
@@ -346,7 +363,7 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 	transient := func(err error) bool { return errors.Is(err, errFlaky) }
 	var mu sync.Mutex
 	var calls []time.Time
-	m, err := NewManager(t.TempDir(), func(context.Context, Issue) error {
+	m, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, time.Now())
@@ -354,7 +371,7 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 			return fmt.Errorf("post comment: %w", errFlaky)
 		}
 		return nil
-	}, nil)
+	}), nil)
 	require.NoError(t, err)
 	m.Transient, m.RetryTransient = transient, 20*time.Millisecond
 	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 3}
@@ -366,7 +383,7 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 	assert.GreaterOrEqual(t, calls[2].Sub(calls[1]), 40*time.Millisecond, "the second wait is twice the first")
 	mu.Unlock()
 
-	final, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return errFinal }, nil)
+	final, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error { return errFinal }), nil)
 	require.NoError(t, err)
 	final.Transient, final.RetryTransient = transient, time.Millisecond
 	_, err = final.Start(i)
@@ -374,7 +391,7 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 	require.Eventually(t, func() bool { r, _, _ := final.Record(i); return r.State == Failed }, 5*time.Second, 5*time.Millisecond)
 
 	var tries atomic.Int32
-	always, err := NewManager(t.TempDir(), func(context.Context, Issue) error { tries.Add(1); return errFlaky }, nil)
+	always, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error { tries.Add(1); return errFlaky }), nil)
 	require.NoError(t, err)
 	always.Transient, always.RetryTransient, always.MaxTransient = transient, time.Millisecond, 3
 	_, err = always.Start(i)
@@ -382,7 +399,7 @@ func TestATransientFailureIsWaitedOut(t *testing.T) {
 	require.Eventually(t, func() bool { r, _, _ := always.Record(i); return r.State == Failed }, 5*time.Second, 5*time.Millisecond)
 	assert.EqualValues(t, 4, tries.Load(), "the first try and 3 retries")
 
-	waiting, err := NewManager(t.TempDir(), func(context.Context, Issue) error { return errFlaky }, nil)
+	waiting, err := NewManager(t.TempDir(), ExecuteFunc(func(context.Context, Issue) error { return errFlaky }), nil)
 	require.NoError(t, err)
 	waiting.Transient, waiting.RetryTransient = transient, time.Hour
 	_, err = waiting.Start(i)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -194,13 +195,13 @@ func (b Base) runOf(inst *github.Installation, repo *github.Repository, cr *gith
 	return r, true
 }
 
-// relay hands a human's decision to the run (Base.Decide) and resumes it, answering
+// relay hands a human's decision to the run (Manager.Decide) and resumes it, answering
 // on where: how a `/dixit` decision and a check run's button are carried out alike.
 func (b Base) relay(ctx context.Context, gh *github.Client, where Issue, onPR bool, ask session.Ask) error {
-	if b.Decide == nil {
+	target, d, err := b.Runs.Decide(ctx, where, onPR, ask)
+	if errors.Is(err, ErrNoDecisions) {
 		return comment(ctx, gh, where, "This server does not take decisions on runs.")
 	}
-	target, d, err := b.Decide(ctx, where, onPR, ask)
 	if err != nil {
 		return comment(ctx, gh, where, refused(ask.By, err))
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
-// decisions is a run's Decide: it records what it was asked and refuses what refuse says.
+// decisions is a runner's Decide: it records what it was asked and refuses what refuse says.
 type decisions struct {
 	mu     sync.Mutex
 	asks   []session.Ask
@@ -40,7 +40,8 @@ func (d *decisions) decide(_ context.Context, issue Issue, _ bool, ask session.A
 // that take decisions.
 func newChecksHarness(t *testing.T) (*harness, *decisions) {
 	h, d := newHarness(t), &decisions{}
-	base := Base{Clients: clients{h.gh}, Runs: h.runs, Label: "dixit", Logger: slogDiscard(), Decide: d.decide}
+	h.decisions = d
+	base := Base{Clients: clients{h.gh}, Runs: h.runs, Label: "dixit", Logger: slogDiscard()}
 	hook, err := webhook.New(webhook.Config{Secret: []byte(secret), QueueDir: filepath.Join(t.TempDir(), "queue")},
 		&IssuesHandler{base}, &CommentHandler{base}, &PullRequestHandler{base}, &CheckHandler{base})
 	require.NoError(t, err)

@@ -14,7 +14,6 @@ import (
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/repoconfig"
-	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/webhook"
 )
 
@@ -29,11 +28,6 @@ type Base struct {
 	Runs    *Manager
 	Label   string
 	Logger  *slog.Logger
-	// Decide records a human's decision on the run of issue (onPR: the comment is on a
-	// pull request, which may be the escalation PR of an issue) once it fits where the
-	// run stopped; it returns the issue whose run it answers. The error, if any, says
-	// why in words for the person who asked, and nothing changed. Nil: no decisions.
-	Decide func(ctx context.Context, issue Issue, onPR bool, ask session.Ask) (Issue, orchestrate.Decision, error)
 }
 
 func (b Base) logger() *slog.Logger {

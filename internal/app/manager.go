@@ -56,21 +56,17 @@ type Record struct {
 	Updated time.Time `json:"updated"`
 }
 
-// Execute runs (or resumes) the protocol for an issue until it ends or ctx is cancelled.
-// It must be resumable: it is called again with the same issue after a restart.
-type Execute func(ctx context.Context, issue Issue) error
-
-// ErrElsewhere is returned by an Execute whose run another server drives (it holds the
-// run's lease). The manager tries again every RetryElsewhere, so this server takes the
-// run over if the other one goes away.
+// ErrElsewhere is returned by a Runner's Execute whose run another server drives (it
+// holds the run's lease). The manager tries again every RetryElsewhere, so this server
+// takes the run over if the other one goes away.
 var ErrElsewhere = errors.New("the run is driven by another server")
 
 // Manager keeps at most one run per issue, records each run's state under dir, and
 // resumes running runs when the server starts.
 type Manager struct {
-	dir     string
-	execute Execute
-	log     *slog.Logger
+	dir    string
+	runner Runner
+	log    *slog.Logger
 
 	// RetryElsewhere is how long to wait before asking again for a run another server
 	// drives (default one minute). Set it before the first Start.
@@ -96,15 +92,15 @@ type live struct {
 	again  bool // asked for again while it went (a new head to judge): run once more
 }
 
-// NewManager keeps its records under dir.
-func NewManager(dir string, execute Execute, logger *slog.Logger) (*Manager, error) {
+// NewManager keeps its records under dir and carries the runs out with runner.
+func NewManager(dir string, runner Runner, logger *slog.Logger) (*Manager, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs directory: %w", err)
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{dir: dir, execute: execute, log: logger, cancels: map[string]*live{}}, nil
+	return &Manager{dir: dir, runner: runner, log: logger, cancels: map[string]*live{}}, nil
 }
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
@@ -185,7 +181,7 @@ func (m *Manager) run(ctx context.Context, i Issue, l *live) {
 		}()
 		transient := 0
 		for {
-			err := m.execute(ctx, i)
+			err := m.runner.Execute(ctx, i)
 			if err != nil && !errors.Is(err, ErrElsewhere) && ctx.Err() == nil && m.Transient != nil && m.Transient(err) &&
 				transient < cmp.Or(m.MaxTransient, 8) {
 				wait := min(cmp.Or(m.RetryTransient, 30*time.Second)<<transient, 10*time.Minute)

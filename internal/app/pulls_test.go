@@ -133,7 +133,7 @@ func TestAgainRunsOnceMoreAfterTheLiveRun(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	calls := 0
-	m, err := NewManager(t.TempDir(), func(ctx context.Context, i Issue) error {
+	m, err := NewManager(t.TempDir(), ExecuteFunc(func(ctx context.Context, i Issue) error {
 		mu.Lock()
 		calls++
 		first := calls == 1
@@ -142,7 +142,7 @@ func TestAgainRunsOnceMoreAfterTheLiveRun(t *testing.T) {
 			<-release
 		}
 		return nil
-	}, nil)
+	}), nil)
 	require.NoError(t, err)
 	i := Issue{Installation: 1, Owner: "o", Repo: "r", Number: 2, Kind: KindVet}
 	started, err := m.Start(i)

@@ -30,12 +30,12 @@ func TestRerunFindsTheRunByTheIdsApprunWrites(t *testing.T) {
 	gh := ghtest.NewServer(t)
 	var mu sync.Mutex
 	started := map[string]int{}
-	runs, err := app.NewManager(filepath.Join(t.TempDir(), "runs"), func(ctx context.Context, i app.Issue) error {
+	runs, err := app.NewManager(filepath.Join(t.TempDir(), "runs"), app.ExecuteFunc(func(ctx context.Context, i app.Issue) error {
 		mu.Lock()
 		started[i.String()+"/"+i.Kind]++
 		mu.Unlock()
 		return nil // ends at once: Finished
-	}, nil)
+	}), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { runs.Shutdown(ctx) })
 	h := &app.CheckHandler{Base: app.Base{Clients: fakeClients{gh}, Runs: runs, Label: "dixit"}}

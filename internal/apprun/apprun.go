@@ -1,7 +1,7 @@
 // Package apprun runs the Dixit protocol for an issue on GitHub: the issue is the spec,
 // the default branch's tip is the base revision, .github/dixit.yml on that branch holds
-// the settings, and the run shows itself on the issue while it goes. It is the App's
-// app.Execute.
+// the settings, and the run shows itself on the issue while it goes. Its Executor is the
+// App's app.Runner: the run manager executes runs and relays decisions through it.
 package apprun
 
 import (
@@ -73,7 +73,7 @@ type Executor struct {
 	Hub        *actions.Hub
 }
 
-var _ app.Execute = (*Executor)(nil).Execute
+var _ app.Runner = (*Executor)(nil)
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 

@@ -142,10 +142,10 @@ func (w *world) server(t *testing.T, holder string, edits ...func(*Executor)) *s
 	for _, edit := range edits {
 		edit(exec)
 	}
-	runs, err := app.NewManager(filepath.Join(state, "runs"), exec.Execute, nil)
+	runs, err := app.NewManager(filepath.Join(state, "runs"), exec, nil)
 	require.NoError(t, err)
 	runs.RetryElsewhere = 200 * time.Millisecond
-	base := app.Base{Clients: exec.Clients, Runs: runs, Label: "dixit", Decide: exec.Decide}
+	base := app.Base{Clients: exec.Clients, Runs: runs, Label: "dixit"}
 	hook, err := webhook.New(webhook.Config{Secret: []byte("a-test-webhook-secret"), QueueDir: filepath.Join(state, "deliveries")},
 		&app.IssuesHandler{Base: base}, &app.PullRequestHandler{Base: base}, &app.CommentHandler{Base: base},
 		&app.WorkflowRunHandler{Notify: exec.Hub.Notify})

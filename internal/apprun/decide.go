@@ -22,7 +22,7 @@ import (
 // escalationBranch is the branch of the pull request Dixit opens for issue N (pushBranches).
 var escalationBranch = regexp.MustCompile(`^dixit/([0-9]+)-pr$`)
 
-// Decide records a human's decision on the run of an issue (app.Base.Decide). A decision
+// Decide records a human's decision on the run of an issue (app.Runner.Decide). A decision
 // written on the escalation pull request answers the issue that pull request is for.
 func (e *Executor) Decide(ctx context.Context, issue app.Issue, onPR bool, ask session.Ask) (app.Issue, orchestrate.Decision, error) {
 	target := issue

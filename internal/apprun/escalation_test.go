@@ -10,6 +10,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -55,8 +56,8 @@ func TestRunIDsDoNotCollide(t *testing.T) {
 // one from a human's words, and warns that its code is unreviewed.
 func TestThePRBodyClosesOnlyItsIssue(t *testing.T) {
 	said := "@team Closes #2, fixes o/r#3"
-	s := report.Summary{Run: "r", Outcome: orchestrate.TestersExhausted, Reason: "done", Accepted: "ann",
-		Coders: []report.Coder{{Name: "ann"}, {Name: "bob"}}, Comparison: &report.Comparison{},
+	s := runfile.Summary{Run: "r", Outcome: orchestrate.TestersExhausted, Reason: "done", Accepted: "ann",
+		Coders: []runfile.Coder{{Name: "ann"}, {Name: "bob"}}, Comparison: &runfile.Comparison{},
 		Decisions: []orchestrate.AppliedDecision{{Decision: orchestrate.Decision{ID: "1", Verb: orchestrate.DecideAccept,
 			Args: []string{"ann"}, By: "maria", Reason: said}}},
 		SpecComments: []string{"<!-- " + said + " -->"}}

@@ -2,7 +2,6 @@ package apprun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,8 +13,6 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/app"
-	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 )
@@ -126,107 +123,20 @@ func (m *mirror) push(ctx context.Context) error {
 	return m.ws.PushRun(ctx, m.url, token, m.prefix)
 }
 
-// attach adopts a run the remote workshop holds further than this disk does.
-func (m *mirror) attach(ctx context.Context) func(ws *gitstate.Workshop) error {
-	return func(ws *gitstate.Workshop) error {
-		m.ws = ws
-		token, err := m.token(ctx)
-		if err != nil {
-			return err
-		}
-		adopted, err := ws.PullRun(ctx, m.url, token, m.prefix)
-		if err != nil {
-			return fmt.Errorf("read the run from the workshop: %w", err)
-		}
-		if adopted {
-			m.log.Info("apprun: adopted the run from the workshop repository")
-		}
-		return nil
-	}
-}
-
-// actionsJudge classifies on GitHub Actions runners of the workshop repository, pushing
-// its inputs there with the same token as the mirror.
-func (j *job) actionsJudge(contract ci.Contract) (*actions.Judge, error) {
-	section, err := contractSection(contract)
+// attach adopts a run the remote workshop holds further than this disk does, and
+// mirrors the run's workshop ws from now on.
+func (m *mirror) attach(ctx context.Context, ws *gitstate.Workshop) error {
+	m.ws = ws
+	token, err := m.token(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	owner, repo, _ := strings.Cut(j.workshop, "/")
-	return actions.New(actions.Options{
-		Client: j.gh, Owner: owner, Repo: repo, GitURL: j.mirror.url, Token: j.mirror.token, Run: j.run,
-		Contract: section, BotVersion: j.e.BotVersion, GitDir: filepath.Join(j.dir, "classify.git"),
-		Hub: j.e.Hub, Config: j.e.Actions, Logger: j.log,
-	})
-}
-
-// contractSection writes a test contract back as the `test:` section of dixit.yml (in
-// JSON), the form batch.json carries to the runners.
-func contractSection(c ci.Contract) (json.RawMessage, error) {
-	section := map[string]any{"path": c.Path, "run": c.Run, "timeout": c.Timeout.String()}
-	if c.Build != "" {
-		section["build"] = c.Build
-	}
-	if c.BuildTimeout > 0 {
-		section["build_timeout"] = c.BuildTimeout.String()
-	}
-	if c.Toolchain != "" {
-		section["toolchain"] = c.Toolchain
-	}
-	if c.Probe != "" {
-		section["probe"] = c.Probe
-	}
-	if c.Report != "" {
-		section["report"] = c.Report
-	}
-	if len(c.Exclude) > 0 {
-		section["exclude"] = c.Exclude
-	}
-	if len(c.Paths) > 0 {
-		section["paths"] = c.Paths
-	}
-	if c.Prepare != "" {
-		section["prepare"] = c.Prepare
-	}
-	if c.PrepareTimeout > 0 {
-		section["prepare_timeout"] = c.PrepareTimeout.String()
-	}
-	if len(c.Manifests) > 0 {
-		section["manifests"] = c.Manifests
-	}
-	if c.Memory > 0 {
-		section["memory"] = ci.FormatBytes(c.Memory)
-	}
-	if len(c.Env) > 0 {
-		section["env"] = c.Env
-	}
-	data, err := json.Marshal(section)
+	adopted, err := ws.PullRun(ctx, m.url, token, m.prefix)
 	if err != nil {
-		return nil, fmt.Errorf("test contract: %w", err)
+		return fmt.Errorf("read the run from the workshop: %w", err)
 	}
-	return data, nil
-}
-
-// judge decides where this run's tests go. "auto" picks GitHub Actions only when the
-// workshop's default branch holds the current classification workflow (the App cannot
-// commit it: it has no workflows permission) and the runners know which bot to install.
-func (j *job) judgeKind(ctx context.Context) string {
-	e, log := j.e, j.log
-	if e.Judge != "auto" {
-		return e.Judge
+	if adopted {
+		m.log.Info("apprun: adopted the run from the workshop repository")
 	}
-	if e.BotVersion == "" {
-		return "local"
-	}
-	owner, repo, _ := strings.Cut(j.workshop, "/")
-	current, err := actions.WorkflowIsCurrent(ctx, j.gh, owner, repo, "")
-	switch {
-	case err != nil:
-		log.Warn("apprun: cannot tell whether the workshop holds the classification workflow; judging on this server", "err", err)
-		return "local"
-	case !current:
-		log.Info("apprun: the workshop does not hold the current classification workflow; judging on this server (docs/actions.md says how to use GitHub Actions)")
-		return "local"
-	}
-	return "actions"
+	return nil
 }

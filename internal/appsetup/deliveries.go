@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/ghapp"
+	"github.com/dixit-bot/dixit/internal/serveconfig"
 )
 
 // App identifies a registered App, as bot serve's configuration does.
@@ -59,4 +61,19 @@ func PrintDeliveries(w io.Writer, ds []*github.HookDelivery) error {
 		return fmt.Errorf("the newest delivery got %q (status %d): docs/install.md, Troubleshooting, says what each answer means", ds[0].GetStatus(), code)
 	}
 	return nil
+}
+
+// ShowDeliveries is bot setup deliveries: the App's latest n deliveries as GitHub
+// recorded them, one line each on w, for the App bot serve's configuration cfg names. Its
+// error says when there is none or the newest failed.
+func ShowDeliveries(ctx context.Context, cfg serveconfig.Config, n int, w io.Writer, log *slog.Logger) error {
+	key, err := os.ReadFile(cfg.GitHub.PrivateKeyFile)
+	if err != nil {
+		return fmt.Errorf("setup deliveries: github.private_key_file: %w", err)
+	}
+	ds, err := RecentDeliveries(ctx, App{ID: cfg.GitHub.AppID, Key: key, APIURL: cfg.GitHub.BaseURL}, n, log)
+	if err != nil {
+		return fmt.Errorf("setup deliveries: %w", err)
+	}
+	return PrintDeliveries(w, ds)
 }

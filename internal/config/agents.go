@@ -222,3 +222,15 @@ func (a Agents) validate() error {
 	}
 	return nil
 }
+
+// Models lists the distinct models the settings name: agents.model, then the per-agent
+// ones.
+func (s Settings) Models() []string {
+	out := []string{s.Agents.Model}
+	for _, a := range slices.Concat(s.Agents.Coders, s.Agents.Testers) {
+		if a.Model != "" && !slices.Contains(out, a.Model) {
+			out = append(out, a.Model)
+		}
+	}
+	return out
+}

@@ -38,7 +38,7 @@ type Options struct {
 	Client llm.Client
 	// Model, with Client, is the model every live agent uses in place of those the tasks'
 	// dixit.yml name (bot eval --model); the report names it, and it is part of each run's
-	// id. The client itself must send it (cmd/bot wraps it).
+	// id. The client itself must send it (Command.Live: llm.Start wraps it).
 	Model string
 }
 

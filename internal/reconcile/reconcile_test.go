@@ -53,7 +53,7 @@ func newWorld(t *testing.T) *world {
 	w.cc, err = ghapp.NewClientCreator(ghapp.Config{AppID: 99, PrivateKey: pemKey, BaseURL: w.gh.URL,
 		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}) // retries without the waits
 	require.NoError(t, err)
-	w.runs, err = app.NewManager(filepath.Join(t.TempDir(), "runs"), w.execute, nil)
+	w.runs, err = app.NewManager(filepath.Join(t.TempDir(), "runs"), app.ExecuteFunc(w.execute), nil)
 	require.NoError(t, err)
 	w.issue = &app.IssuesHandler{Base: app.Base{Clients: w.cc, Runs: w.runs, Label: "dixit"}}
 	w.hook, err = webhook.New(webhook.Config{Secret: []byte(secret), QueueDir: filepath.Join(t.TempDir(), "queue")}, w.issue)

@@ -2,274 +2,122 @@ package report
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
-	"github.com/dixit-bot/dixit/internal/differential"
-	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/pick"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
-// Comparison is how the implementations differ: in their code (diff stats) and in their
-// behaviour (differential testing), and which one the pull request is built from.
-type Comparison struct {
-	Touched []CoderDiff `json:"touched"` // each coder's change from the base revision
-	Pairs   []PairDiff  `json:"pairs"`   // each pair of coders
-	// Differential is the probe's answers compared across the passing implementations;
-	// nil when no probe ran, and ProbeNote says why.
-	Differential *differential.Report `json:"differential,omitempty"`
-	ProbeBy      string               `json:"probe_by,omitempty"`
-	ProbeNote    string               `json:"probe_note,omitempty"`
-	// Dual is each coder's CodeT dual-agreement score over every test the testers
-	// proposed (DualAgreement), run against the final implementations.
-	Dual      map[string]int `json:"dual_agreement,omitempty"`
-	DualTests int            `json:"dual_tests,omitempty"`
-	Pick      Pick           `json:"pick"`
+// Choose picks the implementation the pull request is built from with the default rule
+// (internal/pick) and says why in words. The rule sees the run as pickInput gathers it.
+func Choose(s runfile.Summary, c runfile.Comparison) runfile.Pick {
+	rule, _ := pick.Named(pick.Default)
+	ch := pick.Choose(rule, pickInput(s, c))
+	return runfile.Pick{Coder: ch.Coder, Agreed: ch.Agreed, Candidates: ch.Candidates, Why: pickWhy(ch, s, c)}
 }
 
-// DualAgreement scores coders as CodeT does: coders that pass exactly the same tests form
-// a group, and each member scores (tests the group passes) × (coders in the group).
-// Coders passing no test score 0.
-func DualAgreement(coders []string, passes map[string][]bool) map[string]int {
-	key := func(row []bool) string {
-		b := make([]byte, len(row))
-		for i, ok := range row {
-			b[i] = '0'
-			if ok {
-				b[i] = '1'
-			}
+// pickInput is what the pick sees of a run: each coder, in the configured order, with
+// whether it passes the whole vetted suite and breaks none of the repository's own tests
+// (Consensus), its scores and the size of its change.
+func pickInput(s runfile.Summary, c runfile.Comparison) pick.Input {
+	in := pick.Input{Protocol: s.Protocol, Final: s.Final, Accepted: s.Accepted, Vetted: len(s.Vetted),
+		DualTests: c.DualTests, Probed: c.Differential != nil, Sized: len(c.Touched) > 0}
+	passes := map[string]bool{}
+	for _, name := range Consensus(s) {
+		passes[name] = true
+	}
+	lastSuite := map[string]int{}
+	for _, ev := range s.Events {
+		if ev.Kind == orchestrate.EvSuite {
+			lastSuite[ev.Agent] = ev.Passed
 		}
-		return string(b)
 	}
-	size := map[string]int{}
-	for _, c := range coders {
-		size[key(passes[c])]++
+	touched := map[string]runfile.CoderDiff{}
+	for _, t := range c.Touched {
+		touched[t.Coder] = t
 	}
-	out := map[string]int{}
-	for _, c := range coders {
-		n := 0
-		for _, ok := range passes[c] {
-			if ok {
-				n++
-			}
+	for _, coder := range s.Coders {
+		name, t := coder.Name, touched[coder.Name]
+		pc := pick.Coder{Name: name, Passes: passes[name], Dual: c.Dual[name], Lines: t.Added + t.Deleted, OwnTests: t.OwnTests,
+			SuitePassed: lastSuite[name]}
+		if c.Differential != nil && pc.Passes {
+			pc.Agreement = c.Differential.Agreement(name)
 		}
-		out[c] = n * size[key(passes[c])]
+		in.Coders = append(in.Coders, pc)
 	}
-	return out
+	return in
 }
 
-// CoderDiff is the files a coder changed from the base revision.
-type CoderDiff struct {
-	Coder   string              `json:"coder"`
-	Files   []gitstate.FileStat `json:"files"`
-	Added   int                 `json:"added"`
-	Deleted int                 `json:"deleted"`
-	// OwnTests counts the lines of Added and Deleted in the coder's own test files (the
-	// judge leaves them out): the size tie-break does not count them, so that a coder
-	// that writes tests is not the one that loses it.
-	OwnTests int `json:"own_tests,omitempty"`
-}
-
-// PairDiff is how far apart two implementations are.
-type PairDiff struct {
-	A       string `json:"a"`
-	B       string `json:"b"`
-	Files   int    `json:"files"`
-	Added   int    `json:"added"`
-	Deleted int    `json:"deleted"`
-}
-
-// Pick is the implementation the escalation pull request is built from.
-type Pick struct {
-	Coder      string   `json:"coder"`
-	Agreed     bool     `json:"agreed"`     // it passes every vetted test
-	Candidates []string `json:"candidates"` // every coder that does
-	Why        string   `json:"why"`
-}
-
-// Choose applies the pick rule (docs/escalation.md), the hybrid that the replay of
-// recorded LLM runs favours (docs/replay.md):
-//  1. only coders passing the whole vetted suite are candidates;
-//  2. among them, the highest CodeT dual-agreement score over every proposed test;
-//  3. then the answers to the probe's inputs that agree most often with the other
-//     candidates' (the most typical behaviour);
-//  4. then the smallest change from the base revision (lines added plus deleted);
-//  5. then the configured order of the coders.
-//
-// With no candidate it is CodeT's pick over all coders, and the body says that none
-// passes every vetted test.
-func Choose(s Summary, c Comparison) Pick {
-	p := choose(s, c)
-	if len(s.Vetted) == 0 && s.Accepted == "" && p.Coder != "" && (s.Protocol == "" || s.Protocol == "dixit") {
-		// Every coder "passes every vetted test" of an empty suite: say so rather than
-		// claim an agreement that no test backs.
-		p.Agreed = false
-		agree := fmt.Sprintf("%s passes every vetted test, as do %d others. ", p.Coder, len(p.Candidates)-1)
-		p.Why = fmt.Sprintf("No test was vetted, so no test backs this pick among the %d coders. %s", len(p.Candidates), strings.TrimPrefix(p.Why, agree))
-	}
-	return p
-}
-
-func choose(s Summary, c Comparison) Pick {
-	if s.Protocol != "" && s.Protocol != "dixit" {
-		return protocolPick(s)
-	}
-	candidates := Consensus(s)
-	if s.Accepted != "" { // a human decided: the rule gives way
-		p := Pick{Coder: s.Accepted, Agreed: slices.Contains(candidates, s.Accepted), Candidates: candidates}
-		p.Why = fmt.Sprintf("%s's implementation was accepted by a human", s.Accepted)
-		for _, d := range s.Decisions {
-			if d.Verb == orchestrate.DecideAccept && d.Refused == "" {
-				p.Why = fmt.Sprintf("%s's implementation was accepted by @%s", s.Accepted, d.By)
-				if d.Reason != "" {
-					p.Why += ": " + d.Reason
-				}
-			}
-		}
-		p.Why += "."
-		return p
-	}
-	size, total := map[string]int{}, map[string]int{}
+// pickWhy says in words how the rule came to its choice, one sentence a reason.
+func pickWhy(ch pick.Choice, s runfile.Summary, c runfile.Comparison) string {
 	own := ""
 	for _, t := range c.Touched {
-		size[t.Coder], total[t.Coder] = t.Added+t.Deleted-t.OwnTests, t.Added+t.Deleted
 		if t.OwnTests > 0 {
 			own = ", not counting the coders' own tests"
 		}
 	}
-	order := map[string]int{}
-	for i, coder := range s.Coders {
-		order[coder.Name] = i
-	}
-	if len(candidates) == 0 {
-		return bestOfNone(s, c)
-	}
-	agree := map[string]int{}
-	if c.Differential != nil {
-		for _, name := range candidates {
-			agree[name] = c.Differential.Agreement(name)
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	for _, r := range ch.Reasons {
+		tied := strings.Join(r.Coders, ", ")
+		switch r.Step {
+		case pick.StepProtocol:
+			p("The %s protocol accepted %s's work.", s.Protocol, ch.Coder)
+		case pick.StepProtocolNone:
+			p("The %s protocol accepted no work; this is %s's last.", s.Protocol, ch.Coder)
+		case pick.StepAccepted:
+			b.WriteString(acceptedWhy(s))
+		case pick.StepNoVetted:
+			p("No test was vetted, so no test backs this pick among the %d coders. ", len(ch.Candidates))
+		case pick.StepOnly:
+			p("%s is the only implementation that passes every vetted test.", ch.Coder)
+		case pick.StepCandidates:
+			p("%s passes every vetted test, as do %d others. ", ch.Coder, r.Score)
+		case pick.StepUnchanged:
+			p("%s changed nothing from the base revision, so the suite does not tell it from the base: left out. ", tied)
+		case pick.StepDual:
+			if r.Decided {
+				p("Over all %d tests the testers proposed, its dual-agreement score is the highest (%d: tests passed × implementations passing exactly the same ones).", c.DualTests, r.Score)
+			} else {
+				p("Over all %d proposed tests, %s share the highest dual-agreement score (%d). ", c.DualTests, tied, r.Score)
+			}
+		case pick.StepProbe:
+			if r.Decided {
+				p("Of these, its answers to the probe's inputs agree with the others' most often (%d shared answers).", r.Score)
+			} else {
+				p("On the probe's inputs, %s agree with the others most often (%d shared answers each). ", tied, r.Score)
+			}
+		case pick.StepSize:
+			switch {
+			case r.Decided:
+				p("Of these, %s's change from the base revision is the smallest (%d lines%s).", ch.Coder, r.Score, own)
+			case r.Narrowed:
+				p("Of these, %s change the fewest lines (%d each%s). ", tied, r.Score, own)
+			default:
+				p("Their changes are the same size (%d lines each%s). ", r.Score, own)
+			}
+		case pick.StepOrder:
+			p("Nothing else tells them apart, so the first in the configured order is shown.")
+		case pick.StepNoneDual:
+			p("No implementation passes every vetted test; %s has the highest dual-agreement score over the %d proposed tests (%d), CodeT's pick.", ch.Coder, c.DualTests, r.Score)
+		case pick.StepNoneSuite:
+			p("No implementation passes every vetted test; %s passed the most (%d of %d) in its last run of the suite.", ch.Coder, r.Score, len(s.Vetted))
 		}
 	}
-	ranked, unchanged := changedFirst(candidates, total, len(c.Touched) > 0)
-	sort.SliceStable(ranked, func(i, j int) bool {
-		a, b := ranked[i], ranked[j]
-		switch {
-		case c.Dual[a] != c.Dual[b]:
-			return c.Dual[a] > c.Dual[b]
-		case agree[a] != agree[b]:
-			return agree[a] > agree[b]
-		case size[a] != size[b]:
-			return size[a] < size[b]
-		}
-		return order[a] < order[b]
-	})
-	p := Pick{Coder: ranked[0], Agreed: true, Candidates: candidates}
-	if len(candidates) == 1 {
-		p.Why = fmt.Sprintf("%s is the only implementation that passes every vetted test.", p.Coder)
-		return p
-	}
-	p.Why = fmt.Sprintf("%s passes every vetted test, as do %d others. ", p.Coder, len(candidates)-1)
-	if len(unchanged) > 0 {
-		p.Why += fmt.Sprintf("%s changed nothing from the base revision, so the suite does not tell it from the base: left out. ", strings.Join(unchanged, ", "))
-	}
-	// Each step keeps the coders the previous ones could not separate from the pick.
-	tied := ranked
-	narrow := func(score map[string]int) {
-		var keep []string
-		for _, name := range tied {
-			if score[name] == score[p.Coder] {
-				keep = append(keep, name)
+	return b.String()
+}
+
+// acceptedWhy names the human who accepted the pick, and their reason.
+func acceptedWhy(s runfile.Summary) string {
+	why := fmt.Sprintf("%s's implementation was accepted by a human", s.Accepted)
+	for _, d := range s.Decisions {
+		if d.Verb == orchestrate.DecideAccept && d.Refused == "" {
+			why = fmt.Sprintf("%s's implementation was accepted by @%s", s.Accepted, d.By)
+			if d.Reason != "" {
+				why += ": " + d.Reason
 			}
 		}
-		tied = keep
 	}
-	if c.DualTests > 0 {
-		narrow(c.Dual)
-		if len(tied) == 1 {
-			return withWhy(p, "Over all %d tests the testers proposed, its dual-agreement score is the highest (%d: tests passed × implementations passing exactly the same ones).", c.DualTests, c.Dual[p.Coder])
-		}
-		p.Why += fmt.Sprintf("Over all %d proposed tests, %s share the highest dual-agreement score (%d). ", c.DualTests, strings.Join(tied, ", "), c.Dual[p.Coder])
-	}
-	if c.Differential != nil {
-		narrow(agree)
-		if len(tied) == 1 {
-			return withWhy(p, "Of these, its answers to the probe's inputs agree with the others' most often (%d shared answers).", agree[p.Coder])
-		}
-		p.Why += fmt.Sprintf("On the probe's inputs, %s agree with the others most often (%d shared answers each). ", strings.Join(tied, ", "), agree[p.Coder])
-	}
-	before := len(tied)
-	narrow(size)
-	if len(tied) == 1 {
-		return withWhy(p, "Of these, %s's change from the base revision is the smallest (%d lines%s).", p.Coder, size[p.Coder], own)
-	}
-	if len(tied) < before {
-		p.Why += fmt.Sprintf("Of these, %s change the fewest lines (%d each%s). ", strings.Join(tied, ", "), size[p.Coder], own)
-	} else {
-		p.Why += fmt.Sprintf("Their changes are the same size (%d lines each%s). ", size[p.Coder], own)
-	}
-	return withWhy(p, "Nothing else tells them apart, so the first in the configured order is shown.")
-}
-
-// changedFirst leaves out of the running the candidates that changed nothing from the base
-// revision, when others did: passing the suite unchanged says the suite cannot tell the
-// base from a solution, not that doing nothing solves the spec. known says whether sizes
-// were measured at all.
-func changedFirst(candidates []string, size map[string]int, known bool) (ranked, unchanged []string) {
-	for _, name := range candidates {
-		if known && size[name] == 0 {
-			unchanged = append(unchanged, name)
-		} else {
-			ranked = append(ranked, name)
-		}
-	}
-	if len(ranked) == 0 {
-		return append([]string(nil), candidates...), nil
-	}
-	return ranked, unchanged
-}
-
-// protocolPick is the other protocols' own choice: the coder they accepted, else the
-// first coder's last work.
-func protocolPick(s Summary) Pick {
-	if s.Final != "" {
-		return Pick{Coder: s.Final, Agreed: true, Candidates: []string{s.Final},
-			Why: fmt.Sprintf("The %s protocol accepted %s's work.", s.Protocol, s.Final)}
-	}
-	first := ""
-	if len(s.Coders) > 0 {
-		first = s.Coders[0].Name
-	}
-	return Pick{Coder: first, Candidates: []string{},
-		Why: fmt.Sprintf("The %s protocol accepted no work; this is %s's last.", s.Protocol, first)}
-}
-
-func withWhy(p Pick, format string, args ...any) Pick {
-	p.Why += fmt.Sprintf(format, args...)
-	return p
-}
-
-// bestOfNone is CodeT's pick when no coder passes the whole suite: the highest dual
-// agreement over the proposed tests, else the coder whose last suite run passed the most.
-func bestOfNone(s Summary, c Comparison) Pick {
-	passed := map[string]int{}
-	for _, ev := range s.Events {
-		if ev.Kind == orchestrate.EvSuite {
-			passed[ev.Agent] = ev.Passed
-		}
-	}
-	best := ""
-	for _, coder := range s.Coders {
-		name := coder.Name
-		if best == "" || c.Dual[name] > c.Dual[best] || (c.Dual[name] == c.Dual[best] && passed[name] > passed[best]) {
-			best = name
-		}
-	}
-	p := Pick{Coder: best, Candidates: []string{}}
-	if c.Dual[best] > 0 {
-		p.Why = fmt.Sprintf("No implementation passes every vetted test; %s has the highest dual-agreement score over the %d proposed tests (%d), CodeT's pick.", best, c.DualTests, c.Dual[best])
-		return p
-	}
-	p.Why = fmt.Sprintf("No implementation passes every vetted test; %s passed the most (%d of %d) in its last run of the suite.", best, passed[best], len(s.Vetted))
-	return p
+	return why + "."
 }

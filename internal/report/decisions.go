@@ -5,20 +5,21 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // nextSection lists the decisions that answer where the run stopped, with the ids to
 // use, written as the reader gives them: prefix "/dixit " on GitHub; locally, commands
 // that name the run's state directory when it is not the default, so they can be
 // copied as they are.
-func nextSection(s Summary, prefix string) string {
+func nextSection(s runfile.Summary, prefix string) string {
 	fitting := orchestrate.Fitting(s.Standing)
 	if len(fitting) == 0 {
 		return ""
 	}
 	local := prefix == ""
 	if local {
-		prefix = DecidePrefix(s.Run, s.StateDir)
+		prefix = runfile.DecidePrefix(s.Run, s.StateDir)
 	}
 	var b strings.Builder
 	b.WriteString("## What now\n\nThe run stopped for a human. Any of these takes it on from here:\n\n")
@@ -27,13 +28,13 @@ func nextSection(s Summary, prefix string) string {
 	}
 	b.WriteString("\n")
 	if local {
-		fmt.Fprintf(&b, "`bot decide` only records a decision; %s then carries it out.\n\n", inlineCode(ResumeCommand(s.Run, s.StateDir)))
+		fmt.Fprintf(&b, "`bot decide` only records a decision; %s then carries it out.\n\n", inlineCode(runfile.ResumeCommand(s.Run, s.StateDir)))
 	}
 	return b.String()
 }
 
 // decisionsSection is the timeline of the humans' decisions, refused ones included.
-func decisionsSection(s Summary) string {
+func decisionsSection(s runfile.Summary) string {
 	if len(s.Decisions) == 0 {
 		return ""
 	}

@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"strings"
 )
 
 // existingSection says what the repository's own tests guarded: the regression set
 // from the base, the flaky tests left out, and which coder or patch broke which test.
-func existingSection(s Summary, full bool) string {
+func existingSection(s runfile.Summary, full bool) string {
 	e := s.Existing
 	if e == nil {
 		return ""

@@ -14,6 +14,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // A fixture is a real protocol run over fake agents and a fake judge: the events, the
@@ -70,7 +71,7 @@ func testFile(name string) string {
 		name, strings.ToUpper(name[:1])+name[1:])
 }
 
-func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
+func (f fixture) play(t *testing.T) (runfile.Summary, *orchestrate.Result) {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Coders, cfg.Testers = len(f.versions), len(f.testers)
@@ -108,15 +109,15 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 	s := NewSummary("golden-"+f.name, res)
 	s.Agents = "llm"
 	s.TestPath = "semver_{id}_test.go"
-	s.Judge = Judge{Stats: ci.Stats{Executions: 42, Runs: 600, CacheHits: 7, Seconds: 93.5}, Sandbox: "bwrap", ActionsMinutes: 12}
+	s.Judge = runfile.Judge{Stats: ci.Stats{Executions: 42, Runs: 600, CacheHits: 7, Seconds: 93.5}, Sandbox: "bwrap", ActionsMinutes: 12}
 	s.Spend.CostUSD = 0.37
 	s.WallSeconds = 754.2
-	cmp := Comparison{}
+	cmp := runfile.Comparison{}
 	for i, c := range res.Coders {
-		cmp.Touched = append(cmp.Touched, CoderDiff{Coder: c.Name, Added: 40 + 7*i, Deleted: 2,
+		cmp.Touched = append(cmp.Touched, runfile.CoderDiff{Coder: c.Name, Added: 40 + 7*i, Deleted: 2,
 			Files: []gitstate.FileStat{{Path: "semver.go", Added: 38 + 7*i, Deleted: 2}, {Path: "semver_test.go", Added: 2}}})
 		for _, d := range res.Coders[i+1:] {
-			cmp.Pairs = append(cmp.Pairs, PairDiff{A: c.Name, B: d.Name, Files: 1, Added: 5 + i, Deleted: 3})
+			cmp.Pairs = append(cmp.Pairs, runfile.PairDiff{A: c.Name, B: d.Name, Files: 1, Added: 5 + i, Deleted: 3})
 		}
 	}
 	// Dual agreement as the session computes it: the final trees against every proposal.
@@ -128,7 +129,7 @@ func (f fixture) play(t *testing.T) (Summary, *orchestrate.Result) {
 			final[c.Name] = append(final[c.Name], passes(string(p.Content), c.Commit))
 		}
 	}
-	cmp.Dual, cmp.DualTests = DualAgreement(names, final), len(res.Proposals)
+	cmp.Dual, cmp.DualTests = differential.DualAgreement(names, final), len(res.Proposals)
 	if agree := Consensus(s); len(agree) >= 2 {
 		rep := differential.Compare(agree, answers(agree), nil)
 		cmp.Differential, cmp.ProbeBy = &rep, "tester t1"

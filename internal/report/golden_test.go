@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
@@ -66,7 +67,7 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 			c.Dual, c.DualTests = tc.dual, 7
 			c.Touched = nil
 			for _, coder := range s.Coders {
-				c.Touched = append(c.Touched, CoderDiff{Coder: coder.Name, Added: tc.sizes[coder.Name]})
+				c.Touched = append(c.Touched, runfile.CoderDiff{Coder: coder.Name, Added: tc.sizes[coder.Name]})
 			}
 			p := Choose(s, c)
 			assert.Equal(t, tc.want, p.Coder)
@@ -79,7 +80,7 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 	// the pick says how the tie was settled when size narrowed but did not decide.
 	c := base
 	c.Dual, c.DualTests = map[string]int{}, 7
-	c.Touched = []CoderDiff{{Coder: "c1", Added: 60, OwnTests: 50}, {Coder: "c2", Added: 10}, {Coder: "c3", Added: 30}, {Coder: "c4", Added: 30}}
+	c.Touched = []runfile.CoderDiff{{Coder: "c1", Added: 60, OwnTests: 50}, {Coder: "c2", Added: 10}, {Coder: "c3", Added: 30}, {Coder: "c4", Added: 30}}
 	p := Choose(s, c)
 	assert.Equal(t, "c1", p.Coder, p.Why)
 	assert.Contains(t, p.Why, "Of these, c1, c2 change the fewest lines (10 each, not counting the coders' own tests)")
@@ -99,7 +100,7 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 	assert.Equal(t, "c4's implementation was accepted by @maria: its failure is the test's fault.", p.Why)
 	none := stuck
 	none.Events = append(none.Events, orchestrate.Event{Kind: orchestrate.EvVet, Test: "x"})
-	none.Vetted = append(none.Vetted, VettedTest{ID: "x", FailedBy: []string{"c1", "c2", "c3", "c4"}})
+	none.Vetted = append(none.Vetted, runfile.VettedTest{ID: "x", FailedBy: []string{"c1", "c2", "c3", "c4"}})
 	p = Choose(none, c)
 	assert.Equal(t, "c4", p.Coder, "with no consensus, CodeT's pick")
 	assert.False(t, p.Agreed)
@@ -108,12 +109,12 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 
 // The other protocols choose for themselves: the pick is the coder they accepted.
 func TestTheOtherProtocolsPickWhatTheyAccepted(t *testing.T) {
-	s := Summary{Protocol: "tdg", Final: "p2", Coders: []Coder{{Name: "p1"}, {Name: "p2"}}}
-	p := Choose(s, Comparison{Dual: map[string]int{"p1": 9}})
+	s := runfile.Summary{Protocol: "tdg", Final: "p2", Coders: []runfile.Coder{{Name: "p1"}, {Name: "p2"}}}
+	p := Choose(s, runfile.Comparison{Dual: map[string]int{"p1": 9}})
 	assert.Equal(t, "p2", p.Coder)
 	assert.True(t, p.Agreed)
 	s.Final = ""
-	p = Choose(s, Comparison{})
+	p = Choose(s, runfile.Comparison{})
 	assert.Equal(t, "p1", p.Coder)
 	assert.False(t, p.Agreed)
 	assert.Contains(t, p.Why, "accepted no work")

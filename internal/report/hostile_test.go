@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // hostile is what a person with a comment box, or a model, might write where the report
@@ -30,7 +31,7 @@ const hostileName = `<img src=x onerror=alert(5)>@ops`
 
 // hostileRun is a real run's summary with every human-written field, and every name,
 // written by an attacker.
-func hostileRun(t *testing.T, f fixture) (Summary, *orchestrate.Result) {
+func hostileRun(t *testing.T, f fixture) (runfile.Summary, *orchestrate.Result) {
 	t.Helper()
 	s, res := f.play(t)
 	s = renamed(t, s)
@@ -69,13 +70,13 @@ var nameToken = regexp.MustCompile(`\b(c1|t1)\b`)
 func rename(s string) string { return nameToken.ReplaceAllString(s, hostileName) }
 
 // renamed gives coder c1 and tester t1 the hostile name in every field of the summary.
-func renamed(t *testing.T, s Summary) Summary {
+func renamed(t *testing.T, s runfile.Summary) runfile.Summary {
 	data, err := json.Marshal(s)
 	require.NoError(t, err)
 	name, err := json.Marshal(hostileName)
 	require.NoError(t, err)
 	data = nameToken.ReplaceAll(data, bytes.Trim(name, `"`))
-	var out Summary
+	var out runfile.Summary
 	require.NoError(t, json.Unmarshal(data, &out))
 	out.Events = s.Events // their cells are read by the report; names there matter less than their count
 	for i := range out.Events {

@@ -10,12 +10,13 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // HTML renders the report as one self-contained page: the Markdown report converted by a
 // CommonMark renderer, the chart drawn as inline SVG, styles inline, no script and
 // nothing fetched from elsewhere.
-func HTML(s Summary, res *orchestrate.Result) (string, error) {
+func HTML(s runfile.Summary, res *orchestrate.Result) (string, error) {
 	figs := NewFigures()
 	return Page("Dixit run "+s.Run, Render(s, res, Options{Title: true, figures: figs}), figs)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"strings"
 )
 
@@ -13,7 +14,7 @@ const differentialRows = 10
 
 // differentialSection lists the inputs the passing implementations answer differently;
 // rows caps the list (0: all), and more is where the rest can be read.
-func differentialSection(s Summary, rows int, more string) string {
+func differentialSection(s runfile.Summary, rows int, more string) string {
 	c := s.Comparison
 	if c == nil {
 		return ""
@@ -72,7 +73,7 @@ const diffFiles = 20
 
 // diffSection shows how far the implementations are from the base and from each other;
 // the short form leaves out the per-file lists, and more is where they can be read.
-func diffSection(s Summary, files bool, more string) string {
+func diffSection(s runfile.Summary, files bool, more string) string {
 	c := s.Comparison
 	if c == nil || len(c.Touched) == 0 {
 		return ""
@@ -106,7 +107,7 @@ func diffSection(s Summary, files bool, more string) string {
 			p(" %s |", plain(t.Coder))
 		}
 		p("\n|---|%s\n", strings.Repeat("---|", len(c.Touched)))
-		dist := map[[2]string]PairDiff{}
+		dist := map[[2]string]runfile.PairDiff{}
 		for _, pd := range c.Pairs {
 			dist[[2]string{pd.A, pd.B}], dist[[2]string{pd.B, pd.A}] = pd, pd
 		}

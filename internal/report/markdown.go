@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // Options shape one rendering of the report.
@@ -30,7 +31,7 @@ type Options struct {
 const PRLimit = 65_000
 
 // Markdown renders the complete report of a run.
-func Markdown(s Summary, res *orchestrate.Result) string {
+func Markdown(s runfile.Summary, res *orchestrate.Result) string {
 	return Render(s, res, Options{Title: true})
 }
 
@@ -46,7 +47,7 @@ type section struct {
 var shortenFirst = []string{"failures", "log", "spec", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet", "preflight"}
 
 // Render renders the report with the given options.
-func Render(s Summary, res *orchestrate.Result, opt Options) string {
+func Render(s runfile.Summary, res *orchestrate.Result, opt Options) string {
 	more := "the full report"
 	if opt.FullReport != "" {
 		more = fmt.Sprintf("[the full report](%s)", opt.FullReport)
@@ -124,7 +125,7 @@ func join(sections []section) string {
 
 func length(s string) int { return utf8.RuneCountInString(s) }
 
-func head(s Summary, opt Options) string {
+func head(s runfile.Summary, opt Options) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	if opt.Title {
@@ -148,7 +149,7 @@ func head(s Summary, opt Options) string {
 }
 
 // whatNext says what the stop means and who acts, as the table of outcomes words it.
-func whatNext(s Summary) string {
+func whatNext(s runfile.Summary) string {
 	r := orchestrate.ReasonFor(s.Outcome)
 	switch {
 	case r.NextMidRun != "" && s.Preflight != nil && s.Preflight.MidRun:

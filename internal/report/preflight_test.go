@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // A failing verdict's output reaches the report: a reader sees the compiler's words.
 func TestTheReportShowsWhyVerdictsFailed(t *testing.T) {
 	res := &orchestrate.Result{Outcome: orchestrate.TestersExhausted, Reason: "no tester has anything more to propose"}
 	s := NewSummary("r", res)
-	s.Coders = []Coder{{Name: "amber"}, {Name: "basil"}}
+	s.Coders = []runfile.Coder{{Name: "amber"}, {Name: "basil"}}
 	s.Events = []orchestrate.Event{
 		{Kind: orchestrate.EvClassify, Test: "ivy-1", Class: orchestrate.TooHard, Cells: []orchestrate.Cell{
 			{Coder: "amber", Test: "ivy-1", Outcome: "build_failed", Output: "dixit_ivy-1_test.go:4:2: undefined: Parse"},
@@ -38,7 +39,7 @@ func TestTheReportShowsWhyVerdictsFailed(t *testing.T) {
 func TestTheReportOfAnEnvironmentStopSaysWhatToDo(t *testing.T) {
 	res := &orchestrate.Result{Outcome: orchestrate.Environment, Reason: "the judge could not build the base revision"}
 	s := NewSummary("r", res)
-	s.Preflight = &Preflight{Outcome: "fail", Output: "/usr/bin/python3: No module named pytest", Hint: "pytest is not installed for the python3 the judge uses"}
+	s.Preflight = &runfile.Preflight{Outcome: "fail", Output: "/usr/bin/python3: No module named pytest", Hint: "pytest is not installed for the python3 the judge uses"}
 	md := Markdown(s, res)
 	assert.Contains(t, md, "**Outcome: ENVIRONMENT**")
 	assert.Contains(t, md, "No agent was called")

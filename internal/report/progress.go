@@ -1,5 +1,6 @@
 // Package report turns a run's events and result into what people read: a live progress
-// display, a Markdown report and summary.json.
+// display, a Markdown report, and summary.json (whose schema is internal/runfile's). It
+// words the pick (internal/pick) but does not make it.
 package report
 
 import (

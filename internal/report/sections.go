@@ -6,11 +6,12 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // The report's sections, in the order Render puts them.
 
-func evidenceSection(s Summary, res *orchestrate.Result) string {
+func evidenceSection(s runfile.Summary, res *orchestrate.Result) string {
 	kind := orchestrate.ReasonFor(s.Outcome).Evidence
 	if kind == orchestrate.EvidencePreflight {
 		return "" // the preflight section is the evidence
@@ -86,7 +87,7 @@ func evidenceSection(s Summary, res *orchestrate.Result) string {
 }
 
 // matrix is the coder × test table from each coder's last suite run.
-func matrix(s Summary) string {
+func matrix(s runfile.Summary) string {
 	if len(s.Vetted) == 0 {
 		return "(empty suite)\n\n"
 	}
@@ -129,7 +130,7 @@ func matrix(s Summary) string {
 
 // timelineSection charts the suite growing and the coders converging, round by round;
 // without table, it says where the table can be read (more).
-func timelineSection(s Summary, table bool, figs *Figures, more string) string {
+func timelineSection(s runfile.Summary, table bool, figs *Figures, more string) string {
 	rounds := Timeline(s)
 	if len(rounds) == 0 {
 		return ""
@@ -157,7 +158,7 @@ func timelineSection(s Summary, table bool, figs *Figures, more string) string {
 	return b.String()
 }
 
-func spendSection(s Summary, perAgent bool, more string) string {
+func spendSection(s runfile.Summary, perAgent bool, more string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Spend\n\n%s.\n\n", spendLine(s))
@@ -183,7 +184,7 @@ func spendSection(s Summary, perAgent bool, more string) string {
 }
 
 // spendLine is the run's cost in one line: tokens, dollars, Actions minutes, wall time.
-func spendLine(s Summary) string {
+func spendLine(s runfile.Summary) string {
 	parts := []string{fmt.Sprintf("%d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)}
 	if s.Spend.CostUSD > 0 {
 		parts = append(parts, fmt.Sprintf("about $%.2f", s.Spend.CostUSD))
@@ -197,7 +198,7 @@ func spendLine(s Summary) string {
 
 // testsSection shows each vetted test in a collapsible block, its code in lang; the short
 // form lists them.
-func testsSection(s Summary, res *orchestrate.Result, contents bool, more, lang string) string {
+func testsSection(s runfile.Summary, res *orchestrate.Result, contents bool, more, lang string) string {
 	var b strings.Builder
 	b.WriteString("## The vetted tests\n\n")
 	if len(res.Vetted) == 0 {
@@ -233,7 +234,7 @@ func testsSection(s Summary, res *orchestrate.Result, contents bool, more, lang 
 	return b.String()
 }
 
-func agentsSection(s Summary) string {
+func agentsSection(s runfile.Summary) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
@@ -248,7 +249,7 @@ func agentsSection(s Summary) string {
 	return b.String()
 }
 
-func logSection(s Summary) string {
+func logSection(s runfile.Summary) string {
 	var lines []string
 	for _, ev := range s.Events {
 		if line := Line(ev); line != "" {
@@ -262,7 +263,7 @@ func logSection(s Summary) string {
 
 // baseCheckLine counts the vetted tests by what they did on the base revision, or says
 // nothing when it was not checked.
-func baseCheckLine(vetted []VettedTest) string {
+func baseCheckLine(vetted []runfile.VettedTest) string {
 	counts := map[string]int{}
 	checked := 0
 	for _, v := range vetted {
@@ -274,7 +275,7 @@ func baseCheckLine(vetted []VettedTest) string {
 	if checked == 0 {
 		return ""
 	}
-	change, guard := counts[TestsTheChange], counts[GuardsExisting]
+	change, guard := counts[runfile.TestsTheChange], counts[runfile.GuardsExisting]
 	line := fmt.Sprintf("On the base revision, %d of the %d vetted tests %s: %s the change.",
 		change, len(vetted), verb(change, "fails", "fail"), verb(change, "it tests", "they test"))
 	if guard > 0 {
@@ -282,7 +283,7 @@ func baseCheckLine(vetted []VettedTest) string {
 	} else {
 		line += " None passes there."
 	}
-	if n := counts[BaseUnknown]; n > 0 {
+	if n := counts[runfile.BaseUnknown]; n > 0 {
 		line += fmt.Sprintf(" For %d the base could not be prepared, so nothing is known.", n)
 	}
 	return line + "\n\n"

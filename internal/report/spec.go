@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // so and shows what they held.
 
 // specCommentsLine says under the outcome how many comments were cut.
-func specCommentsLine(s Summary) string {
+func specCommentsLine(s runfile.Summary) string {
 	switch n := len(s.SpecComments); n {
 	case 0:
 		return ""
@@ -24,7 +25,7 @@ func specCommentsLine(s Summary) string {
 // specSection shows each comment cut from the spec in a code block, where its text shows
 // as written; inert besides, as someone meant it to be hidden. The short form says where
 // they can be read (more).
-func specSection(s Summary, text bool, more string) string {
+func specSection(s runfile.Summary, text bool, more string) string {
 	if len(s.SpecComments) == 0 {
 		return ""
 	}

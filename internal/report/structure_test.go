@@ -16,6 +16,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // outline is what a CommonMark (plus GFM tables) parser sees in a report.
@@ -115,7 +116,7 @@ func TestPRBodyIsShortenedToGitHubsLimit(t *testing.T) {
 		v := orchestrate.Vetted{Candidate: orchestrate.Candidate{ID: fmt.Sprintf("t9-%d", i), Tester: "t9", Proposal: i, Content: []byte(testFile("big") + big)},
 			Number: len(res.Vetted) + 1, Round: 1, PassedBy: []string{"c1"}, FailedBy: []string{"c2"}}
 		res.Vetted = append(res.Vetted, v)
-		s.Vetted = append(s.Vetted, VettedTest{ID: v.ID, Number: v.Number, Tester: v.Tester, Round: 1})
+		s.Vetted = append(s.Vetted, runfile.VettedTest{ID: v.ID, Number: v.Number, Tester: v.Tester, Round: 1})
 	}
 	coders := s.Comparison.Differential.Coders
 	answers := map[string][]differential.Answer{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // Helpers that put untrusted text and figures into Markdown safely.
@@ -147,7 +148,7 @@ func escapeLine(s string) string {
 	return codeSpan(strings.NewReplacer("\r", " ", "\n", " ").Replace(s), 300)
 }
 
-func testList(ids []string, s Summary) string {
+func testList(ids []string, s runfile.Summary) string {
 	var parts []string
 	for _, id := range ids {
 		parts = append(parts, fmt.Sprintf("test %d (`%s`)", numberOf(s, id), id))
@@ -155,7 +156,7 @@ func testList(ids []string, s Summary) string {
 	return orNone(strings.Join(parts, ", "))
 }
 
-func numberOf(s Summary, id string) int {
+func numberOf(s runfile.Summary, id string) int {
 	for _, v := range s.Vetted {
 		if v.ID == id {
 			return v.Number

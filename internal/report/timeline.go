@@ -2,13 +2,14 @@ package report
 
 import (
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // RoundFacts is one round of the timeline: what the testers proposed, what entered the
 // suite, what the coders had to redo, and how many coders agreed with the whole suite
 // when the round ended.
 type RoundFacts struct {
-	RoundClasses
+	runfile.RoundClasses
 	SuiteBefore int `json:"suite_before"`
 	SuiteAfter  int `json:"suite_after"`
 	Solves      int `json:"solves"` // coder solutions asked for: retries, and in round 1 the first solutions
@@ -23,9 +24,9 @@ type RoundFacts struct {
 
 // Timeline rebuilds the rounds from the events. The coders' first solutions come before
 // the first round's marker; they count in round 1, where a reader looks for them.
-func Timeline(s Summary) []RoundFacts {
+func Timeline(s runfile.Summary) []RoundFacts {
 	var out []RoundFacts
-	classes := map[int]RoundClasses{}
+	classes := map[int]runfile.RoundClasses{}
 	for _, rc := range classesByRound(s.Events) {
 		classes[rc.Round] = rc
 	}
@@ -78,7 +79,7 @@ type suiteState struct {
 	passes   map[string]bool
 }
 
-func newSuiteState(s Summary) *suiteState {
+func newSuiteState(s runfile.Summary) *suiteState {
 	st := &suiteState{failedBy: map[string][]string{}, passes: map[string]bool{}}
 	for _, v := range s.Vetted {
 		st.failedBy[v.ID] = v.FailedBy
@@ -101,7 +102,7 @@ func (st *suiteState) see(ev orchestrate.Event) {
 }
 
 // all lists, in coder order, the coders passing every vetted test.
-func (st *suiteState) all(coders []Coder) []string {
+func (st *suiteState) all(coders []runfile.Coder) []string {
 	var out []string
 	for _, c := range coders {
 		if st.passes[c.Name] {
@@ -113,12 +114,12 @@ func (st *suiteState) all(coders []Coder) []string {
 
 // Consensus lists the coders that pass the whole vetted suite at the end of the run,
 // and break none of the repository's own tests, in the configured order.
-func Consensus(s Summary) []string {
+func Consensus(s runfile.Summary) []string {
 	st := newSuiteState(s)
 	for _, ev := range s.Events {
 		st.see(ev)
 	}
-	var keep []Coder
+	var keep []runfile.Coder
 	for _, c := range s.Coders {
 		if len(c.Breaks) == 0 {
 			keep = append(keep, c)

@@ -6,13 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // vetSection shows how the patch under review did on the run's tests: the verdict, every
 // vetted test with how many independent implementations pass it, and for each vetted test
 // the patch fails, the test and the patch's output (a human may read tests; agents never
 // see them). With outputs false, the failing tests are listed without their text.
-func vetSection(s Summary, outputs bool) string {
+func vetSection(s runfile.Summary, outputs bool) string {
 	v := s.Vet
 	if v == nil {
 		return ""
@@ -88,7 +89,7 @@ func vetSection(s Summary, outputs bool) string {
 // VetReview is the review a vetted pull request gets: the preface (what was judged
 // against what), then the patch's section, shortened to limit characters when the tests
 // and outputs do not fit, with fullReport linked in their place.
-func VetReview(s Summary, preface string, limit int, fullReport string) string {
+func VetReview(s runfile.Summary, preface string, limit int, fullReport string) string {
 	out := preface + vetSection(s, true)
 	if limit <= 0 || length(out) <= limit {
 		return out

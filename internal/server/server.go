@@ -77,7 +77,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 		Actions: actions.Config{PollInterval: cfg.Actions.PollInterval, FindTimeout: cfg.Actions.FindTimeout,
 			RunTimeout: cfg.Actions.RunTimeout, Retries: cfg.Actions.Retries},
 	}
-	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec.Execute, logger)
+	runs, err := app.NewManager(filepath.Join(cfg.StateDir, "issues"), exec, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func New(cfg serveconfig.Config, client llm.Client, logger *slog.Logger) (*Serve
 	runs.RetryElsewhere = cfg.LeaseTTL
 	// GitHub failing on the way (5xx, rate limits, dropped connections) is waited out.
 	runs.Transient = ghapp.Transient
-	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger, Decide: exec.Decide}
+	base := app.Base{Clients: gh, Runs: runs, Label: cfg.Label, Logger: logger}
 	issues := &app.IssuesHandler{Base: base}
 	hook, err := webhook.New(webhook.Config{
 		Secret: []byte(cfg.GitHub.WebhookSecret), Workers: cfg.Workers,

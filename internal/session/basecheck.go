@@ -6,14 +6,14 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // checkBase runs every vetted test on the base revision, so that the report can say
 // which tests the change (they fail before it) and which guard behaviour the repository
 // already had (they pass before it). Otter and TDD-Bench call only the first kind a test
 // of the change. It decides nothing: the suite was vetted on the coders' trees.
-func (s *session) checkBase(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int) error {
+func (s *session) checkBase(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int) error {
 	if len(res.Vetted) == 0 || s.base == "" {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (s *session) checkBase(ctx context.Context, sum *report.Summary, res *orche
 		return fmt.Errorf("run the vetted tests on the base revision: %w", err)
 	}
 	for i, v := range verdicts {
-		check := &report.BaseCheck{Outcome: v.Outcome}
+		check := &runfile.BaseCheck{Outcome: v.Outcome}
 		if !v.Passed() {
 			check.Output = v.Output
 		}

@@ -15,20 +15,21 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // compare measures how the implementations differ, from the base revision and from
 // each other, runs the probe on those that pass the whole vetted suite, and picks the
 // one the pull request is built from. None of it changes a verdict.
-func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int, base string, probe cast.Prober) (*report.Comparison, error) {
+func (s *session) compare(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int, base string, probe cast.Prober) (*runfile.Comparison, error) {
 	s.stage("comparing the implementations")
-	c := &report.Comparison{}
+	c := &runfile.Comparison{}
 	for _, coder := range res.Coders {
 		files, err := s.ws.DiffStat(base, coder.Commit)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with the base: %w", coder.Name, err)
 		}
-		d := report.CoderDiff{Coder: coder.Name, Files: files}
+		d := runfile.CoderDiff{Coder: coder.Name, Files: files}
 		for _, f := range files {
 			d.Added, d.Deleted = d.Added+f.Added, d.Deleted+f.Deleted
 			if s.contract.Private(f.Path) {
@@ -43,7 +44,7 @@ func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchest
 			if err != nil {
 				return nil, fmt.Errorf("compare %s with %s: %w", a.Name, b.Name, err)
 			}
-			pd := report.PairDiff{A: a.Name, B: b.Name, Files: len(files)}
+			pd := runfile.PairDiff{A: a.Name, B: b.Name, Files: len(files)}
 			for _, f := range files {
 				pd.Added, pd.Deleted = pd.Added+f.Added, pd.Deleted+f.Deleted
 			}
@@ -64,7 +65,7 @@ func (s *session) compare(ctx context.Context, sum *report.Summary, res *orchest
 // vetted or not, and scores them as CodeT does. The judge's cache answers the pairs the
 // run already judged; only implementations that changed since a test was classified run
 // again.
-func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *orchestrate.Result, reruns int) error {
+func (s *session) dualAgreement(ctx context.Context, c *runfile.Comparison, res *orchestrate.Result, reruns int) error {
 	if len(res.Proposals) == 0 {
 		return nil
 	}
@@ -89,12 +90,12 @@ func (s *session) dualAgreement(ctx context.Context, c *report.Comparison, res *
 	for i, v := range verdicts {
 		passes[jobs[i].Coder] = append(passes[jobs[i].Coder], v.Passed())
 	}
-	c.Dual, c.DualTests = report.DualAgreement(coders, passes), len(res.Proposals)
+	c.Dual, c.DualTests = differential.DualAgreement(coders, passes), len(res.Proposals)
 	return nil
 }
 
 // differential runs the probe on every implementation that passes the vetted suite.
-func (s *session) differential(ctx context.Context, c *report.Comparison, sum *report.Summary, res *orchestrate.Result, probe cast.Prober) error {
+func (s *session) differential(ctx context.Context, c *runfile.Comparison, sum *runfile.Summary, res *orchestrate.Result, probe cast.Prober) error {
 	passing := report.Consensus(*sum)
 	if len(passing) < 2 {
 		c.ProbeNote = fmt.Sprintf("%d implementation(s) pass every vetted test; there is nothing to compare", len(passing))

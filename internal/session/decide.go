@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // decisionsFile holds a run's decisions, one JSON object per line, in the order they
@@ -132,15 +132,11 @@ func checkRunID(run string) error {
 
 // Standing reads where the run in runDir stopped last, from its summary.
 func Standing(runDir string) (orchestrate.Standing, error) {
-	data, err := os.ReadFile(filepath.Join(runDir, "summary.json"))
+	s, err := runfile.ReadSummary(runDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return orchestrate.Standing{}, fmt.Errorf("run %s has not stopped yet: there is nothing to decide", filepath.Base(runDir))
 	}
 	if err != nil {
-		return orchestrate.Standing{}, err
-	}
-	var s report.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
 		return orchestrate.Standing{}, fmt.Errorf("summary of run %s: %w", filepath.Base(runDir), err)
 	}
 	return s.Standing, nil
@@ -245,7 +241,7 @@ func ReadInputs(stateDir, run string) (Inputs, error) {
 }
 
 // DefaultStateDir is where runs live when no state directory is given.
-const DefaultStateDir = report.DefaultStateDir
+const DefaultStateDir = runfile.DefaultStateDir
 
 // DecisionUsage lists the decisions a human can take, one per line with what each does,
 // for help texts.
@@ -264,5 +260,5 @@ func Recorded(d orchestrate.Decision, run, stateDir string) string {
 	if d.Reason != "" {
 		what += " (" + d.Reason + ")"
 	}
-	return fmt.Sprintf("Recorded: %s. `%s` carries it out.", what, report.ResumeCommand(run, stateDir))
+	return fmt.Sprintf("Recorded: %s. `%s` carries it out.", what, runfile.ResumeCommand(run, stateDir))
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // canaryFresh is how long a passing canary vouches for the environment: a batch that
@@ -19,7 +19,7 @@ const canaryFresh = 10 * time.Minute
 // verdicts say nothing about the coders. It is a judge error, never a verdict, so neither
 // the verdict cache nor the journal keeps those verdicts, and the same command resumes the
 // run once the environment is fixed.
-type environmentError struct{ check *report.Preflight }
+type environmentError struct{ check *runfile.Preflight }
 
 func (e *environmentError) Error() string {
 	return fmt.Sprintf("every coder failed a test the same way (%s), and so did an empty test on the base revision: %s",
@@ -64,7 +64,7 @@ func (g *envGuard) check(ctx context.Context) error {
 		return fmt.Errorf("run an empty test on the base revision: %w", err)
 	}
 	if v := verdicts[0]; !v.Passed() {
-		return &environmentError{&report.Preflight{Outcome: string(v.Outcome), Output: v.Output,
+		return &environmentError{&runfile.Preflight{Outcome: string(v.Outcome), Output: v.Output,
 			Hint: ci.EnvironmentHint(g.s.contract, v), MidRun: true}}
 	}
 	g.passed = time.Now()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -23,19 +23,19 @@ const existingFile = "existing-tests.json"
 // existingTests runs the tests the base revision already has, reruns times, and keeps
 // those that passed every time as the regression set a coder must keep passing (issue
 // 20, item 3). A base whose suite cannot run guards nothing, and the report says why.
-func (s *session) existingTests(ctx context.Context, pre *report.Preflight, cfg config.Settings) (*report.Existing, error) {
+func (s *session) existingTests(ctx context.Context, pre *runfile.Preflight, cfg config.Settings) (*runfile.Existing, error) {
 	if cfg.ExistingTests == config.ExistingOff || s.base == "" || pre == nil || pre.OwnTests == "none" {
 		return nil, nil
 	}
 	saved := filepath.Join(s.runDir, existingFile)
 	if data, err := os.ReadFile(saved); err == nil {
-		var e report.Existing
+		var e runfile.Existing
 		if json.Unmarshal(data, &e) == nil {
 			return &e, nil
 		}
 	}
 	start := time.Now()
-	e := &report.Existing{Mode: cfg.ExistingTests, Runs: cfg.Reruns}
+	e := &runfile.Existing{Mode: cfg.ExistingTests, Runs: cfg.Reruns}
 	s.progress("the repository's own tests: %d runs on the base revision", cfg.Reruns)
 	results, err := s.local.RunSuite(ctx, cfg.Reruns, []ci.SuiteJob{{Coder: "base", Tree: baseTree{s.ws, s.base}}})
 	switch {
@@ -76,7 +76,7 @@ type guard struct {
 }
 
 // newGuard is the run's guard, or nil when the regression set holds nothing.
-func (s *session) newGuard(e *report.Existing) *guard {
+func (s *session) newGuard(e *runfile.Existing) *guard {
 	if e == nil || len(e.Set.Tests) == 0 {
 		return nil
 	}

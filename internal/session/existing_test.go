@@ -12,7 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -44,14 +44,14 @@ func TestExistingTestsGuardTheCoders(t *testing.T) {
 		assert.Empty(t, c.Breaks, "%s's final tree keeps the existing tests passing", c.Name)
 	}
 
-	byPath := map[string]report.VettedTest{}
+	byPath := map[string]runfile.VettedTest{}
 	for _, v := range sum.Vetted {
 		byPath[v.Path] = v
 	}
 	require.Contains(t, byPath, "calc/calc_mul_test.go", "the tester's test went where it belongs")
 	require.Contains(t, byPath, "calc/calc_zero_test.go")
-	assert.Equal(t, report.TestsTheChange, byPath["calc/calc_mul_test.go"].OnBase.Kind())
-	assert.Equal(t, report.GuardsExisting, byPath["calc/calc_zero_test.go"].OnBase.Kind())
+	assert.Equal(t, runfile.TestsTheChange, byPath["calc/calc_mul_test.go"].OnBase.Kind())
+	assert.Equal(t, runfile.GuardsExisting, byPath["calc/calc_zero_test.go"].OnBase.Kind())
 
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)

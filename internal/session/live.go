@@ -14,7 +14,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // maxSpec bounds a spec file: an issue body is at most 65,536 characters on GitHub.
@@ -60,7 +60,7 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 	if opts.Protocol != "" {
 		in.Settings.Protocol = opts.Protocol
 	}
-	s, err := open(opts, in.Settings.Test)
+	s, err := open(ctx, opts, in.Settings.Test)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 		return nil, err
 	}
 	s.cast(c, base, in.Settings)
-	out, err := s.execute(ctx, in.Settings, c, func(sum *report.Summary) {
+	out, err := s.execute(ctx, in.Settings, c, func(sum *runfile.Summary) {
 		sum.Population, sum.Agents = in.Source+" @ "+shortHash(in.Head), c.Kind
 		sum.SpecComments = cast.CutComments(in.Spec) // cut before any agent read the spec
 	})

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -29,9 +29,9 @@ func (out *Outcome) Print(stdout io.Writer, state string, offer bool) Ending {
 		fmt.Fprintf(stdout, "Accepted: %s's implementation.\n", s.Accepted)
 	} else if fitting := orchestrate.Fitting(s.Standing); len(fitting) > 0 && offer {
 		stopped = true
-		fmt.Fprintf(stdout, "A human decides now; then `%s` goes on from here:\n", report.ResumeCommand(s.Run, state))
+		fmt.Fprintf(stdout, "A human decides now; then `%s` goes on from here:\n", runfile.ResumeCommand(s.Run, state))
 		for _, fit := range fitting {
-			line := "  " + report.DecidePrefix(s.Run, state) + fit.Usage
+			line := "  " + runfile.DecidePrefix(s.Run, state) + fit.Usage
 			if fit.Choices != "" {
 				line += "    (" + fit.Choices + ")"
 			}

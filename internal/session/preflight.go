@@ -19,6 +19,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // preflightFile remembers, in the run directory, that the base passed its preflight: a
@@ -29,13 +30,13 @@ const preflightFile = "preflight.json"
 // preflight builds the base revision with an empty test in the judge's sandbox, then runs
 // the base's own tests, before any agent is paid. It never uses the verdict cache: an
 // environment's failure must not outlive its fix. nil means there was nothing to check.
-func (s *session) preflight(ctx context.Context) (*report.Preflight, error) {
+func (s *session) preflight(ctx context.Context) (*runfile.Preflight, error) {
 	if s.base == "" {
 		return nil, nil
 	}
 	saved := filepath.Join(s.runDir, preflightFile)
 	if data, err := os.ReadFile(saved); err == nil {
-		var p report.Preflight
+		var p runfile.Preflight
 		if json.Unmarshal(data, &p) == nil && p.Passed {
 			return &p, nil
 		}
@@ -52,7 +53,7 @@ func (s *session) preflight(ctx context.Context) (*report.Preflight, error) {
 		return nil, fmt.Errorf("preflight: judge the base revision: %w", err)
 	}
 	v := verdicts[0]
-	p := &report.Preflight{Passed: v.Passed(), Outcome: string(v.Outcome)}
+	p := &runfile.Preflight{Passed: v.Passed(), Outcome: string(v.Outcome)}
 	if !v.Passed() {
 		p.Output, p.Hint = v.Output, ci.EnvironmentHint(s.contract, v)
 		p.Seconds = time.Since(start).Seconds()
@@ -90,7 +91,7 @@ func (s *session) canaryJob() ([]gitstate.File, ci.Job, bool, error) {
 // ownTests runs the tests the base already has (the files the contract keeps from a
 // coder), with the canary beside them. Their failing is noted, not fatal: the base may
 // be broken in the very way the spec asks to fix.
-func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []gitstate.File, job ci.Job) error {
+func (s *session) ownTests(ctx context.Context, p *runfile.Preflight, files []gitstate.File, job ci.Job) error {
 	var own int
 	for _, f := range files {
 		if s.contract.Private(f.Path) {
@@ -107,7 +108,7 @@ func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []git
 		p.OwnOutput = "the test contract's run command does not say how to run every test"
 		return nil
 	}
-	judge, done, err := s.judgeFor(contract)
+	judge, done, err := s.judgeFor(ctx, contract)
 	if err != nil {
 		return fmt.Errorf("preflight: start a judge for the base's own tests: %w", err)
 	}
@@ -124,8 +125,8 @@ func (s *session) ownTests(ctx context.Context, p *report.Preflight, files []git
 }
 
 // judgeFor makes a judge, like the run's, for another contract.
-func (s *session) judgeFor(contract ci.Contract) (ci.Judge, func(), error) {
-	if j, err := s.opts.Host.Judge(contract); j != nil || err != nil {
+func (s *session) judgeFor(ctx context.Context, contract ci.Contract) (ci.Judge, func(), error) {
+	if j, err := s.opts.Host.Judge(ctx, contract); j != nil || err != nil {
 		return j, func() {}, err
 	}
 	local, err := ci.NewLocal(ci.LocalOptions{
@@ -205,7 +206,7 @@ func goPackage(testPath string, files []gitstate.File) string {
 }
 
 // environmentResult is the run's result when the preflight failed: no agent worked.
-func environmentResult(protocol string, p *report.Preflight) *orchestrate.Result {
+func environmentResult(protocol string, p *runfile.Preflight) *orchestrate.Result {
 	return &orchestrate.Result{
 		Protocol: protocol,
 		Outcome:  orchestrate.Environment,
@@ -214,7 +215,7 @@ func environmentResult(protocol string, p *report.Preflight) *orchestrate.Result
 	}
 }
 
-func environmentReason(p *report.Preflight) string {
+func environmentReason(p *runfile.Preflight) string {
 	said := lastLines(p.Output, 4)
 	if p.MidRun {
 		return fmt.Sprintf("every coder failed a test the same way, and an empty test on the base revision failed too (%s): %s. "+
@@ -245,8 +246,8 @@ func lastLines(out string, n int) string {
 
 // stopForEnvironment ends a run whose base failed its preflight: the summary and the
 // report say why, and no agent, comparison or patch verdict is attempted.
-func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p *report.Preflight, reporter orchestrate.Reporter,
-	describe func(*report.Summary)) (*Outcome, error) {
+func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p *runfile.Preflight, reporter orchestrate.Reporter,
+	describe func(*runfile.Summary)) (*Outcome, error) {
 	res := environmentResult(cfg.Protocol, p)
 	// The status comment and the progress lines learn of the stop as of any other.
 	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: res.Reason}
@@ -256,7 +257,7 @@ func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p
 	sum.Preflight = p
 	describe(&sum)
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
-	sum.Judge = report.Judge{Sandbox: s.local.Isolation()}
+	sum.Judge = runfile.Judge{Sandbox: s.local.Isolation()}
 	sum.WallSeconds = time.Since(s.start).Seconds()
 	paths, err := report.Write(s.runDir, sum, res)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -39,7 +39,7 @@ func runEnvironmentCase(t *testing.T, pop, missing string) {
 	}
 	assert.Zero(t, out.Result.Live)
 
-	var sum report.Summary
+	var sum runfile.Summary
 	data, err := os.ReadFile(out.JSON)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sum))

@@ -23,8 +23,8 @@ var (
 
 // startStatus takes the host's status line, or makes one on its progress writer and
 // sends the progress lines through it, so that it makes way for them.
-func (s *session) startStatus() {
-	s.out, s.status = s.opts.Host.Display()
+func (s *session) startStatus(ctx context.Context) {
+	s.out, s.status = s.opts.Host.Display(ctx)
 	if s.status == nil && s.out != nil {
 		s.status = statusline.New(s.out)
 		s.out = s.status

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -29,7 +29,7 @@ const realExamples = "../../examples/real"
 // realRun is one population's run, with what the tests read from it.
 type realRun struct {
 	out   *session.Outcome
-	sum   report.Summary
+	sum   runfile.Summary
 	build string // the judge's BuildCache: compiled packages, and deps/ for dependencies
 }
 
@@ -55,7 +55,7 @@ func runPopulation(t *testing.T, population string) realRun {
 	})
 	require.NoError(t, err)
 	t.Logf("%s: %s in %.1fs", filepath.Base(population), out.Result.Outcome, time.Since(start).Seconds())
-	var sum report.Summary
+	var sum runfile.Summary
 	data, err := os.ReadFile(out.JSON)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sum))
@@ -101,7 +101,7 @@ func (r realRun) vetted() []string {
 }
 
 // coder is the final state of the named coder.
-func (r realRun) coder(t *testing.T, name string) report.Coder {
+func (r realRun) coder(t *testing.T, name string) runfile.Coder {
 	t.Helper()
 	for _, c := range r.sum.Coders {
 		if c.Name == name {
@@ -109,7 +109,7 @@ func (r realRun) coder(t *testing.T, name string) report.Coder {
 		}
 	}
 	t.Fatalf("no coder %s in summary.json", name)
-	return report.Coder{}
+	return runfile.Coder{}
 }
 
 // cells are every classification's verdicts for the named coder.
@@ -211,8 +211,8 @@ func testRealFlect(t *testing.T) {
 	r := runReal(t, "flect")
 	checkReal(t, r, realCase{
 		vetted: []string{
-			"tia-1 name/key_slashes_test.go cy " + report.TestsTheChange,
-			"uma-1 name/key_guard_test.go cy " + report.GuardsExisting,
+			"tia-1 name/key_slashes_test.go cy " + runfile.TestsTheChange,
+			"uma-1 name/key_guard_test.go cy " + runfile.GuardsExisting,
 		},
 		breaker: "dee", broken: "github.com/gobuffalo/flect/name.Test_URL",
 	})
@@ -243,8 +243,8 @@ func testRealHumanize(t *testing.T) {
 	r := runReal(t, "humanize")
 	checkReal(t, r, realCase{
 		vetted: []string{
-			"tia-1 tests/test_filesize_separator.py cy " + report.TestsTheChange,
-			"uma-1 tests/test_filesize_named.py cy " + report.GuardsExisting,
+			"tia-1 tests/test_filesize_separator.py cy " + runfile.TestsTheChange,
+			"uma-1 tests/test_filesize_named.py cy " + runfile.GuardsExisting,
 		},
 		breaker: "dee", broken: "tests/test_filesize.py::test_naturalsize[test_args53-300B]",
 	})
@@ -259,8 +259,8 @@ func testRealDestr(t *testing.T) {
 	r := runReal(t, "destr")
 	checkReal(t, r, realCase{
 		vetted: []string{
-			"tia-1 test/reviver.test.ts cy " + report.TestsTheChange,
-			"uma-1 test/long-numbers.test.ts cy " + report.GuardsExisting,
+			"tia-1 test/reviver.test.ts cy " + runfile.TestsTheChange,
+			"uma-1 test/long-numbers.test.ts cy " + runfile.GuardsExisting,
 		},
 		breaker: "dee", broken: "test/index.test.ts::destr > prevents prototype pollution",
 	})
@@ -284,8 +284,8 @@ func testFlectUnguarded(t *testing.T) {
 	// 3 of the 4 coders that could be prepared pass each test: IDEAL, and eve is in
 	// neither list.
 	assert.Equal(t, []string{
-		"tia-1 name/key_slashes_test.go cy " + report.TestsTheChange,
-		"uma-1 name/key_guard_test.go cy " + report.GuardsExisting,
+		"tia-1 name/key_slashes_test.go cy " + runfile.TestsTheChange,
+		"uma-1 name/key_guard_test.go cy " + runfile.GuardsExisting,
 	}, r.vetted())
 	for _, v := range r.sum.Vetted {
 		assert.Equal(t, []string{"ada", "bo", "dee"}, v.PassedBy, v.ID)

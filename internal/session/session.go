@@ -20,6 +20,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/statusline"
 )
 
@@ -60,7 +61,7 @@ type Options struct {
 // Outcome is what a finished local run produced.
 type Outcome struct {
 	Result  *orchestrate.Result
-	Summary report.Summary
+	Summary runfile.Summary
 	RunDir  string
 	Report  string // path of report.md
 	HTML    string // path of report.html
@@ -84,7 +85,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.Protocol != "" {
 		pop.Settings.Protocol = opts.Protocol
 	}
-	s, err := open(opts, pop.Settings.Test)
+	s, err := open(ctx, opts, pop.Settings.Test)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("population %s: base/: %w", opts.Population, err)
 	}
 	s.cast(c, base, pop.Settings)
-	return s.execute(ctx, pop.Settings, c, func(sum *report.Summary) {
+	return s.execute(ctx, pop.Settings, c, func(sum *runfile.Summary) {
 		sum.Population, sum.Agents = opts.Population, cast.KindScripted
 	})
 }
@@ -124,7 +125,7 @@ type session struct {
 	ownStatus bool
 }
 
-func open(opts Options, contract ci.Contract) (_ *session, err error) {
+func open(ctx context.Context, opts Options, contract ci.Contract) (_ *session, err error) {
 	s := &session{opts: opts, start: time.Now(), runDir: filepath.Join(opts.StateDir, "runs", opts.RunID), contract: contract}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -141,7 +142,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if s.release, err = acquireLease(s.runDir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
-	s.startStatus()
+	s.startStatus(ctx)
 	defer func() {
 		if err != nil {
 			s.close()
@@ -161,7 +162,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err := s.ws.ClearLocks(); err != nil {
 		return nil, err
 	}
-	if err := s.opts.Host.Attach(s.ws); err != nil {
+	if err := s.opts.Host.Attach(ctx, s.ws); err != nil {
 		return nil, fmt.Errorf("run %s: %w", opts.RunID, err)
 	}
 	journal, err := s.ws.Journal("refs/dixit/" + opts.RunID + "/journal")
@@ -187,7 +188,7 @@ func open(opts Options, contract ci.Contract) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
-	if s.inner, err = s.opts.Host.Judge(contract); err != nil {
+	if s.inner, err = s.opts.Host.Judge(ctx, contract); err != nil {
 		return nil, fmt.Errorf("start the judge: %w", err)
 	}
 	if s.inner == nil {
@@ -209,8 +210,8 @@ func (s *session) close() {
 }
 
 // execute runs the protocol with the given agents and writes the report and summary.
-func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*report.Summary)) (*Outcome, error) {
-	reporters := s.opts.Host.Reporters()
+func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast, describe func(*runfile.Summary)) (*Outcome, error) {
+	reporters := s.opts.Host.Reporters(ctx)
 	if s.out != nil || s.status != nil {
 		reporters = append(reporters, report.NewProgress(s.out, s.status))
 	}
@@ -272,7 +273,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 		}
 	}
 	// After the comparison, whose judge work (dual agreement) counts too.
-	sum.Judge = report.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
+	sum.Judge = runfile.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
 	// Dependencies are prepared by the local judge (for verdicts, and for the
 	// repository's own tests whatever the judge): the cache in front of it does not see them.
 	local := s.local.Stats()

@@ -14,7 +14,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -77,7 +77,7 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 	}
 	assert.Equal(t, []string{"ivy-3 r1 basil", "ivy-4 r2 cedar,dune", "kai-1 r3 basil"}, vetted)
 
-	var sum report.Summary
+	var sum runfile.Summary
 	data, err := os.ReadFile(out.JSON)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sum))
@@ -121,7 +121,7 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 	// the change, and the report says so.
 	for _, v := range sum.Vetted {
 		require.NotNil(t, v.OnBase, "test %s was run on the base", v.ID)
-		assert.Equal(t, report.TestsTheChange, v.OnBase.Kind(), v.ID)
+		assert.Equal(t, runfile.TestsTheChange, v.OnBase.Kind(), v.ID)
 		assert.Contains(t, v.OnBase.Output, "not implemented", "the base's own failure is kept")
 	}
 	assert.Contains(t, string(md), "On the base revision, 3 of the 3 vetted tests fail: they test the change. None passes there.")

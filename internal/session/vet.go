@@ -9,6 +9,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -17,7 +18,7 @@ const vetMutants = 12
 
 // vetPatch judges the patch under review once the run is over: no agent took part in a
 // run that could have shown them the patch, and the patch had no vote in it.
-func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orchestrate.Result, reruns int) (*vet.Verdict, error) {
+func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int) (*vet.Verdict, error) {
 	var names []string
 	for _, coder := range res.Coders {
 		names = append(names, coder.Name)
@@ -57,7 +58,7 @@ func (s *session) vetPatch(ctx context.Context, sum *report.Summary, res *orches
 // vetDifferences runs the run's probe on the patch beside the implementations that pass
 // the vetted suite (their answers are cached), and keeps the inputs on which the patch
 // answers otherwise than most of them.
-func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *report.Summary, res *orchestrate.Result) error {
+func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *runfile.Summary, res *orchestrate.Result) error {
 	passing := report.Consensus(*sum)
 	if len(passing) == 0 {
 		v.ProbeNote = "no implementation passes every vetted test: there is no consensus to compare the patch with"
@@ -98,14 +99,14 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *repor
 // turned says how many of the vetted tests that fail on the base revision the patch
 // makes pass: what the patch changed that the suite can see. "" when the base was not
 // checked.
-func turned(findings []vet.Finding, vetted []report.VettedTest) string {
-	onBase := map[string]*report.BaseCheck{}
+func turned(findings []vet.Finding, vetted []runfile.VettedTest) string {
+	onBase := map[string]*runfile.BaseCheck{}
 	for _, v := range vetted {
 		onBase[v.ID] = v.OnBase
 	}
 	failing, passing := 0, 0
 	for _, f := range findings {
-		if onBase[f.ID].Kind() != report.TestsTheChange {
+		if onBase[f.ID].Kind() != runfile.TestsTheChange {
 			continue
 		}
 		failing++
@@ -121,7 +122,7 @@ func turned(findings []vet.Finding, vetted []report.VettedTest) string {
 
 // vetExisting runs the repository's own tests that pass on the base on the patch: a
 // patch that breaks one fails, whatever the vetted tests say, and the reason names it.
-func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *report.Summary) error {
+func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.Summary) error {
 	if s.guard == nil {
 		return nil
 	}

@@ -2,9 +2,14 @@
 // recorded LLM solutions to MBPP from three licensed repositories, every assert those
 // sources hold for MBPP, and the pass matrix, computed by running the code with python3.
 //
-//	go run ./internal/eval/mbppbuild -mirrors /work/.mirror -out data/mbpp-replay/problems.jsonl
+//	for r in huangd1999/AgentCoder noahshinn/reflexion FloridSleeves/LLMDebugger; do
+//		git clone --bare https://github.com/$r mirrors/${r/\//+}/repo
+//	done
+//	go run ./internal/eval/mbppbuild -mirrors mirrors -out data/mbpp-replay/problems.jsonl
 //
-// Its inputs are pinned in inputs.go (repository, commit, path, blob); data/mbpp-replay/README.md
+// -mirrors is a directory of bare clones, one per source repository, at
+// <owner>+<name>/repo. Its inputs are pinned in inputs.go (repository, commit, path, blob),
+// so any clone that holds those commits builds the same corpus; data/mbpp-replay/README.md
 // says what was taken from each and why no source has LLM-written tests for MBPP.
 package main
 
@@ -29,12 +34,16 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mirrors, "mirrors", "/work/.mirror", "`DIR` of bare mirrors, owner+name/repo")
+	flag.StringVar(&o.mirrors, "mirrors", "", "`DIR` of bare clones of the source repositories, at owner+name/repo (required)")
 	flag.StringVar(&o.out, "out", "data/mbpp-replay/problems.jsonl", "the corpus `FILE` to write")
 	flag.StringVar(&o.python, "python", "python3", "the python3 that runs the recorded code")
 	flag.IntVar(&o.jobs, "jobs", 2, "problems run at once")
 	flag.IntVar(&o.limit, "problems", 0, "only the first `N` problems (0: all)")
 	flag.Parse()
+	if o.mirrors == "" {
+		fmt.Fprintln(os.Stderr, "mbppbuild: -mirrors DIR is required: a directory of bare clones at owner+name/repo (see go doc ./internal/eval/mbppbuild)")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/replay"
 )
 
@@ -38,7 +40,7 @@ type Request struct {
 type Judge struct {
 	Sandbox  string
 	Parallel int
-	Reruns   int // runs that confirm a disagreement
+	Reruns   int // runs that confirm a disagreement; 0: dixit.yml's default
 	Logger   *slog.Logger
 }
 
@@ -122,7 +124,7 @@ func (r Request) Execute(ctx context.Context, stdout io.Writer) error {
 	if err := replay.CheckJudge(ctx, judge); err != nil {
 		return fmt.Errorf("eval: --execute: %w", err)
 	}
-	reruns := r.Judge.Reruns
+	reruns := cmp.Or(r.Judge.Reruns, config.Defaults().Reruns)
 	fmt.Fprintf(stdout, "executing %d problems in the judge's sandbox (confirming runs: %d reruns)…\n", len(problems), reruns)
 	rep, err := replay.Execute(ctx, problems, replay.ExecOptions{Judge: judge, Reruns: reruns,
 		Progress: func(msg string) { fmt.Fprintln(stdout, msg) }})

@@ -1,4 +1,4 @@
-package report
+package runfile
 
 import (
 	"path/filepath"

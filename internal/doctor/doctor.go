@@ -1,18 +1,73 @@
-package main
+// Package doctor checks a model endpoint before runs spend anything on it: bot doctor's
+// diagnosis (llm.Doctor), printed one check a line with what Dixit will use and what to
+// change, and the App's start check of its client (AppClient).
+package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
-// errNoToolCalls ends bot doctor with exit 1 once the diagnosis is printed: a model that
+// Options are what bot doctor checks.
+type Options struct {
+	// Model is the model to check, and Source where it was named (--model, DIXIT_MODEL);
+	// "" checks agents.model of the settings.
+	Model, Source string
+	// Config is the dixit.yml to read; "" reads .github/dixit.yml in the working
+	// directory, else the defaults.
+	Config string
+	Getenv func(string) string
+}
+
+// Run checks the endpoint and the model and prints the diagnosis on out. A model that
+// cannot work is an error: at once, in one line, when nothing else learnt matters.
+func Run(ctx context.Context, out io.Writer, o Options) error {
+	settings, file, err := readSettings(o.Config)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	cfg, err := llm.ConfigFromEnv(o.Getenv, nil)
+	if err != nil {
+		return err
+	}
+	model, source := o.Model, o.Source
+	if model == "" {
+		model, source = settings.Agents.Model, "agents.model in "+file
+		if file == "" {
+			source = "the default: no dixit.yml here"
+		}
+	}
+	d := llm.Doctor(ctx, cfg, model)
+	if d.Fatal != nil {
+		return d.Fatal // one line: nothing else was learnt that matters
+	}
+	return printDiagnosis(out, d, source, settings, file)
+}
+
+// readSettings reads path, else .github/dixit.yml in the working directory, else the
+// defaults; it returns the file it read ("" for the defaults).
+func readSettings(path string) (config.Settings, string, error) {
+	if path == "" {
+		path = filepath.Join(".github", "dixit.yml")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return config.Defaults(), "", nil
+		}
+	}
+	s, err := config.Load(path)
+	return s, path, err
+}
+
+// ErrNoToolCalls ends bot doctor with exit 1 once the diagnosis is printed: a model that
 // does not call tools proposes nothing in a run.
-var errNoToolCalls = errors.New("doctor: the model did not call the tool it was offered: a run with it would write nothing")
+var ErrNoToolCalls = errors.New("doctor: the model did not call the tool it was offered: a run with it would write nothing")
 
 // printDiagnosis prints what the doctor found, one check a line, then what Dixit will use
 // and what to change.
@@ -109,5 +164,24 @@ func printVerdict(out io.Writer, t llm.ToolsCheck, configured string, todo *[]st
 	}
 	fmt.Fprintln(out, "Dixit cannot use this model: its agents work through tool calls.")
 	*todo = append(*todo, "pick a model that calls tools (qwen2.5-coder:7b, llama3.1 and gpt-4o-mini do) with --model or agents.model")
-	return errNoToolCalls
+	return ErrNoToolCalls
+}
+
+// AppClient is the App's model client. Without a model that replaces every other
+// (start.Model: DIXIT_MODEL), each repository's dixit.yml names its model, so the start
+// check asks the default model, and only an unreachable endpoint or a refused key stops
+// the server: an endpoint without the default model is logged.
+func AppClient(ctx context.Context, start llm.Start) (llm.Client, error) {
+	if start.Model == "" {
+		start.Models = func() ([]string, error) { return []string{config.Defaults().Agents.Model}, nil }
+	}
+	client, err := start.Client(ctx)
+	if start.Model == "" && errors.Is(err, llm.ErrModelNotFound) {
+		if start.Logger != nil {
+			start.Logger.Warn("the endpoint does not serve the default model; repositories must name theirs in dixit.yml", "err", err)
+		}
+		start.SkipCheck = true
+		return start.Client(ctx)
+	}
+	return client, err
 }
