@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -39,7 +40,7 @@ func Page(title, markdown string, figs *Figures) (string, error) {
 <style>%s</style>
 </head><body><main>
 `, html.EscapeString(title), pageStyle)
-	b.WriteString(figs.place(body.String()))
+	b.WriteString(markCells(figs.place(body.String())))
 	b.WriteString("</main></body></html>\n")
 	return b.String(), nil
 }
@@ -58,7 +59,37 @@ details{margin:.5em 0}
 summary{cursor:pointer}
 blockquote{margin:0;padding:0 1em;color:#59636e;border-left:.25em solid #d1d9e0}
 svg text{font:12px system-ui,sans-serif;fill:#1f2328}
+td.pass{background:#dafbe1;color:#116329;font-weight:600}
+td.fail{background:#ffebe9;color:#a40e26;font-weight:600}
+td.notrun{color:#59636e}
 `
+
+// The verdict marks of the report's tables: words that read in any terminal and any
+// font, which the HTML page also colours.
+const (
+	markPass   = "pass"
+	markFail   = "FAIL"
+	markNotRun = "not run"
+)
+
+// markCell finds a table cell that holds nothing but a verdict mark.
+var markCell = regexp.MustCompile(`<td>(pass|FAIL(?:: [a-z_]+)?|not run)</td>`)
+
+// markCells gives verdict cells a class the page's style colours: the colour comes with
+// the word, never instead of it.
+func markCells(body string) string {
+	return markCell.ReplaceAllStringFunc(body, func(cell string) string {
+		word := markCell.FindStringSubmatch(cell)[1]
+		class := "fail"
+		switch word {
+		case markPass:
+			class = "pass"
+		case markNotRun:
+			class = "notrun"
+		}
+		return `<td class="` + class + `">` + word + `</td>`
+	})
+}
 
 // chartSVG draws what Mermaid draws on GitHub: bars for the suite, a line for the
 // coders agreeing with it.

@@ -140,6 +140,7 @@ func head(s runfile.Summary, opt Options) string {
 	}
 	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, plain(s.Reason), whatNext(s))
 	b.WriteString(specCommentsLine(s))
+	b.WriteString(instructionsLine(s))
 	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
 		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
 	if c := s.Comparison; c != nil && c.Pick.Coder != "" {

@@ -111,20 +111,24 @@ func matrix(s runfile.Summary) string {
 	for _, c := range s.Coders {
 		fmt.Fprintf(&b, "| %s |", plain(c.Name))
 		for _, v := range s.Vetted {
-			// Words beside the symbols: without an emoji font every symbol is the same box.
-			mark := "· not run"
+			// Words, not symbols: without an emoji font every symbol is the same box. The
+			// HTML page colours the same words (markCell).
+			mark := markNotRun
 			switch out, ok := last[c.Name][v.ID]; {
 			case !ok:
 			case out == "pass":
-				mark = "✅ pass"
+				mark = markPass
+			case out == "fail":
+				mark = markFail
 			default:
-				mark = "❌ " + out
+				mark = markFail + ": " + out
 			}
 			fmt.Fprintf(&b, " %s |", mark)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nEach cell is the coder's verdict on that test in its last suite run: ✅ pass, ❌ and how it failed (fail, build_failed, timeout, over_limit), or · not run since the test entered.\n\n")
+	b.WriteString("\nEach cell is the coder's verdict on that test in its last suite run: " + markPass + "; " + markFail +
+		", with how it failed when it did not simply fail (" + markFail + ": build_failed, timeout, over_limit); or " + markNotRun + " since the test entered.\n\n")
 	return b.String()
 }
 

@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
-	"github.com/dixit-bot/dixit/internal/runfile"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
 // The spec's HTML comments: GitHub shows them to no one reading the issue, so they are
@@ -20,6 +21,30 @@ func specCommentsLine(s runfile.Summary) string {
 	default:
 		return fmt.Sprintf("**%d HTML comments were removed from the spec before the agents saw it**: GitHub does not show them to people reading the issue. Their text is under “Hidden in the spec”.\n\n", n)
 	}
+}
+
+// instructionsLine names the repository's agent instruction files the agents were
+// given with the spec, and those left out.
+func instructionsLine(s runfile.Summary) string {
+	if len(s.Instructions) == 0 && len(s.InstructionsSkipped) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(s.Instructions) > 0 {
+		names := make([]string, len(s.Instructions))
+		for i, f := range s.Instructions {
+			names[i] = inlineCode(f)
+		}
+		fmt.Fprintf(&b, "The agents were given the repository's instructions for coding agents, from the base: %s (docs/agents.md).", strings.Join(names, ", "))
+	}
+	if len(s.InstructionsSkipped) > 0 {
+		names := make([]string, len(s.InstructionsSkipped))
+		for i, f := range s.InstructionsSkipped {
+			names[i] = plain(f)
+		}
+		fmt.Fprintf(&b, " Left out: %s.", strings.Join(names, "; "))
+	}
+	return strings.TrimSpace(b.String()) + "\n\n"
 }
 
 // specSection shows each comment cut from the spec in a code block, where its text shows

@@ -54,6 +54,10 @@ type Summary struct {
 	// SpecComments are the HTML comments cut from the spec before any agent read it:
 	// GitHub does not show them to the people who read and label the issue.
 	SpecComments []string `json:"spec_comments,omitempty"`
+	// Instructions are the base's agent instruction files (AGENTS.md …) the live agents
+	// were given with the spec, and InstructionsSkipped those left out, with why.
+	Instructions        []string `json:"agent_instructions,omitempty"`
+	InstructionsSkipped []string `json:"agent_instructions_skipped,omitempty"`
 	// TestPath is where the test contract puts a test ("{id}_test.go"): its extension
 	// gives the report's code blocks their language.
 	TestPath string `json:"test_path,omitempty"`

@@ -96,6 +96,7 @@ func RunInput(ctx context.Context, opts Options, in Input) (*Outcome, error) {
 	out, err := s.execute(ctx, in.Settings, c, func(sum *runfile.Summary) {
 		sum.Population, sum.Agents = in.Source+" @ "+shortHash(in.Head), c.Kind
 		sum.SpecComments = cast.CutComments(in.Spec) // cut before any agent read the spec
+		sum.Instructions, sum.InstructionsSkipped = c.Instructions, c.InstructionsSkipped
 	})
 	if out != nil {
 		out.Base = in.Head

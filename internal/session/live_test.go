@@ -137,6 +137,8 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Spend")
+	assert.Contains(t, string(md), "instructions for coding agents, from the base: `AGENTS.md`", "the report names the files the agents were given")
+	assert.Equal(t, []string{"AGENTS.md"}, out.Summary.Instructions)
 	cmp := out.Summary.Comparison
 	require.NotNil(t, cmp.Differential, "a tester wrote the probe once the run was over: %s", cmp.ProbeNote)
 	assert.Equal(t, "tester sum", cmp.ProbeBy)
