@@ -114,6 +114,9 @@ Start with "bot demo": the whole protocol, offline, on the bundled example.`,
 	// -v is --verbose on the commands that log; the version has no shorthand.
 	root.Flags().Bool("version", false, "print the module version and VCS revision of this binary")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if hint := flagSuggestion(cmd, err); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
 		return &usageError{cmd: cmd.CommandPath(), err: err}
 	})
 	root.AddGroup(&cobra.Group{ID: "run", Title: "Runs:"}, &cobra.Group{ID: "app", Title: "On GitHub:"})
@@ -126,6 +129,7 @@ Start with "bot demo": the whole protocol, offline, on the bundled example.`,
 		root.AddCommand(c)
 	}
 	root.AddCommand(newVersion())
+	addVerbose(root)
 	return root
 }
 

@@ -32,6 +32,10 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 		{"missing population", []string{"run", "--population", filepath.Join(bad, "nope")}, "--population " + filepath.Join(bad, "nope") + ": no such file or directory"},
 		{"malformed population", []string{"run", "--population", bad, "--state", t.TempDir()}, "dixit.yml"},
 		{"bad flag", []string{"demo", "--reruns", "3"}, "unknown flag: --reruns"},
+		{"typo in a flag", []string{"run", "--stat", "x"}, "unknown flag: --stat; did you mean --state?"},
+		{"long flag with one dash", []string{"demo", "-sandbox", "none"}, "did you mean --sandbox?"},
+		{"repo that is not a git repository, before any model check", []string{"run", "--spec", filepath.Join(bad, "spec.md"), "--repo", bad}, "--repo " + bad + " is not a git repository"},
+		{"broken settings, before any model check", []string{"run", "--spec", filepath.Join(bad, "spec.md"), "--config", filepath.Join(bad, "spec.md")}, "--config " + filepath.Join(bad, "spec.md") + ":"},
 		{"serve without secrets", []string{"serve"}, "github.app_id (DIXIT_GITHUB_APP_ID) is required"},
 	}
 	for _, tc := range tests {
@@ -43,6 +47,21 @@ func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error()+errOut.String(), tc.want)
 		})
+	}
+}
+
+// TestVerboseOnEveryCommand: docs/cli.md says -v is --verbose everywhere; every
+// command's help lists it.
+func TestVerboseOnEveryCommand(t *testing.T) {
+	root := newRoot(func(string) string { return "" })
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		f := c.Flags().ShorthandLookup("v")
+		if assert.NotNil(t, f, "bot %s has no -v", c.Name()) {
+			assert.Equal(t, "verbose", f.Name, "bot %s", c.Name())
+		}
 	}
 }
 

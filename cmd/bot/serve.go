@@ -44,7 +44,7 @@ it are written, then the server goes on with them; later starts read the file.`,
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			logger := commandLogger(cmd, cmd.ErrOrStderr(), true, slog.LevelInfo)
 			var client llm.Client
 			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
 				if client, err = doctor.AppClient(cmd.Context(), models.start(getenv, logger, nil)); err != nil {
@@ -75,6 +75,6 @@ it are written, then the server goes on with them; later starts read the file.`,
 	f.StringVar(&reg.ConfigPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
 	f.StringVar(&reg.PublicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
 	f.StringVar(&reg.Org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")
-	f.DurationVar(&reg.PingWait, "ping-wait", 30*time.Second, "first start only: how long to wait for GitHub's ping to reach the webhook")
+	f.DurationVar(&reg.PingWait, "ping-wait", 30*time.Second, "first start only: how long to wait for GitHub's ping to reach the webhook, as `1m30s`")
 	return cmd
 }

@@ -41,7 +41,7 @@ administration: write (the App creates its private workshop repositories);
 			if actionsJudge {
 				o.Features = append(o.Features, appsetup.ActionsJudge)
 			}
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			logger := commandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelInfo)
 			s, err := appsetup.New(o, deploy.AppManifest, deploy.AppOptions, nil, logger)
 			if err != nil {
 				return usagef(cmd, "%v", err)
@@ -63,7 +63,7 @@ administration: write (the App creates its private workshop repositories);
 	f.StringVar(&o.Out, "out", "", "`DIR` for the private key, the webhook secret and serve.yml (default: print them once)")
 	f.BoolVar(&workshopCreate, "workshop-create", false, "also ask administration: write, so the App creates its private workshop repositories")
 	f.BoolVar(&actionsJudge, "actions-judge", false, "also ask actions: write and workflow_run events, to run tests on GitHub Actions")
-	f.DurationVar(&o.PingWait, "ping-wait", 30*time.Second, "how long to wait for GitHub's ping to reach the webhook")
+	f.DurationVar(&o.PingWait, "ping-wait", 30*time.Second, "how long to wait for GitHub's ping to reach the webhook, as `1m30s`")
 	cmd.AddCommand(newSetupDeliveries(getenv))
 	f.BoolVar(&o.NoCheck, "no-webhook-check", false, "do not check the webhook: --public-url leads to a server that starts later (Kubernetes)")
 	return cmd
@@ -92,7 +92,7 @@ key and API URL as bot serve does: --config and DIXIT_* variables.`,
 			if err != nil {
 				return fmt.Errorf("setup deliveries: %w", err)
 			}
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			logger := commandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelWarn)
 			return appsetup.ShowDeliveries(cmd.Context(), cfg, n, cmd.OutOrStdout(), logger)
 		},
 	}

@@ -1,6 +1,7 @@
 package gitstate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
@@ -27,6 +28,23 @@ func ReadHead(dir string) ([]File, string, error) {
 		return nil, "", fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	return headFiles(repo, dir)
+}
+
+// CheckRepository says, in a person's words, why dir cannot be a live run's repository:
+// it is not a git repository, or it has no commit yet. A run checks this before it asks
+// any model anything.
+func CheckRepository(dir string) error {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return fmt.Errorf("%s is not a git repository: run the command inside one, or point --repo at one (git init, then commit the code the spec is about)", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: the git repository cannot be read: %w", dir, err)
+	}
+	if _, err := repo.Head(); err != nil {
+		return fmt.Errorf("%s has no commit yet: commit the code the spec is about, which is the run's base revision", dir)
+	}
+	return nil
 }
 
 // headFiles reads the regular files of the commit HEAD points at.

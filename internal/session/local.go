@@ -11,6 +11,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/cast"
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -119,6 +120,18 @@ func (l Local) checkInputs() error {
 			return fmt.Errorf("--%s %s: not a directory", c.flag, c.path)
 		case !c.dir && info.IsDir():
 			return fmt.Errorf("--%s %s: a directory, not a file", c.flag, c.path)
+		}
+	}
+	// The rest of a live run's own mistakes, before any model is asked anything: the
+	// repository, and the settings file's words.
+	if l.Spec != "" && l.Population == "" {
+		if err := gitstate.CheckRepository(l.Repo); err != nil {
+			return fmt.Errorf("--repo %w", err)
+		}
+	}
+	if l.Config != "" {
+		if _, err := config.Load(l.Config); err != nil {
+			return fmt.Errorf("--config %s: %w", l.Config, err)
 		}
 	}
 	return nil
