@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // ExecResult is what an agent's command did.
@@ -51,7 +53,7 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 	}
 	// Fail closed: without bubblewrap the command would see the host's files (as this
 	// user, the workshop with the hidden tests) and its network.
-	if l.sb.bwrap == "" {
+	if !l.sb.Bubblewrap() {
 		return ExecResult{}, ErrNoSandbox
 	}
 	if timeout <= 0 {
@@ -61,8 +63,7 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 	if err != nil {
 		return ExecResult{}, err
 	}
-	key := dirKey(dir)
-	state := filepath.Join(l.work, "exec", key)
+	state := filepath.Join(l.sb.WorkDir(), "exec", dirKey(dir))
 	if err := os.MkdirAll(state, 0o711); err != nil {
 		return ExecResult{}, fmt.Errorf("exec state: %w", err)
 	}
@@ -71,21 +72,36 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 		return ExecResult{}, err
 	}
 	defer unlock()
-
-	var sl slot
-	select {
-	case sl = <-l.slots:
-	case <-ctx.Done():
-		return ExecResult{}, ctx.Err()
-	}
-	defer func() { l.slots <- sl }()
-
-	sb := *l.sb // the judge's sandbox with this dir's own cache and a longer output tail
-	sb.keep = ExecOutput
-	if sb.cacheDir, err = l.execCache(state, sl); err != nil {
+	lane, release, err := l.sb.Borrow(ctx)
+	if err != nil {
 		return ExecResult{}, err
 	}
-	job, err := l.execJobDir(dir, sl)
+	defer release()
+	r, err := l.execIn(ctx, agentCommand{dir: dir, state: state, lane: lane, script: command, timeout: timeout})
+	if err != nil {
+		return ExecResult{}, err
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// agentCommand is one command of an agent's, in the lane it runs in.
+type agentCommand struct {
+	dir     string // the agent's directory, bound read-write
+	state   string // the directory's lock and build cache, in the judge's scratch directory
+	lane    sandbox.Lane
+	script  string
+	timeout time.Duration
+}
+
+// execIn runs a command in a sandbox of the judge's with the directory's own build cache
+// and a longer output tail, with the directory lent to the lane while it runs (as root).
+func (l *Local) execIn(ctx context.Context, c agentCommand) (ExecResult, error) {
+	cache, err := l.execCache(c.state, c.lane)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	job, err := l.execJobDir(c.dir, c.lane)
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -94,52 +110,59 @@ func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Dura
 			l.log.Warn("ci: cannot remove exec directory", "dir", job, "err", err)
 		}
 	}()
-
 	var owners map[string]owner
-	if sb.root {
-		if owners, err = lend(dir, sl.uid, sl.gid); err != nil {
-			return ExecResult{}, fmt.Errorf("lend %s to uid %d: %w", dir, sl.uid, err)
+	if l.sb.Root() {
+		if owners, err = lend(c.dir, c.lane.UID, c.lane.GID); err != nil {
+			return ExecResult{}, fmt.Errorf("lend %s to uid %d: %w", c.dir, c.lane.UID, err)
 		}
 	}
-	deps, failure, err := l.execDeps(ctx, job, sl)
+	r, runErr := l.execWithDeps(ctx, c, job, cache)
+	if l.sb.Root() {
+		if err := giveBack(c.dir, owners); err != nil {
+			return ExecResult{}, fmt.Errorf("give %s back: %w", c.dir, err)
+		}
+	}
+	return r, runErr
+}
+
+// execWithDeps runs the command with the prepared dependencies of the directory's
+// manifests, or says why it did not run.
+func (l *Local) execWithDeps(ctx context.Context, c agentCommand, job, cache string) (ExecResult, error) {
+	deps, failure, err := l.execDeps(ctx, job, c.lane)
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec: %w", err)
 	}
 	if failure != "" {
-		return ExecResult{Exit: -1, Output: failure, Note: "the judge could not install the dependencies the manifests name, so the command did not run",
-			Seconds: time.Since(start).Seconds()}, nil
+		return ExecResult{Exit: -1, Output: failure, Note: "the judge could not install the dependencies the manifests name, so the command did not run"}, nil
 	}
 	// Builds run with umask 002 for the judge's shared cache; the agent's files need not.
 	// The prepared dependencies are there as for tests, read-only, but node_modules is not
 	// mounted into the agent's own directory: NODE_PATH finds it for require().
-	inv := invocation{dir: job, slot: sl, build: true, script: "umask 022\n" + command, runs: 1, timeout: timeout, deps: deps}
-	if deps != "" && len(sb.tc.depsBinds) > 0 {
-		sb.tc.depsBinds, sb.tc.depsPath = nil, []string{"{deps}/node_modules/.bin"}
-		inv.env = map[string]string{"NODE_PATH": "{deps}/node_modules"}
+	inv := sandbox.Invocation{Dir: job, Lane: c.lane, Build: true, Script: "umask 022\n" + c.script, Runs: 1, Timeout: c.timeout, Deps: deps}
+	tc := l.sb.Toolchain()
+	if deps != "" && len(tc.DepsBinds) > 0 {
+		tc.DepsBinds, tc.DepsPath = nil, []string{"{deps}/node_modules/.bin"}
+		inv.Env = map[string]string{"NODE_PATH": "{deps}/node_modules"}
 	}
-	res, runErr := sb.execute(ctx, inv)
-	if sb.root {
-		if err := giveBack(dir, owners); err != nil {
-			return ExecResult{}, fmt.Errorf("give %s back: %w", dir, err)
-		}
+	sb := l.sb.Variant(ExecOutput, cache, tc)
+	res, err := sb.Execute(ctx, inv)
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec: %w", err)
 	}
-	if runErr != nil {
-		return ExecResult{}, fmt.Errorf("exec: %w", runErr)
-	}
-	return sb.execResult(res, timeout, time.Since(start)), nil
+	return execResult(sb, res, c.timeout), nil
 }
 
 // execResult turns an invocation's result into what the agent's caller sees.
-func (s *sandbox) execResult(res result, timeout, took time.Duration) ExecResult {
+func execResult(sb *sandbox.Sandbox, res sandbox.Result, timeout time.Duration) ExecResult {
 	// The output stays the command's own; the caller words the note for its reader.
-	r := ExecResult{Exit: res.exit, TimedOut: res.timedOut, Output: clip(res.output, "", ExecOutput), Seconds: took.Seconds()}
+	r := ExecResult{Exit: res.Exit, TimedOut: res.TimedOut, Output: sandbox.Clip(res.Output, "", ExecOutput)}
 	switch {
-	case res.timedOut:
+	case res.TimedOut:
 		r.Exit, r.Note = -1, fmt.Sprintf("timed out after %s", timeout)
-	case res.flooded:
-		r.Exit, r.OverLimit, r.Note = -1, true, fmt.Sprintf("output exceeded %d bytes", s.limits.Output)
+	case res.Flooded:
+		r.Exit, r.OverLimit, r.Note = -1, true, fmt.Sprintf("output exceeded %d bytes", sb.Limits().Output)
 	default:
-		r.Note = limitNote(res.exit, res.cpu, s.phaseLimits(true))
+		r.Note = sb.LimitNote(res, true)
 		r.OverLimit = r.Note != ""
 	}
 	return r
@@ -172,16 +195,16 @@ func dirKey(dir string) string {
 
 // execCache is the dir's private build cache, given to the lane that runs the command;
 // "" when the toolchain has none.
-func (l *Local) execCache(state string, sl slot) (string, error) {
-	if l.sb.cacheDir == "" {
+func (l *Local) execCache(state string, lane sandbox.Lane) (string, error) {
+	if l.sb.CacheDir() == "" {
 		return "", nil
 	}
-	cache := filepath.Join(state, l.sb.tc.cacheSub)
+	cache := filepath.Join(state, l.sb.Toolchain().CacheSub)
 	if err := os.MkdirAll(cache, 0o775); err != nil {
 		return "", fmt.Errorf("exec cache: %w", err)
 	}
-	if l.sb.root { // only this dir's commands use it, one at a time: the lane may own it
-		if err := chownTree(cache, sl.uid, sl.gid); err != nil {
+	if l.sb.Root() { // only this dir's commands use it, one at a time: the lane may own it
+		if err := sandbox.ChownTree(cache, lane.UID, lane.GID); err != nil {
 			return "", fmt.Errorf("exec cache: %w", err)
 		}
 	}
@@ -190,8 +213,8 @@ func (l *Local) execCache(state string, sl slot) (string, error) {
 
 // execJobDir lays out the directory an invocation expects: src (here a symlink to the
 // agent's dir, which bwrap binds), tmp and home.
-func (l *Local) execJobDir(dir string, sl slot) (string, error) {
-	job, err := os.MkdirTemp(l.work, "exec-")
+func (l *Local) execJobDir(dir string, lane sandbox.Lane) (string, error) {
+	job, err := os.MkdirTemp(l.sb.WorkDir(), "exec-")
 	if err != nil {
 		return "", fmt.Errorf("exec dir: %w", err)
 	}
@@ -201,8 +224,8 @@ func (l *Local) execJobDir(dir string, sl slot) (string, error) {
 			err = os.Mkdir(filepath.Join(job, d), 0o755)
 		}
 	}
-	if err == nil && l.sb.root {
-		err = chownTree(job, sl.uid, sl.gid) // chownTree never follows the src symlink
+	if err == nil && l.sb.Root() {
+		err = sandbox.ChownTree(job, lane.UID, lane.GID) // chownTree never follows the src symlink
 	}
 	if err != nil {
 		removeAll(job)

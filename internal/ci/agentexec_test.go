@@ -22,7 +22,7 @@ import (
 func execDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	require.NoError(t, goModule().with("x_test.go", string(goTest("", passTest))).WriteTo(dir))
+	require.NoError(t, goModule().With("x_test.go", string(goTest("", passTest))).WriteTo(dir))
 	return dir
 }
 
@@ -75,7 +75,7 @@ func TestExecCommands(t *testing.T) {
 			check: func(t *testing.T, r ExecResult) { assert.Equal(t, "a\uFFFDb", r.Output) }},
 		{name: "works in /sandbox/src with a private HOME", command: `pwd; test -w "$HOME" && echo home ok`,
 			check: func(t *testing.T, r ExecResult) {
-				if l.sb.bwrap == "" {
+				if !l.sb.Bubblewrap() {
 					t.Skip("no bubblewrap: the command runs in the host directory")
 				}
 				assert.Equal(t, "/sandbox/src\nhome ok\n", r.Output)
@@ -126,7 +126,7 @@ func TestExecIsolation(t *testing.T) {
 		outside := outsideDir(t)
 		secret := filepath.Join(outside, "secret.txt")
 		require.NoError(t, os.WriteFile(secret, []byte("hunter2"), 0o644))
-		r, err := l.Exec(ctx, dir, fmt.Sprintf("cat %q; ls %q; echo x > %q/leak; ls %q", secret, outside, outside, l.sb.cacheDir), 0)
+		r, err := l.Exec(ctx, dir, fmt.Sprintf("cat %q; ls %q; echo x > %q/leak; ls %q", secret, outside, outside, l.sb.CacheDir()), 0)
 		require.NoError(t, err)
 		assert.NotContains(t, r.Output, "hunter2")
 		assert.NoFileExists(t, filepath.Join(outside, "leak"))

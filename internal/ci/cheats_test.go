@@ -59,7 +59,7 @@ func TestCodersCannotForgeAPass(t *testing.T) {
 				if c.preset != preset {
 					continue
 				}
-				cheat := tree.with()
+				cheat := tree.With()
 				for name, content := range c.files {
 					cheat[name] = content
 				}
@@ -99,7 +99,7 @@ func runCheats(t *testing.T, c Contract, jobs []Job) []Verdict {
 // the exit status decides.
 func exitStatusOnly(c Contract) Contract {
 	c.Report = ReportNone
-	c.Run = strings.NewReplacer(reportPlaceholder, "/dev/null", " -test.v=test2json", "").Replace(c.Run)
+	c.Run = strings.NewReplacer("{report}", "/dev/null", " -test.v=test2json", "").Replace(c.Run)
 	return c
 }
 

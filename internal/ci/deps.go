@@ -15,6 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // jobDir is a laid-out job: its directory, and what its tree builds and runs with.
@@ -25,8 +28,8 @@ type jobDir struct {
 }
 
 // invocation of a build or runs in the job.
-func (j jobDir) invocation(sl slot, build bool) invocation {
-	return invocation{dir: j.dir, slot: sl, build: build, deps: j.deps, env: j.env}
+func (j jobDir) invocation(lane sandbox.Lane, build bool) sandbox.Invocation {
+	return sandbox.Invocation{Dir: j.dir, Lane: lane, Build: build, Deps: j.deps, Env: j.env}
 }
 
 // prepared is the outcome of preparing one set of manifests, shared by every job whose
@@ -109,11 +112,11 @@ func depsKey(c Contract, src string, files []string) (string, error) {
 
 // dependencies finds, or makes, the prepared dependencies of a laid-out job's tree. The
 // string is a prepare_failed verdict's output when they cannot be had.
-func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, string, error) {
+func (l *Local) dependencies(ctx context.Context, dir string, lane sandbox.Lane) (jobDir, string, error) {
 	j := jobDir{dir: dir}
 	src := filepath.Join(dir, "src")
-	if l.sb.tc.treeEnv != nil {
-		j.env = l.sb.tc.treeEnv(src)
+	if l.sb.Toolchain().TreeEnv != nil {
+		j.env = l.sb.Toolchain().TreeEnv(src)
 	}
 	key := ""
 	var files []string
@@ -128,7 +131,7 @@ func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, 
 			}
 		}
 	}
-	p, err := l.prepareOnce(ctx, key, jobDir{dir: dir}, sl, files)
+	p, err := l.prepareOnce(ctx, key, jobDir{dir: dir}, lane, files)
 	if err != nil {
 		return j, "", err
 	}
@@ -139,7 +142,7 @@ func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, 
 		return j, p.runner, nil
 	}
 	j.deps = p.dir
-	if err := l.mountPoints(src, j.deps, sl); err != nil {
+	if err := l.mountPoints(src, j.deps, lane); err != nil {
 		return j, "", err
 	}
 	return j, "", nil
@@ -148,7 +151,7 @@ func (l *Local) dependencies(ctx context.Context, dir string, sl slot) (jobDir, 
 // prepareOnce runs the prepare of a key (none for "": the tree has no manifests) and the
 // contract's runner check, once per judge; concurrent jobs with the same key wait for the
 // first. A judge error (the sandbox broke, the context ended) is not remembered.
-func (l *Local) prepareOnce(ctx context.Context, key string, j jobDir, sl slot, files []string) (*prepared, error) {
+func (l *Local) prepareOnce(ctx context.Context, key string, j jobDir, lane sandbox.Lane, files []string) (*prepared, error) {
 	l.deps.mu.Lock()
 	if l.deps.sets == nil {
 		l.deps.sets = map[string]*prepared{}
@@ -167,7 +170,7 @@ func (l *Local) prepareOnce(ctx context.Context, key string, j jobDir, sl slot, 
 			return nil, ctx.Err()
 		}
 	}
-	err := l.prepareKey(ctx, key, j, sl, files, p)
+	err := l.prepareKey(ctx, key, j, lane, files, p)
 	if err != nil {
 		l.deps.mu.Lock()
 		delete(l.deps.sets, key)
@@ -182,10 +185,10 @@ func (l *Local) prepareOnce(ctx context.Context, key string, j jobDir, sl slot, 
 
 // prepareKey fills p: the cache directory of key, prepared now unless an earlier judge
 // sharing the cache directory did, then the runner check with it.
-func (l *Local) prepareKey(ctx context.Context, key string, j jobDir, sl slot, files []string, p *prepared) error {
+func (l *Local) prepareKey(ctx context.Context, key string, j jobDir, lane sandbox.Lane, files []string, p *prepared) error {
 	start := time.Now()
 	if key != "" {
-		dir, failure, err := l.prepareDir(ctx, key, j, sl, files)
+		dir, failure, err := l.prepareDir(ctx, key, j, lane, files)
 		if err != nil {
 			return err
 		}
@@ -196,14 +199,14 @@ func (l *Local) prepareKey(ctx context.Context, key string, j jobDir, sl slot, f
 		p.dir = dir
 	}
 	if check := runnerCheck(l.contract); check != "" {
-		inv := j.invocation(sl, false)
-		inv.deps, inv.script, inv.runs, inv.timeout = p.dir, check, 1, time.Minute
-		res, err := l.sb.execute(ctx, inv)
+		inv := j.invocation(lane, false)
+		inv.Deps, inv.Script, inv.Runs, inv.Timeout = p.dir, check, 1, time.Minute
+		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
 			return fmt.Errorf("runner check: %w", err)
 		}
-		if !res.passed(1) {
-			p.runner = clip(res.output, "the test runner is missing: fix the judge's environment, or the project's manifests", MaxOutput)
+		if !res.Passed(1) {
+			p.runner = sandbox.Clip(res.Output, "the test runner is missing: fix the judge's environment, or the project's manifests", MaxOutput)
 		}
 	}
 	p.seconds = time.Since(start).Seconds()
@@ -216,11 +219,11 @@ const readyMark = ".dixit-prepared"
 // prepareDir returns the cache directory of key, running the prepare in it when no
 // judge has yet. A file lock keeps two judges sharing CacheDir from preparing one key
 // at once. The string is the output of a prepare that failed.
-func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
+func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, lane sandbox.Lane, files []string) (string, string, error) {
 	if err := l.makeDepsRoot(); err != nil {
 		return "", "", err
 	}
-	dir := filepath.Join(l.sb.depsRoot, key)
+	dir := filepath.Join(l.sb.DepsRoot(), key)
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return "", "", fmt.Errorf("dependency cache: %w", err)
@@ -237,7 +240,7 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 			return "", "", fmt.Errorf("dependency cache lock: %w", err)
 		}
 		var failure string
-		dir, failure, err = l.prepareLocked(ctx, key, j, sl, files)
+		dir, failure, err = l.prepareLocked(ctx, key, j, lane, files)
 		if err != nil || failure != "" {
 			lock.Close()
 			return dir, failure, err
@@ -257,8 +260,8 @@ func (l *Local) prepareDir(ctx context.Context, key string, j jobDir, sl slot, f
 
 // prepareLocked is prepareDir under the key's exclusive lock. A cache already prepared
 // has its mark's time refreshed: trimming goes by it.
-func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot, files []string) (string, string, error) {
-	dir := filepath.Join(l.sb.depsRoot, key)
+func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, lane sandbox.Lane, files []string) (string, string, error) {
+	dir := filepath.Join(l.sb.DepsRoot(), key)
 	mark := filepath.Join(dir, readyMark)
 	if _, err := os.Stat(mark); err == nil { // another judge prepared it meanwhile
 		l.touch(key)
@@ -273,15 +276,15 @@ func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot
 	if err := copyManifests(filepath.Join(j.dir, "src"), dir, files); err != nil {
 		return "", "", err
 	}
-	if l.sb.root {
-		if err := chownTree(dir, sl.uid, sl.uid); err != nil {
-			return "", "", fmt.Errorf("give the dependency cache to uid %d: %w", sl.uid, err)
+	if l.sb.Root() {
+		if err := sandbox.ChownTree(dir, lane.UID, lane.UID); err != nil {
+			return "", "", fmt.Errorf("give the dependency cache to uid %d: %w", lane.UID, err)
 		}
 	}
 	start := time.Now()
-	inv := invocation{dir: j.dir, slot: sl, prepare: true, deps: dir, script: l.contract.Prepare, runs: 1,
-		timeout: cmpDuration(l.contract.PrepareTimeout, defaultPrepareTimeout)}
-	res, err := l.sb.execute(ctx, inv)
+	inv := sandbox.Invocation{Dir: j.dir, Lane: lane, Prepare: true, Deps: dir, Script: l.contract.Prepare, Runs: 1,
+		Timeout: cmpDuration(l.contract.PrepareTimeout, defaultPrepareTimeout)}
+	res, err := l.sb.Execute(ctx, inv)
 	if err != nil {
 		return "", "", fmt.Errorf("prepare: %w", err)
 	}
@@ -291,19 +294,19 @@ func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot
 	l.stats.PrepareSeconds += secs
 	l.mu.Unlock()
 	l.log.Info("ci: dependencies prepared", "key", key, "manifests", strings.Join(files, " "),
-		"ok", res.passed(1), "seconds", secs)
-	if !res.passed(1) {
-		o, note := l.outcome(res, inv.timeout, true)
+		"ok", res.Passed(1), "seconds", secs)
+	if !res.Passed(1) {
+		o, note := l.sb.Outcome(res, inv.Timeout, true)
 		if o == Fail {
 			note = "the prepare failed: " + note
 		}
 		head := fmt.Sprintf("prepare (%s, from %s): %s", l.contract.Prepare, strings.Join(files, ", "), note)
 		removeAll(dir)
-		return "", clip(res.output, head, MaxOutput), nil
+		return "", sandbox.Clip(res.Output, head, MaxOutput), nil
 	}
 	// Builds and runs read it, whichever lane they are in; none may write it.
-	if l.sb.root {
-		if err := chownTree(dir, os.Getuid(), os.Getgid()); err != nil {
+	if l.sb.Root() {
+		if err := sandbox.ChownTree(dir, os.Getuid(), os.Getgid()); err != nil {
 			return "", "", fmt.Errorf("dependency cache: %w", err)
 		}
 	}
@@ -318,16 +321,13 @@ func (l *Local) prepareLocked(ctx context.Context, key string, j jobDir, sl slot
 // but do not list. Without bubblewrap they reach it on the host's paths, where the judge
 // may create files for itself only (umask 077): the modes are set, not asked for.
 func (l *Local) makeDepsRoot() error {
-	if err := os.MkdirAll(l.sb.depsRoot, 0o711); err != nil {
+	if err := os.MkdirAll(l.sb.DepsRoot(), 0o711); err != nil {
 		return fmt.Errorf("dependency cache: %w", err)
 	}
-	if err := os.Chmod(l.sb.depsRoot, 0o711); err != nil {
+	if err := os.Chmod(l.sb.DepsRoot(), 0o711); err != nil {
 		return fmt.Errorf("dependency cache: %w", err)
 	}
-	if l.sb.bwrap == "" && l.sb.root {
-		return openPath(l.sb.depsRoot)
-	}
-	return nil
+	return l.sb.OpenToLanes(l.sb.DepsRoot())
 }
 
 func cmpDuration(d, def time.Duration) time.Duration {
@@ -368,11 +368,11 @@ func copyManifests(src, dir string, files []string) error {
 // mountPoints replaces what the tree holds where the cache's directories appear
 // (node_modules): with bubblewrap an empty directory to mount on, without it a symbolic
 // link to the cache. The judge's copy only: the coder's own node_modules never counts.
-func (l *Local) mountPoints(src, deps string, sl slot) error {
+func (l *Local) mountPoints(src, deps string, lane sandbox.Lane) error {
 	if deps == "" {
 		return nil
 	}
-	for _, rel := range l.sb.tc.depsBinds {
+	for _, rel := range l.sb.Toolchain().DepsBinds {
 		if !filepath.IsLocal(rel) {
 			continue
 		}
@@ -383,34 +383,23 @@ func (l *Local) mountPoints(src, deps string, sl slot) error {
 		if err := removeAll(at); err != nil {
 			return fmt.Errorf("replace %s: %w", rel, err)
 		}
-		if l.sb.bwrap == "" {
+		if !l.sb.Bubblewrap() {
 			if err := os.Symlink(filepath.Join(deps, rel), at); err != nil {
 				return fmt.Errorf("link %s: %w", rel, err)
 			}
 			continue
 		}
-		if err := placeDir(src, path.Clean(rel)); err != nil {
+		if err := contract.PlaceDir(src, path.Clean(rel)); err != nil {
 			return fmt.Errorf("mount point %s: %w", rel, err)
 		}
 	}
 	return nil
 }
 
-// placeDir makes an empty directory at rel inside src, never following what the tree
-// holds on the way.
-func placeDir(src, rel string) error {
-	root, err := os.OpenRoot(src)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return root.MkdirAll(rel, 0o755)
-}
-
 // execDeps is the prepared dependencies of an agent's working directory (through job, its
 // exec directory), or "" when it has no manifests; the string is why they cannot be had.
 // A missing test runner does not stop an agent's command.
-func (l *Local) execDeps(ctx context.Context, job string, sl slot) (string, string, error) {
+func (l *Local) execDeps(ctx context.Context, job string, lane sandbox.Lane) (string, string, error) {
 	if l.contract.Prepare == "" {
 		return "", "", nil
 	}
@@ -423,7 +412,7 @@ func (l *Local) execDeps(ctx context.Context, job string, sl slot) (string, stri
 	if err != nil {
 		return "", "", err
 	}
-	p, err := l.prepareOnce(ctx, key, jobDir{dir: job}, sl, files)
+	p, err := l.prepareOnce(ctx, key, jobDir{dir: job}, lane, files)
 	if err != nil {
 		return "", "", err
 	}

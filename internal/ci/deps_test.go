@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/citest"
 )
 
 // testdataTree reads a directory of testdata/deps as a tree.
@@ -61,7 +63,7 @@ func depsJudgeIn(t *testing.T, c Contract, cacheDir string, sb Sandbox) *Local {
 		cacheDir = t.TempDir()
 	}
 	// Without bubblewrap, as root, the judge sets this process's umask to 077.
-	keepUmask(t)
+	citest.KeepUmask(t)
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Sandbox: sb, Logger: quietLogger()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
@@ -104,7 +106,7 @@ func goDependencies(t *testing.T, sb Sandbox) {
 	}
 	// Two coders with the same go.mod share one prepare; a third whose go.mod moved to
 	// another version of the module gets its own.
-	vs, err := l.Run(context.Background(), 2, []Job{job("a", tree), job("b", tree.with("calc.go", tree["calc.go"]+"\n// b\n"))})
+	vs, err := l.Run(context.Background(), 2, []Job{job("a", tree), job("b", tree.With("calc.go", tree["calc.go"]+"\n// b\n"))})
 	require.NoError(t, err)
 	for _, v := range vs {
 		assert.Equal(t, Pass, v.Outcome, v.Output)
@@ -164,7 +166,7 @@ func TestAFailingPrepareIsNotAFailingTest(t *testing.T) {
 	c, cache := goDepsContract(t)
 	l := depsJudge(t, c, cache)
 	tree := testdataTree(t, "go-cmp")
-	broken := tree.with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "")
+	broken := tree.With("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "")
 	jobs := []Job{
 		{Coder: "broken", Tree: broken, Test: Test{ID: "one", Content: []byte(cmpTest)}},
 		{Coder: "broken", Tree: broken, Test: Test{ID: "two", Content: []byte(cmpTest)}},
@@ -209,7 +211,7 @@ func TestNodeDependenciesComeFromTheLockfile(t *testing.T) {
 func nodeDependencies(t *testing.T, sb Sandbox) {
 	c, _ := Preset("node")
 	l := depsJudgeIn(t, c, "", sb)
-	tree := testdataTree(t, "node-is-number").with(
+	tree := testdataTree(t, "node-is-number").With(
 		// A coder's own node_modules is not what the test sees.
 		"node_modules/is-number/index.js", "module.exports = () => true;\n",
 		"node_modules/is-number/package.json", `{"name":"is-number","main":"index.js"}`)
@@ -221,7 +223,7 @@ func nodeDependencies(t *testing.T, sb Sandbox) {
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	assert.Equal(t, 1, l.Stats().Prepares)
 	t.Logf("cold npm ci of is-number: %.2fs; job %.2fs", l.Stats().PrepareSeconds, vs[0].Seconds)
-	vs, err = l.Run(context.Background(), 2, []Job{{Coder: "b", Tree: tree.with("calc.js", tree["calc.js"]+"\n"), Test: Test{ID: "d", Content: []byte(test)}}})
+	vs, err = l.Run(context.Background(), 2, []Job{{Coder: "b", Tree: tree.With("calc.js", tree["calc.js"]+"\n"), Test: Test{ID: "d", Content: []byte(test)}}})
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	assert.Equal(t, 1, l.Stats().Prepares, "another coder with the same lockfile is not prepared again")
@@ -348,7 +350,7 @@ func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
 	test := Test{ID: "add", Content: []byte("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")}
 	run := func(l *Local, requirements string) {
 		t.Helper()
-		tree := testdataTree(t, "python-system").with("requirements.txt", requirements)
+		tree := testdataTree(t, "python-system").With("requirements.txt", requirements)
 		vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: tree, Test: test}})
 		require.NoError(t, err)
 		require.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
@@ -389,7 +391,7 @@ func TestAgentsCommandsAreToldWhenThePrepareFails(t *testing.T) {
 	l := depsJudge(t, c, cache)
 	requireBwrap(t, l)
 	dir := t.TempDir()
-	require.NoError(t, testdataTree(t, "go-cmp").with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "").WriteTo(dir))
+	require.NoError(t, testdataTree(t, "go-cmp").With("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "").WriteTo(dir))
 	r, err := l.Exec(context.Background(), dir, "echo ran > ran.txt", time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, -1, r.Exit)

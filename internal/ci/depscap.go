@@ -18,7 +18,7 @@ func (l *Local) trimDeps(just string) {
 		size int64
 		used time.Time
 	}
-	entries, err := os.ReadDir(l.sb.depsRoot)
+	entries, err := os.ReadDir(l.sb.DepsRoot())
 	if err != nil {
 		return
 	}
@@ -28,8 +28,8 @@ func (l *Local) trimDeps(just string) {
 		if !e.IsDir() {
 			continue
 		}
-		c := cache{key: e.Name(), size: dirSize(filepath.Join(l.sb.depsRoot, e.Name()))}
-		if fi, err := os.Stat(filepath.Join(l.sb.depsRoot, e.Name(), readyMark)); err == nil {
+		c := cache{key: e.Name(), size: dirSize(filepath.Join(l.sb.DepsRoot(), e.Name()))}
+		if fi, err := os.Stat(filepath.Join(l.sb.DepsRoot(), e.Name(), readyMark)); err == nil {
 			c.used = fi.ModTime()
 		}
 		caches = append(caches, c)
@@ -53,13 +53,13 @@ func (l *Local) trimDeps(just string) {
 // touch marks a prepared cache as used now: trimming goes by it.
 func (l *Local) touch(key string) {
 	now := time.Now()
-	os.Chtimes(filepath.Join(l.sb.depsRoot, key, readyMark), now, now)
+	os.Chtimes(filepath.Join(l.sb.DepsRoot(), key, readyMark), now, now)
 	l.log.Debug("ci: dependencies already prepared", "key", key)
 }
 
 // removeUnused removes a dependency cache that no judge holds.
 func (l *Local) removeUnused(key string) bool {
-	dir := filepath.Join(l.sb.depsRoot, key)
+	dir := filepath.Join(l.sb.DepsRoot(), key)
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return false

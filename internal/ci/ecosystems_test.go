@@ -79,7 +79,7 @@ func TestPresetTypeScript(t *testing.T) {
 	requireRegistry(t, "https://registry.npmjs.org/tsx")
 	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
 	head := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n"
-	tree := testdataTree(t, "ts-tsx").with("calc.spec.ts", "throw new Error('a coder test must be excluded');\n")
+	tree := testdataTree(t, "ts-tsx").With("calc.spec.ts", "throw new Error('a coder test must be excluded');\n")
 	ecosystemCases(t, l, tree,
 		head+"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n",
 		head+"test('doubles wrong', () => { assert.strictEqual(double(21), 43); });\n",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // language is one ecosystem the judge knows: the contract `preset:` in dixit.yml names,
@@ -15,7 +17,7 @@ type language struct {
 	preset func() Contract
 	// toolchain asks the host where the toolchain is: bin is the command to ask (the
 	// contract's ToolchainPath), or "" for the first of its name on PATH.
-	toolchain func(ctx context.Context, bin string) (toolchain, error)
+	toolchain func(ctx context.Context, bin string) (sandbox.Toolchain, error)
 	// runner, when set, is a shell command proving that what the contract's run needs is
 	// there, in the sandbox with the tree's prepared dependencies, before any verdict:
 	// on failure its output names what is missing and where to install it.
@@ -65,16 +67,16 @@ func Preset(name string) (Contract, bool) {
 
 // discoverToolchain asks the host where a language's toolchain lives; "" is none (the
 // run command needs nothing from the host beyond the sandbox's base).
-func discoverToolchain(ctx context.Context, name, bin string) (toolchain, error) {
+func discoverToolchain(ctx context.Context, name, bin string) (sandbox.Toolchain, error) {
 	if name == "" {
-		return toolchain{check: "true"}, nil
+		return sandbox.Toolchain{Check: "true"}, nil
 	}
 	for _, l := range languages() {
 		if l.name == name {
 			return l.toolchain(ctx, bin)
 		}
 	}
-	return toolchain{}, fmt.Errorf("unknown toolchain %q (want %s or empty)", name, LanguageList())
+	return sandbox.Toolchain{}, fmt.Errorf("unknown toolchain %q (want %s or empty)", name, LanguageList())
 }
 
 // runnerCheck is the check of the contract's toolchain for what its run needs, or "".

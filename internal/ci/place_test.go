@@ -13,7 +13,7 @@ import (
 // in that package's directory, as the ecosystem's own runner would.
 func TestTestRunsWhereItsTesterPutIt(t *testing.T) {
 	l := newGoJudge(t, 0, nil)
-	tree := goModule().with(
+	tree := goModule().With(
 		"sub/y.go", "package sub\n\n// Double doubles.\nfunc Double(n int) int { return 2 * n }\n",
 		"sub/y_test.go", "package sub\n\nimport \"testing\"\n\nfunc TestCoderOwn(t *testing.T) { t.Fatal(\"coder test ran\") }\n",
 		"sub/testdata/in.txt", "21\n",

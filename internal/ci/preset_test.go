@@ -90,3 +90,12 @@ func TestPresetNode(t *testing.T) {
 		{name: "fail", tree: tree, want: []Outcome{Fail}, output: "Expected values to be strictly equal", test: []byte(fmt.Sprintf(body, "6"))},
 	})
 }
+
+// TestPresetsProveTheirPasses: every preset names a report its runs must bring.
+func TestPresetsProveTheirPasses(t *testing.T) {
+	for _, name := range []string{"go", "python", "node"} {
+		p, _ := Preset(name)
+		assert.NoError(t, p.CheckReport(), name)
+		assert.True(t, p.Proven(), "the %s preset must prove its passes", name)
+	}
+}

@@ -46,8 +46,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // SuiteJob asks for a tree's own tests to be run.
@@ -123,42 +124,16 @@ func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]Su
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	results := make([]SuiteResult, len(jobs))
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-launch:
-	for i := range jobs {
-		var sl slot
-		select {
-		case sl = <-l.slots:
-		case <-ctx.Done():
-			break launch
+	err := l.sb.Each(ctx, len(jobs), func(ctx context.Context, lane sandbox.Lane, i int) error {
+		r, err := l.runSuiteJob(ctx, lane, spec, reruns, jobs[i])
+		if err != nil {
+			return fmt.Errorf("suite job %d (%s): %w", i, jobs[i].Coder, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { l.slots <- sl }()
-			r, err := l.runSuiteJob(ctx, sl, spec, reruns, jobs[i])
-			if err != nil {
-				errOnce.Do(func() {
-					firstErr = fmt.Errorf("suite job %d (%s): %w", i, jobs[i].Coder, err)
-					cancel()
-				})
-				return
-			}
-			results[i] = r
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+		results[i] = r
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return results, nil
@@ -166,12 +141,12 @@ launch:
 
 // runSuiteJob lays out one tree, prepares its dependencies, builds its suite when the
 // toolchain needs a build, and runs it.
-func (l *Local) runSuiteJob(ctx context.Context, sl slot, spec suiteSpec, reruns int, job SuiteJob) (SuiteResult, error) {
+func (l *Local) runSuiteJob(ctx context.Context, lane sandbox.Lane, spec suiteSpec, reruns int, job SuiteJob) (SuiteResult, error) {
 	start := time.Now()
 	if job.Only != nil && len(job.Only) == 0 {
 		return SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Runs: reruns, Scope: []string{}}, nil
 	}
-	dir, err := os.MkdirTemp(l.work, "suite-")
+	dir, err := os.MkdirTemp(l.sb.WorkDir(), "suite-")
 	if err != nil {
 		return SuiteResult{}, fmt.Errorf("job dir: %w", err)
 	}
@@ -180,19 +155,19 @@ func (l *Local) runSuiteJob(ctx context.Context, sl slot, spec suiteSpec, reruns
 			l.log.Warn("ci: cannot remove suite directory", "dir", dir, "err", err)
 		}
 	}()
-	cfg, err := l.layOutSuite(dir, job, sl)
+	cfg, err := l.layOutSuite(dir, job, lane)
 	if err != nil {
 		return SuiteResult{}, err
 	}
-	j, failure, err := l.dependencies(ctx, dir, sl)
+	j, failure, err := l.dependencies(ctx, dir, lane)
 	if err != nil {
 		return SuiteResult{}, err
 	}
 	if failure != "" {
 		return SuiteResult{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
-	r, err := l.suiteRuns(ctx, suiteRun{j: j, sl: sl, spec: spec, only: job.Only, config: cfg}, reruns)
-	l.trimCache()
+	r, err := l.suiteRuns(ctx, suiteRun{j: j, lane: lane, spec: spec, only: job.Only, config: cfg}, reruns)
+	l.sb.TrimCache()
 	if err != nil {
 		return SuiteResult{}, err
 	}
@@ -205,7 +180,7 @@ func (l *Local) runSuiteJob(ctx context.Context, sl slot, spec suiteSpec, reruns
 // suiteRun is one laid-out, prepared suite job.
 type suiteRun struct {
 	j      jobDir
-	sl     slot
+	lane   sandbox.Lane
 	spec   suiteSpec
 	only   []string
 	config string // the base's runner settings copied into the tree, or ""
@@ -224,18 +199,18 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 		return SuiteResult{}, err
 	}
 	if s.spec.build != nil {
-		inv := s.j.invocation(s.sl, true)
-		inv.script, inv.runs, inv.timeout = s.spec.build(plan), 1, c.BuildTimeout
-		res, err := l.sb.execute(ctx, inv)
+		inv := s.j.invocation(s.lane, true)
+		inv.Script, inv.Runs, inv.Timeout = s.spec.build(plan), 1, c.BuildTimeout
+		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
 			return SuiteResult{}, fmt.Errorf("suite build: %w", err)
 		}
-		if !res.passed(1) {
-			o, note := l.outcome(res, c.BuildTimeout, true)
+		if !res.Passed(1) {
+			o, note := l.sb.Outcome(res, c.BuildTimeout, true)
 			if o != OverLimit && o != Timeout {
 				o = BuildFailed
 			}
-			return SuiteResult{Outcome: o, Scope: scope, Output: clip(res.output, "suite build: "+note, MaxOutput)}, nil
+			return SuiteResult{Outcome: o, Scope: scope, Output: sandbox.Clip(res.Output, "suite build: "+note, MaxOutput)}, nil
 		}
 	}
 	if s.spec.units != nil {
@@ -248,18 +223,18 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 	// others still report.
 	timeout := c.Timeout * suiteTimeoutFactor * time.Duration(max(len(plan.units), 1))
 	for run := 1; run <= reruns; run++ {
-		if err := l.freshRunDir(src, s.sl); err != nil {
+		if err := l.freshRunDir(src, s.lane); err != nil {
 			return SuiteResult{}, err
 		}
-		inv := s.j.invocation(s.sl, false)
-		inv.script, inv.runs, inv.timeout = s.spec.run(plan), 1, timeout
-		res, err := l.sb.execute(ctx, inv)
+		inv := s.j.invocation(s.lane, false)
+		inv.Script, inv.Runs, inv.Timeout = s.spec.run(plan), 1, timeout
+		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
 			return SuiteResult{}, fmt.Errorf("suite run %d: %w", run, err)
 		}
-		if !res.passed(1) {
-			if o, note := l.outcome(res, timeout, false); o != Fail {
-				return SuiteResult{Outcome: o, Runs: run, Scope: scope, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
+		if !res.Passed(1) {
+			if o, note := l.sb.Outcome(res, timeout, false); o != Fail {
+				return SuiteResult{Outcome: o, Runs: run, Scope: scope, Output: sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
 			}
 		}
 		reports, problem, err := s.spec.read(src, plan)
@@ -267,11 +242,11 @@ func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteRes
 			return SuiteResult{}, err
 		}
 		if problem != "" {
-			return SuiteResult{Outcome: Fail, Runs: run, Scope: scope, Output: clip(res.output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
+			return SuiteResult{Outcome: Fail, Runs: run, Scope: scope, Output: sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
 		}
 		agg.add(reports)
 		if agg.failing() && agg.output == "" {
-			agg.output = clip(res.output, fmt.Sprintf("suite run %d of %d", run, reruns), MaxOutput)
+			agg.output = sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d", run, reruns), MaxOutput)
 		}
 	}
 	r := agg.result()

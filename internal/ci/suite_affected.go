@@ -33,7 +33,7 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 			return nil, nil
 		}
 	}
-	dir, err := os.MkdirTemp(l.work, "affected-")
+	dir, err := os.MkdirTemp(l.sb.WorkDir(), "affected-")
 	if err != nil {
 		return nil, fmt.Errorf("affected: %w", err)
 	}

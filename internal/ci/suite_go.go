@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // goPackagesFile is where the suite's build lists the packages with tests: the tree's
@@ -92,17 +94,15 @@ func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 		if err != nil {
 			continue // the binary never ran: its tests are missing
 		}
-		var e evidence
-		e.output(data)
-		r := parseFraming(e.cur)
+		r := reports.FramedOutput(data)
 		messages := goMessages(data)
-		for _, t := range r.tests {
-			if strings.Contains(t.name, "/") {
+		for _, t := range r.Tests {
+			if strings.Contains(t.Name, "/") {
 				continue
 			}
-			cases = append(cases, suiteCase{name: u.name + "." + t.name, outcome: t.outcome, message: messages[t.name]})
+			cases = append(cases, suiteCase{name: u.name + "." + t.Name, outcome: t.Outcome, message: messages[t.Name]})
 		}
-		for _, name := range r.unfinished {
+		for _, name := range r.Unfinished {
 			if !strings.Contains(name, "/") {
 				cases = append(cases, suiteCase{name: u.name + "." + name, outcome: "fail",
 					message: "started but never finished: the package's test binary ended (a crash, os.Exit or its timeout)"})
@@ -120,7 +120,7 @@ func goMessages(data []byte) map[string]string {
 	out := map[string]string{}
 	cur, pending := "", ""
 	for _, line := range bytes.Split(data, []byte("\n")) {
-		if i := bytes.IndexByte(line, framingByte); i >= 0 {
+		if i := bytes.IndexByte(line, reports.FramingByte); i >= 0 {
 			f := string(line[i+1:])
 			for _, prefix := range []string{"=== RUN   ", "=== NAME  ", "=== CONT  "} {
 				if name, ok := strings.CutPrefix(f, prefix); ok {

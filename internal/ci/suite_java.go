@@ -1,11 +1,11 @@
 package ci
 
 import (
-	"bytes"
-	"encoding/xml"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // javaSuiteBuild compiles the project's sources, then its tests (src/test/ and the
@@ -48,8 +48,8 @@ func javaSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		var doc xmlNode
-		if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		doc, err := reports.JUnitCases(data)
+		if err != nil {
 			return nil, "the JUnit Platform's report " + e.Name() + " is not whole XML: " + err.Error(), nil
 		}
 		seen = true
@@ -62,4 +62,4 @@ func javaSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 }
 
 // javaName is a JUnit Platform test case's name, "package.Class#method()".
-func javaName(n xmlNode) string { return n.attr("classname") + "#" + n.attr("name") }
+func javaName(c reports.Case) string { return c.Class + "#" + c.Name }

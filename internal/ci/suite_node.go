@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // testFileUnits lists the tree's test files: those the contract's Exclude matches
@@ -30,7 +32,7 @@ func testFileUnits(src string, c Contract, only []string) ([]suiteUnit, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && excluded(rel, c.Exclude) && (len(only) == 0 || under(rel, only)) {
+		if d.Type().IsRegular() && c.Private(rel) && (len(only) == 0 || under(rel, only)) {
 			units = append(units, suiteUnit{name: rel, dir: rel})
 		}
 		return nil
@@ -69,16 +71,16 @@ func nodeSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "node wrote no report for this file"})
 			continue
 		}
-		r, messages := parseTAP(data), tapMessages(data)
-		if !r.complete {
+		r, messages := reports.TAP(data), tapMessages(data)
+		if !r.Complete {
 			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "the file's report is incomplete: its process ended early"})
 		}
-		for _, t := range r.tests {
-			name := u.name + "::" + t.name
-			if t.name == u.name || strings.HasSuffix(t.name, "/"+u.name) {
+		for _, t := range r.Tests {
+			name := u.name + "::" + t.Name
+			if t.Name == u.name || strings.HasSuffix(t.Name, "/"+u.name) {
 				name = u.name
 			}
-			cases = append(cases, suiteCase{name: name, outcome: t.outcome, message: messages[t.name]})
+			cases = append(cases, suiteCase{name: name, outcome: t.Outcome, message: messages[t.Name]})
 		}
 	}
 	return cases, "", nil
@@ -94,8 +96,8 @@ func tapMessages(data []byte) map[string]string {
 		text := strings.TrimSpace(raw)
 		switch {
 		case strings.HasPrefix(text, "not ok "):
-			if t, ok := tapPoint(text); ok {
-				failing = t.name
+			if t, ok := reports.TAPPoint(text); ok {
+				failing = t.Name
 			}
 		case strings.HasPrefix(text, "ok "):
 			failing = ""

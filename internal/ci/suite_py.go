@@ -1,11 +1,11 @@
 package ci
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"io/fs"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // pythonReport is where pytest writes a run's JUnit XML.
@@ -46,37 +46,25 @@ func pythonSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 	if err != nil {
 		return nil, "pytest's report could not be read: " + err.Error(), nil
 	}
-	var root xmlNode
-	if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
+	cases, err := reports.JUnitCases(data)
+	if err != nil {
 		return nil, "pytest's report is not whole JUnit XML: " + err.Error(), nil
 	}
-	return junitCases(root, pythonName), "", nil
+	return junitCases(cases, pythonName), "", nil
 }
 
-// junitCases lists a JUnit document's test cases, named by name, each failing one
-// with its failure's first line.
-func junitCases(n xmlNode, name func(xmlNode) string) []suiteCase {
-	if n.XMLName.Local != "testcase" {
-		var cases []suiteCase
-		for _, c := range n.Nodes {
-			cases = append(cases, junitCases(c, name)...)
-		}
-		return cases
+// junitCases names a JUnit document's test cases with name, each failing one with its
+// failure's first line.
+func junitCases(cases []reports.Case, name func(reports.Case) string) []suiteCase {
+	var out []suiteCase
+	for _, c := range cases {
+		out = append(out, suiteCase{name: name(c), outcome: c.Outcome, message: firstLine(c.Message)})
 	}
-	c := suiteCase{name: name(n), outcome: junitOutcome(n)}
-	for _, child := range n.Nodes {
-		if l := child.XMLName.Local; l == "failure" || l == "error" {
-			c.message = firstLine(child.attr("message"))
-			break
-		}
-	}
-	return []suiteCase{c}
+	return out
 }
 
 // pythonName is a pytest JUnit test case's node id.
-func pythonName(n xmlNode) string {
-	return pythonNodeID(n.attr("file"), n.attr("classname"), n.attr("name"))
-}
+func pythonName(c reports.Case) string { return pythonNodeID(c.File, c.Class, c.Name) }
 
 // pythonNodeID rebuilds "tests/test_x.py::TestC::test_m" from file "tests/test_x.py",
 // classname "tests.test_x.TestC" and name "test_m".

@@ -35,11 +35,11 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 	assert.Equal(t, []string{"example.com/suite/calc.TestAdd", "example.com/suite/calc.TestSub", "example.com/suite/show.TestSum"}, set.Tests)
 	assert.Equal(t, []string{"example.com/suite/calc.TestFlaky"}, set.Flaky, "passed one run of two")
 
-	broken := base.with("calc/calc.go", brokenSub)
+	broken := base.With("calc/calc.go", brokenSub)
 	// The coder also rewrote the test to expect its wrong answer: the base's test runs.
-	cheat := broken.with("calc/calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n")
-	feature := base.with("calc/mul.go", "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n")
-	noBuild := base.with("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a + }\n")
+	cheat := broken.With("calc/calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n")
+	feature := base.With("calc/mul.go", "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n")
+	noBuild := base.With("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a + }\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{
 		{Coder: "broken", Tree: broken, Tests: base},
 		{Coder: "cheat", Tree: cheat, Tests: base},
@@ -70,11 +70,11 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 
 func TestSuiteAffectedGoPackages(t *testing.T) {
 	l := newGoJudge(t, 30*time.Second, nil)
-	base := suiteTree(t, "go").with("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n",
+	base := suiteTree(t, "go").With("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n",
 		"report/report.go", "package report\n",
 		"report/report_test.go", "package report\n\nimport (\n\t\"testing\"\n\n\t\"example.com/suite/calc\"\n)\n\nfunc TestTotal(t *testing.T) { _ = calc.Add }\n")
 	// The coder's copy of report's test no longer imports calc; the base's, which runs, does.
-	coder := base.with("report/report_test.go", "package report\n")
+	coder := base.With("report/report_test.go", "package report\n")
 	for _, tc := range []struct {
 		name    string
 		changed []string
@@ -124,7 +124,7 @@ func TestSuitePythonSrcLayoutTakesTheBasesTestsAndSettings(t *testing.T) {
 	set := NewRegressionSet(rs[0])
 
 	// The coder breaks sub, weakens its test and deselects it in settings of its own.
-	cheat := base.with("src/calc/__init__.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+	cheat := base.With("src/calc/__init__.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
 		"tests/test_calc.py", "def test_add():\n    pass\n",
 		"pytest.ini", "[pytest]\naddopts = -k 'not sub'\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "cheat", Tree: cheat, Tests: base}})
@@ -154,7 +154,7 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 	}, rs[0].Tests)
 	set := NewRegressionSet(rs[0])
 
-	broken := base.with("calc.js", "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n",
+	broken := base.With("calc.js", "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n",
 		"test/calc.test.js", "require('node:test')('adds', () => {});\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -222,7 +222,7 @@ func TestSuiteRustNamesTestsByTarget(t *testing.T) {
 	}, rs[0].Tests, "libtest leaves ignored tests out of its report")
 	set := NewRegressionSet(rs[0])
 
-	broken := base.with("src/lib.rs", "pub fn double(x: i64) -> i64 {\n    x + 1\n}\n",
+	broken := base.With("src/lib.rs", "pub fn double(x: i64) -> i64 {\n    x + 1\n}\n",
 		"tests/it.rs", "#[test]\nfn doubles_two() {}\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -284,8 +284,8 @@ func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {
 	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
 	spec := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n" +
 		"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n"
-	base := testdataTree(t, "ts-tsx").with("calc.spec.ts", spec)
-	broken := base.with("calc.ts", "export function double(n: number): number {\n  return n + 2;\n}\n",
+	base := testdataTree(t, "ts-tsx").With("calc.spec.ts", spec)
+	broken := base.With("calc.ts", "export function double(n: number): number {\n  return n + 2;\n}\n",
 		"calc.spec.ts", "import { test } from 'node:test';\ntest('doubles', () => {});\n")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestSuiteJavaNamesTestsByClassAndMethod(t *testing.T) {
 	l := ecosystemJudge(t, "java", []string{"javac", "-version"},
 		[]string{"test", "-f", "/usr/share/java/junit-platform-console-standalone.jar"})
 	base := suiteTree(t, "java")
-	broken := base.with("src/main/java/calc/Calc.java", "package calc;\n\npublic final class Calc {\n    public static int twice(int x) { return 2 * x; }\n\n    public static int half(int x) { return x; }\n}\n",
+	broken := base.With("src/main/java/calc/Calc.java", "package calc;\n\npublic final class Calc {\n    public static int twice(int x) { return 2 * x; }\n\n    public static int half(int x) { return x; }\n}\n",
 		"src/test/java/calc/CalcTest.java", "package calc;\n\nclass CalcTest {}\n")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)

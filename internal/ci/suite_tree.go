@@ -8,6 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // maxSuiteFile bounds what the judge reads back of one report a suite's run wrote in
@@ -17,7 +20,7 @@ const maxSuiteFile = 16 << 20
 // layOutSuite writes a suite job's directory: its tree (writeSuiteTree), the suite's
 // own directory and the fallback mode's tmp/ and home/, all the lane's. It returns the
 // pytest settings the runs take ("" for the tree's own).
-func (l *Local) layOutSuite(dir string, job SuiteJob, sl slot) (string, error) {
+func (l *Local) layOutSuite(dir string, job SuiteJob, lane sandbox.Lane) (string, error) {
 	for _, d := range []string{"tmp", "home"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
 			return "", fmt.Errorf("job dir: %w", err)
@@ -27,12 +30,12 @@ func (l *Local) layOutSuite(dir string, job SuiteJob, sl slot) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := placeDir(filepath.Join(dir, "src"), suiteRunDir); err != nil {
+	if err := contract.PlaceDir(filepath.Join(dir, "src"), suiteRunDir); err != nil {
 		return "", fmt.Errorf("suite dir: %w", err)
 	}
-	if l.sb.root {
-		if err := chownTree(dir, sl.uid, sl.gid); err != nil {
-			return "", fmt.Errorf("give suite dir to uid %d: %w", sl.uid, err)
+	if l.sb.Root() {
+		if err := sandbox.ChownTree(dir, lane.UID, lane.GID); err != nil {
+			return "", fmt.Errorf("give suite dir to uid %d: %w", lane.UID, err)
 		}
 	}
 	return config, nil
@@ -64,7 +67,7 @@ func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
 // suite's directory, so the tree's cannot change what runs; it returns their path.
 func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 	src := filepath.Join(dir, "src")
-	if err := exclude(src, l.contract.Exclude); err != nil {
+	if err := contract.RemoveExcluded(src, l.contract.Exclude); err != nil {
 		return "", fmt.Errorf("exclude files: %w", err)
 	}
 	base := filepath.Join(dir, "tests")
@@ -85,19 +88,19 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if excluded(rel, l.contract.Exclude) || rel == suiteDir {
+			if l.contract.Private(rel) || rel == suiteDir {
 				return filepath.SkipDir // build output (Maven's target), not tests
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !excluded(rel, l.contract.Exclude) && !inTestdata(rel) {
+		if !d.Type().IsRegular() || !l.contract.Private(rel) && !inTestdata(rel) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		return placeTest(src, rel, data)
+		return contract.PlaceFile(src, rel, data)
 	})
 	if err != nil {
 		return "", fmt.Errorf("lay the existing tests over the tree: %w", err)
@@ -117,7 +120,7 @@ func pythonBaseConfig(base, src string) (string, error) {
 			continue
 		}
 		rel := path.Join(suiteDir, c.name)
-		if err := placeTest(src, rel, data); err != nil {
+		if err := contract.PlaceFile(src, rel, data); err != nil {
 			return "", fmt.Errorf("copy the base's %s: %w", c.name, err)
 		}
 		return rel, nil
@@ -127,7 +130,7 @@ func pythonBaseConfig(base, src string) (string, error) {
 
 // freshRunDir empties the directory a run writes its reports in, whatever the last run
 // left there.
-func (l *Local) freshRunDir(src string, sl slot) error {
+func (l *Local) freshRunDir(src string, lane sandbox.Lane) error {
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
@@ -139,8 +142,8 @@ func (l *Local) freshRunDir(src string, sl slot) error {
 	if err := root.MkdirAll(suiteRunDir, 0o755); err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
 	}
-	if l.sb.root {
-		if err := root.Lchown(suiteRunDir, sl.uid, sl.gid); err != nil {
+	if l.sb.Root() {
+		if err := root.Lchown(suiteRunDir, lane.UID, lane.GID); err != nil {
 			return fmt.Errorf("suite run dir: %w", err)
 		}
 	}

@@ -1,11 +1,11 @@
 package ci
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"io/fs"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // vitestReport is where vitest writes a suite run's JUnit XML.
@@ -40,9 +40,9 @@ func vitestSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 	if err != nil {
 		return nil, "vitest's report could not be read: " + err.Error(), nil
 	}
-	var root xmlNode
-	if err := xml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
+	cases, err := reports.JUnitCases(data)
+	if err != nil {
 		return nil, "vitest's report is not whole JUnit XML: " + err.Error(), nil
 	}
-	return junitCases(root, func(n xmlNode) string { return n.attr("classname") + "::" + n.attr("name") }), "", nil
+	return junitCases(cases, func(c reports.Case) string { return c.Class + "::" + c.Name }), "", nil
 }

@@ -1,13 +1,61 @@
-package ci
+package sandbox
 
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
+
+// Limits bound every process the judge starts. Zero fields take the defaults.
+type Limits struct {
+	CPU      time.Duration // CPU time per process (RLIMIT_CPU)
+	Memory   int64         // address space per process in bytes (RLIMIT_AS)
+	Procs    int           // processes and threads of the sandbox user (RLIMIT_NPROC)
+	FileSize int64         // largest file a process may write (RLIMIT_FSIZE)
+	// BuildFile is the largest file a build may write: an object in the build cache or the
+	// test binary. A tree that compiles a huge constant into an object fails over_limit.
+	BuildFile int64
+	Output    int64 // combined stdout+stderr of one run above which it is killed
+	// A verdict keeps only the last MaxOutput bytes of the failing run.
+}
+
+// DefaultLimits are generous for unit tests and tight enough to survive hostile ones.
+// Go's runtime and compiler both work under a 2 GiB address space.
+func DefaultLimits() Limits {
+	return Limits{
+		CPU:       60 * time.Second,
+		Memory:    2 << 30,
+		Procs:     256,
+		FileSize:  64 << 20,
+		BuildFile: 256 << 20,
+		Output:    8 << 20,
+	}
+}
+
+// withDefaults fills the zero fields with DefaultLimits'.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.CPU <= 0 {
+		l.CPU = d.CPU
+	}
+	if l.Memory <= 0 {
+		l.Memory = d.Memory
+	}
+	if l.Procs <= 0 {
+		l.Procs = d.Procs
+	}
+	if l.FileSize <= 0 {
+		l.FileSize = d.FileSize
+	}
+	if l.Output <= 0 {
+		l.Output = d.Output
+	}
+	if l.BuildFile <= 0 {
+		l.BuildFile = d.BuildFile
+	}
+	return l
+}
 
 // Resource numbers not exported by package syscall on every arch.
 const (
@@ -86,39 +134,4 @@ func asArg(memory int64) string {
 		return "--as=unlimited"
 	}
 	return fmt.Sprintf("--as=%d", memory)
-}
-
-// FormatBytes writes a byte count the way test.memory takes it: 4GiB, 512MiB, 1000B.
-func FormatBytes(n int64) string {
-	for _, u := range []struct {
-		name  string
-		shift uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%dB", n)
-}
-
-// ParseBytes reads a size as test.memory takes it: a whole number with a unit, B, KiB,
-// MiB, GiB or TiB (4GiB, 512MiB).
-func ParseBytes(s string) (int64, error) {
-	units := []struct {
-		name  string
-		shift uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
-	t := strings.TrimSpace(s)
-	for _, u := range units {
-		num, ok := strings.CutSuffix(t, u.name)
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-		if err != nil || n < 0 || n > math.MaxInt64>>u.shift {
-			break
-		}
-		return n << u.shift, nil
-	}
-	return 0, fmt.Errorf("want a whole number and a unit, B, KiB, MiB, GiB or TiB, such as 4GiB (got %q)", s)
 }

@@ -1,4 +1,4 @@
-package ci
+package sandbox
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -13,24 +14,32 @@ import (
 // between two of them at most Parallel builds can add to the cache.
 const trimEvery = 2 * time.Second
 
-// trimCache keeps the toolchain cache under the judge's limit, at most once per
-// trimEvery. What a job's build put there is the job's; what stays is everyone's.
-func (l *Local) trimCache() {
-	if l.sb.cacheDir == "" {
+// cacheTrim is when the build cache was last trimmed, shared by the variants of a
+// sandbox: one cache walk at a time.
+type cacheTrim struct {
+	mu      sync.Mutex
+	limit   int64     // bytes the build cache may hold (Config.CacheLimit)
+	trimmed time.Time // when the cache was last walked
+}
+
+// TrimCache keeps the toolchain cache under its limit, at most once per trimEvery. What
+// a job's build put there is the job's; what stays is everyone's.
+func (s *Sandbox) TrimCache() {
+	if s.cacheDir == "" {
 		return
 	}
-	l.trimMu.Lock()
-	defer l.trimMu.Unlock()
-	if time.Since(l.trimmed) < trimEvery {
+	s.trim.mu.Lock()
+	defer s.trim.mu.Unlock()
+	if time.Since(s.trim.trimmed) < trimEvery {
 		return
 	}
-	l.trimmed = time.Now()
-	freed, err := capDir(l.sb.cacheDir, l.cacheLimit)
+	s.trim.trimmed = time.Now()
+	freed, err := capDir(s.cacheDir, s.trim.limit)
 	if err != nil {
-		l.log.Warn("ci: cannot trim the build cache", "dir", l.sb.cacheDir, "err", err)
+		s.log.Warn("ci: cannot trim the build cache", "dir", s.cacheDir, "err", err)
 	}
 	if freed > 0 {
-		l.log.Info("ci: build cache trimmed", "dir", l.sb.cacheDir, "freed_bytes", freed, "limit_bytes", l.cacheLimit)
+		s.log.Info("ci: build cache trimmed", "dir", s.cacheDir, "freed_bytes", freed, "limit_bytes", s.trim.limit)
 	}
 }
 

@@ -1,7 +1,8 @@
-package ci
+package sandbox
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path"
@@ -21,82 +22,90 @@ const (
 	boxDeps  = "/sandbox/deps"
 )
 
-// sandbox turns a shell command into a confined process. With bwrap == "" it runs
-// without bubblewrap's namespaces: rlimits, a new session, a scrubbed env and timeouts,
-// and as root a lane uid and perhaps a network namespace (see reduce).
-type sandbox struct {
+// Sandbox turns a shell command into a confined process, in one of its lanes. With
+// bwrap == "" it runs without bubblewrap's namespaces: rlimits, a new session, a scrubbed
+// env and timeouts, and as root a lane uid and perhaps a network namespace (see reduce).
+// It owns the judge's scratch directory, its lanes and the toolchain's build cache.
+type Sandbox struct {
 	bwrap, prlimit, setpriv string // tool paths; setpriv only when root
 	unshare                 string // without bwrap, as root: gives jobs a network namespace (see reduce)
 	root                    bool   // the judge runs as root: jobs get their own uid
 	limits                  Limits
 	buildTimeout            time.Duration
-	tc                      toolchain
+	tc                      Toolchain
 	system                  []string // bwrap arguments exposing the host system read-only
 	mounts                  []string // toolchain paths bound read-only
-	cacheDir                string   // host directory of the toolchain build cache, or ""
+	cacheDir                string   // host directory of the toolchain's build cache, or ""
 	depsRoot                string   // host directory holding the prepared dependency caches
 	memory                  *memoryLimit
 	seeded                  bool // the prepare reads the toolchain's seed (the lanes can)
 	keep                    int  // output tail kept per run; MaxOutput when 0
 	env                     map[string]string
+
+	work     string     // the scratch directory of job directories, removed by Close
+	lanes    chan Lane  // the free lanes: they bound concurrency across all callers
+	all      []Lane     // every lane
+	uidLocks []*os.File // the lanes' uids, claimed while the sandbox lives (as root)
+	trim     *cacheTrim // when the build cache was last trimmed (buildcache.go)
+	log      *slog.Logger
 }
 
-// slot is one parallel lane; as root, each lane runs as its own host uid so RLIMIT_NPROC
+// Lane is one parallel lane; as root, each lane runs as its own host uid so RLIMIT_NPROC
 // (which root ignores) holds a fork bomb to its lane. All lanes share one gid, which owns
 // the build cache.
-type slot struct {
-	index    int
-	uid, gid int
+type Lane struct {
+	Index    int
+	UID, GID int
 }
 
-// invocation is one build or run of a job.
-type invocation struct {
-	dir     string // the job directory: src/ holds the tree, tmp/ and home/ serve fallback mode
-	slot    slot
-	build   bool
-	prepare bool              // install dependencies: network on, the tree not mounted, deps writable
-	deps    string            // host directory of the tree's prepared dependencies, or ""
-	env     map[string]string // set over everything else (what the tree itself calls for)
-	script  string
-	runs    int           // runs of script in this sandbox, stopping at the first failure
-	timeout time.Duration // per run
+// Invocation is one build or run of a job.
+type Invocation struct {
+	Dir     string // the job directory: src/ holds the tree, tmp/ and home/ serve fallback mode
+	Lane    Lane
+	Build   bool              // a build: it may write the build cache, with the lanes' group
+	Prepare bool              // install dependencies: network on, the tree not mounted, deps writable
+	Deps    string            // host directory of the tree's prepared dependencies, or ""
+	Env     map[string]string // set over everything else (what the tree itself calls for)
+	Script  string
+	Runs    int           // runs of Script in this sandbox, stopping at the first failure
+	Timeout time.Duration // per run
 }
 
-// command builds the process for an invocation; the caller wires stdio and fds 3 and 4.
-func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
+// command builds the process for an Invocation; the caller wires stdio and fds 3 and 4.
+func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 	sealDescriptors()
-	env := s.environ(inv)
+	env := s.Environ(inv)
 	inner := prlimitArgs(s.prlimit, s.invLimits(inv), s.root || s.bwrap != "")
-	if s.bwrap == "" && s.unshare != "" && !inv.prepare {
+	if s.bwrap == "" && s.unshare != "" && !inv.Prepare {
 		inner = append(inner, netnsArgs(s.unshare)...)
 	}
 	if s.root {
 		// Only builds join the lanes' shared group, which owns the build cache: a test
 		// must not write into what later builds read.
-		gid := inv.slot.uid
-		if inv.build {
-			gid = inv.slot.gid
+		gid := inv.Lane.UID
+		if inv.Build {
+			gid = inv.Lane.GID
 		}
 		inner = append(inner, s.setpriv,
-			fmt.Sprintf("--reuid=%d", inv.slot.uid), fmt.Sprintf("--regid=%d", gid),
+			fmt.Sprintf("--reuid=%d", inv.Lane.UID), fmt.Sprintf("--regid=%d", gid),
 			"--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--")
 	}
 	tmp, home, sweep, umask := "/tmp", boxHome, "1", ""
 	if s.bwrap == "" {
-		tmp, home = filepath.Join(inv.dir, "tmp"), filepath.Join(inv.dir, "home")
+		tmp, home = filepath.Join(inv.Dir, "tmp"), filepath.Join(inv.Dir, "home")
 		// Without a pid namespace kill(-1) is only safe under the lane's own uid.
-		if !s.root || inv.slot.uid < 1000 || inv.slot.uid == os.Getuid() {
+		if !s.root || inv.Lane.UID < 1000 || inv.Lane.UID == os.Getuid() {
 			sweep = "0"
 		}
 	}
-	if inv.build {
+	if inv.Build {
 		umask = "002" // the build cache is shared by the lanes' common group
 	}
-	if inv.prepare {
+	if inv.Prepare {
 		umask = "022" // every lane reads what a prepare installs
 	}
 	inner = append(inner, "/bin/sh", "-c", wrapperScript, "dixit",
-		inv.script, strconv.Itoa(max(inv.runs, 1)), marker, sweep, tmp, home, umask)
+		inv.Script, strconv.Itoa(max(inv.Runs, 1)), marker, sweep, tmp, home, umask)
 
 	var argv []string
 	if s.bwrap == "" {
@@ -106,13 +115,13 @@ func (s *sandbox) command(inv invocation, marker string) *exec.Cmd {
 		argv = append(argv, inner...)
 	}
 	// The cgroup is entered before anything else starts, so every process of the
-	// invocation is counted in it.
-	argv = s.memory.enter(inv.slot, argv)
+	// Invocation is counted in it.
+	argv = s.memory.enter(inv.Lane, argv)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if s.bwrap == "" {
-		cmd.Dir = filepath.Join(inv.dir, "src")
-		if inv.prepare {
-			cmd.Dir = inv.deps
+		cmd.Dir = filepath.Join(inv.Dir, "src")
+		if inv.Prepare {
+			cmd.Dir = inv.Deps
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
@@ -142,7 +151,7 @@ func sealDescriptors() {
 // phaseLimits are the limits of a run, or of a build: builds run the toolchain on the
 // tree (for Go only the compiler, no user code) and write binaries, so they get more
 // processes, the CPU time their timeout allows, and room for the binary.
-func (s *sandbox) phaseLimits(build bool) Limits {
+func (s *Sandbox) phaseLimits(build bool) Limits {
 	l := s.limits
 	if build {
 		l.Procs *= 4
@@ -152,13 +161,13 @@ func (s *sandbox) phaseLimits(build bool) Limits {
 	return l
 }
 
-// invLimits are an invocation's limits. A prepare is a build that may run as long as its
+// invLimits are an Invocation's limits. A prepare is a build that may run as long as its
 // timeout; under a memory cgroup, the address space is left unbounded, since JIT
 // runtimes (V8, the JVM) reserve far more of it than they ever touch.
-func (s *sandbox) invLimits(inv invocation) Limits {
-	l := s.phaseLimits(inv.build || inv.prepare)
-	if inv.prepare {
-		l.CPU = max(l.CPU, inv.timeout)
+func (s *Sandbox) invLimits(inv Invocation) Limits {
+	l := s.phaseLimits(inv.Build || inv.Prepare)
+	if inv.Prepare {
+		l.CPU = max(l.CPU, inv.Timeout)
 	}
 	if s.memory.active() {
 		l.Memory = 0
@@ -166,15 +175,15 @@ func (s *sandbox) invLimits(inv invocation) Limits {
 	return l
 }
 
-// environ is the whole environment of the sandboxed command.
-func (s *sandbox) environ(inv invocation) []string {
+// Environ is the whole environment of an invocation's command: nothing of this process's own.
+func (s *Sandbox) Environ(inv Invocation) []string {
 	home, tmp, src, cache := boxHome, "/tmp", boxSrc, boxCache
 	if s.bwrap == "" {
-		home, tmp, src = filepath.Join(inv.dir, "home"), filepath.Join(inv.dir, "tmp"), filepath.Join(inv.dir, "src")
+		home, tmp, src = filepath.Join(inv.Dir, "home"), filepath.Join(inv.Dir, "tmp"), filepath.Join(inv.Dir, "src")
 		cache = s.cacheDir
 	}
 	m := map[string]string{
-		"PATH":   strings.Join(append(s.tc.path, "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"), ":"),
+		"PATH":   strings.Join(append(s.tc.Path, "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"), ":"),
 		"HOME":   home,
 		"TMPDIR": tmp,
 		"LANG":   "C.UTF-8",
@@ -182,42 +191,42 @@ func (s *sandbox) environ(inv invocation) []string {
 	}
 	deps := boxDeps
 	if s.bwrap == "" {
-		deps = inv.deps
+		deps = inv.Deps
 	}
-	for k, v := range s.tc.env {
+	for k, v := range s.tc.Env {
 		m[k] = strings.ReplaceAll(v, "/tmp/", tmp+"/")
 	}
 	switch {
-	case inv.prepare:
-		for k, v := range s.tc.prepareEnv {
+	case inv.Prepare:
+		for k, v := range s.tc.PrepareEnv {
 			m[k] = v
 		}
 		if s.seeded {
 			// What the host has downloaded is served first: a server without a route to
 			// the proxy prepares from it, and nobody downloads a module twice.
-			m["GOPROXY"] = "file://" + s.tc.seed + "," + m["GOPROXY"]
+			m["GOPROXY"] = "file://" + s.tc.Seed + "," + m["GOPROXY"]
 		}
-	case inv.deps != "":
-		for k, v := range s.tc.depsEnv {
+	case inv.Deps != "":
+		for k, v := range s.tc.DepsEnv {
 			m[k] = v
 		}
-		m["PATH"] = strings.Join(append(append([]string{}, s.tc.depsPath...), m["PATH"]), ":")
+		m["PATH"] = strings.Join(append(append([]string{}, s.tc.DepsPath...), m["PATH"]), ":")
 	}
-	if inv.build {
-		for k, v := range s.tc.buildEnv {
+	if inv.Build {
+		for k, v := range s.tc.BuildEnv {
 			m[k] = v
 		}
-		if s.tc.cacheVar != "" && s.cacheDir != "" {
-			m[s.tc.cacheVar] = cache
+		if s.tc.CacheVar != "" && s.cacheDir != "" {
+			m[s.tc.CacheVar] = cache
 		}
 	}
 	for k, v := range s.env {
 		m[k] = v
 	}
-	for k, v := range inv.env {
+	for k, v := range inv.Env {
 		m[k] = v
 	}
-	if inv.prepare {
+	if inv.Prepare {
 		src = deps
 		m["PWD"] = deps
 	}
@@ -255,7 +264,7 @@ func systemArgs() []string {
 
 // bwrapArgs confines the command: nothing of the host but the system, the toolchain
 // (read-only) and the job's tree; no network; its own pids, /tmp and HOME.
-func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
+func (s *Sandbox) bwrapArgs(inv Invocation, env []string) []string {
 	a := append([]string{}, s.system...)
 	// bwrap would copy the modes of the host's parent directories (/root is 0700):
 	// create them explicitly so the lane's uid can reach what is bound below.
@@ -278,24 +287,24 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 	)
 	chdir := boxSrc
 	switch {
-	case inv.prepare:
+	case inv.Prepare:
 		// The prepare sees the manifests it installs from (copied into the cache), never
 		// the tree's code.
-		a = append(a, "--bind", inv.deps, boxDeps)
+		a = append(a, "--bind", inv.Deps, boxDeps)
 		chdir = boxDeps
 	default:
-		a = append(a, "--bind", filepath.Join(inv.dir, "src"), boxSrc)
-		if inv.deps != "" {
-			a = append(a, "--ro-bind", inv.deps, boxDeps)
-			for _, rel := range s.tc.depsBinds {
+		a = append(a, "--bind", filepath.Join(inv.Dir, "src"), boxSrc)
+		if inv.Deps != "" {
+			a = append(a, "--ro-bind", inv.Deps, boxDeps)
+			for _, rel := range s.tc.DepsBinds {
 				// Local made the mount point, a plain directory, in the judge's copy.
-				if fi, err := os.Lstat(filepath.Join(inv.deps, rel)); err == nil && fi.IsDir() {
-					a = append(a, "--ro-bind", filepath.Join(inv.deps, rel), path.Join(boxSrc, rel))
+				if fi, err := os.Lstat(filepath.Join(inv.Deps, rel)); err == nil && fi.IsDir() {
+					a = append(a, "--ro-bind", filepath.Join(inv.Deps, rel), path.Join(boxSrc, rel))
 				}
 			}
 		}
 	}
-	if inv.build && s.cacheDir != "" {
+	if inv.Build && s.cacheDir != "" {
 		a = append(a, "--bind", s.cacheDir, boxCache)
 	}
 	a = append(a, "--chdir", chdir, "--die-with-parent", "--new-session", "--info-fd", "4")
@@ -304,7 +313,7 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 		// and setpriv drops root inside. Only a prepare keeps the host's network: it
 		// downloads from the package registries.
 		a = append(a, "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try")
-		if !inv.prepare {
+		if !inv.Prepare {
 			a = append(a, "--unshare-net")
 		}
 	} else {
@@ -312,7 +321,7 @@ func (s *sandbox) bwrapArgs(inv invocation, env []string) []string {
 		// reaches kernel code the sandbox otherwise keeps out (bwrap needs the explicit
 		// --unshare-user for --disable-userns).
 		a = append(a, "--unshare-all", "--unshare-user", "--disable-userns")
-		if inv.prepare {
+		if inv.Prepare {
 			a = append(a, "--share-net")
 		}
 	}

@@ -1,16 +1,16 @@
-package ci
+package reports
 
 import (
 	"strconv"
 	"strings"
 )
 
-// parseTAP reads a TAP report as node's tap reporter writes it: "ok 1 - name" and
+// TAP reads a TAP report as node's tap reporter writes it: "ok 1 - name" and
 // "not ok 2 - name" test points, "# SKIP" and "# TODO" directives, subtests indented
 // under their parent, YAML diagnostics between "---" and "...", and a plan "1..N". The
 // report is complete when the top-level plan counts as many points as there are.
-func parseTAP(data []byte) runnerReport {
-	var r runnerReport
+func TAP(data []byte) Run {
+	var r Run
 	plan, points, yaml := -1, 0, false
 	for _, raw := range strings.Split(string(data), "\n") {
 		line := strings.TrimRight(raw, " \r")
@@ -22,37 +22,37 @@ func parseTAP(data []byte) runnerReport {
 		case text == "---":
 			yaml = true
 		case strings.HasPrefix(text, "Bail out!"):
-			r.tests = append(r.tests, testResult{name: "the whole run (" + text + ")", outcome: "fail"})
+			r.Tests = append(r.Tests, Result{Name: "the whole run (" + text + ")", Outcome: "fail"})
 		case top && strings.HasPrefix(text, "1.."):
 			count, _, _ := strings.Cut(text[3:], " ")
 			if n, err := strconv.Atoi(count); err == nil {
 				plan = n
 			}
 		default:
-			if t, ok := tapPoint(text); ok {
-				r.tests = append(r.tests, t)
+			if t, ok := TAPPoint(text); ok {
+				r.Tests = append(r.Tests, t)
 				if top {
 					points++
 				}
 			}
 		}
 	}
-	r.complete = plan >= 0 && plan == points
+	r.Complete = plan >= 0 && plan == points
 	return r
 }
 
-// tapPoint reads "ok 3 - name # SKIP why" or "not ok 4 - name".
-func tapPoint(text string) (testResult, bool) {
+// TAPPoint reads "ok 3 - name # SKIP why" or "not ok 4 - name".
+func TAPPoint(text string) (Result, bool) {
 	outcome := "pass"
 	rest, ok := strings.CutPrefix(text, "ok")
 	if !ok {
 		if rest, ok = strings.CutPrefix(text, "not ok"); !ok {
-			return testResult{}, false
+			return Result{}, false
 		}
 		outcome = "fail"
 	}
 	if rest != "" && rest[0] != ' ' {
-		return testResult{}, false // "okay", not a test point
+		return Result{}, false // "okay", not a test point
 	}
 	rest = strings.TrimLeft(rest, " ")
 	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i != 0 {
@@ -69,5 +69,5 @@ func tapPoint(text string) (testResult, bool) {
 		outcome = "skip"
 	}
 	name = strings.NewReplacer(`\#`, "#", `\\`, `\`).Replace(strings.TrimSpace(name))
-	return testResult{name: name, outcome: outcome}, true
+	return Result{Name: name, Outcome: outcome}, true
 }

@@ -1,4 +1,4 @@
-package ci
+package contract
 
 import (
 	"fmt"
@@ -48,15 +48,11 @@ func (c Contract) CheckReport() error {
 	return nil
 }
 
-// proven reports whether the contract's runs need a report to pass.
-func (c Contract) proven() bool { return c.Report != "" && c.Report != ReportNone }
+// Proven reports whether the contract's runs need a report to pass.
+func (c Contract) Proven() bool { return c.Report != "" && c.Report != ReportNone }
 
-// reportFromOutput reports whether a run's report is read from its output (the framing
+// ReportFromOutput reports whether a run's report is read from its output (the framing
 // lines of a Go test binary's -test.v=test2json mode) rather than from {report}.
-func (c Contract) reportFromOutput() bool {
+func (c Contract) ReportFromOutput() bool {
 	return c.Report == ReportTest2JSON && !strings.Contains(c.Run, reportPlaceholder)
 }
-
-// exitOnlyNote is what a passing verdict says when the contract names no report.
-const exitOnlyNote = "passed on exit status 0 alone: the test contract names no report (test.report), " +
-	"so code that ends the test process early with status 0 would pass too"

@@ -1,4 +1,4 @@
-package ci
+package sandbox
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func netnsArgs(unshare string) []string { return []string{unshare, "--net", "--i
 // allows it, and traversal (o+x, never reading) of the directories above their job
 // directories and the build cache. Without root nothing separates a job from this
 // process: reducedHolds says so.
-func (s *sandbox) reduce(ctx context.Context, work string, private []string) error {
+func (s *Sandbox) reduce(ctx context.Context, private []string) error {
 	if !s.root {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (s *sandbox) reduce(ctx context.Context, work string, private []string) err
 			s.unshare = p
 		}
 	}
-	if err := openPath(work); err != nil {
+	if err := openPath(s.work); err != nil {
 		return err
 	}
 	if s.cacheDir != "" {
@@ -180,8 +180,9 @@ func openPath(dir string) error {
 	return nil
 }
 
-// isolation names what holds around a job, for logs and reports.
-func (s *sandbox) isolation() string {
+// Isolation names what holds around a job, for logs and reports: "bwrap", or "none: …"
+// with what still holds without it.
+func (s *Sandbox) Isolation() string {
 	switch {
 	case s.bwrap != "":
 		return "bwrap"
@@ -194,7 +195,7 @@ func (s *sandbox) isolation() string {
 }
 
 // reducedHolds says in plain words what the mode without bubblewrap still keeps.
-func (s *sandbox) reducedHolds() string {
+func (s *Sandbox) reducedHolds() string {
 	switch {
 	case s.root && s.unshare != "":
 		return "tests run as separate uids, which read no file other users cannot, in a network namespace of their own " +
@@ -209,7 +210,7 @@ func (s *sandbox) reducedHolds() string {
 }
 
 // exposes says how a job could read the host file path, or "" when it cannot.
-func (s *sandbox) exposes(path string) (string, error) {
+func (s *Sandbox) exposes(path string) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
@@ -233,7 +234,7 @@ func (s *sandbox) exposes(path string) (string, error) {
 }
 
 // bound returns the host directory bound into every sandbox that holds path, or "".
-func (s *sandbox) bound(path string) string {
+func (s *Sandbox) bound(path string) string {
 	for _, d := range append(systemDirs(), s.mounts...) {
 		if path == d || strings.HasPrefix(path, strings.TrimSuffix(d, "/")+"/") {
 			return d
@@ -262,4 +263,14 @@ func othersRead(path string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("its mode %s lets any user read it, and tests run as other users", fi.Mode().Perm()), nil
+}
+
+// OpenToLanes lets the lanes traverse (o+x, never list) every directory above dir, which
+// they must do when they run as other uids without bubblewrap (see openPath); it does
+// nothing otherwise.
+func (s *Sandbox) OpenToLanes(dir string) error {
+	if s.bwrap == "" && s.root {
+		return openPath(dir)
+	}
+	return nil
 }

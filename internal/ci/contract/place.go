@@ -1,4 +1,4 @@
-package ci
+package contract
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -28,30 +27,31 @@ func validID(id string) bool {
 	return true
 }
 
-// placement is where a test goes in a tree: what contract commands see of it.
-type placement struct {
-	id  string
-	rel string // slash-separated, relative to the tree's root
+// Placement is where a test goes in a tree: what contract commands see of it.
+type Placement struct {
+	ID  string
+	Rel string // slash-separated, relative to the tree's root
 }
 
-// place says where a test goes in a tree, or why it cannot go there: the id and the
-// place must be safe in a file name and a shell command, inside the tree, and a place a
-// tester named must be one the contract allows.
-func place(c Contract, t Test) (placement, error) {
-	if !validID(t.ID) {
-		return placement{}, fmt.Errorf("test id %q: want letters, digits, '.', '_' and '-', not first '.' or '-'", t.ID)
+// Place says where the test id goes in a tree, at the place its tester named (at, ""
+// for none), or why it cannot go there: the id and the place must be safe in a file
+// name and a shell command, inside the tree, and a place a tester named must be one the
+// contract allows.
+func Place(c Contract, id, at string) (Placement, error) {
+	if !validID(id) {
+		return Placement{}, fmt.Errorf("test id %q: want letters, digits, '.', '_' and '-', not first '.' or '-'", id)
 	}
-	if t.Path == "" {
-		p := strings.ReplaceAll(c.Path, "{id}", t.ID)
+	if at == "" {
+		p := strings.ReplaceAll(c.Path, "{id}", id)
 		if !filepath.IsLocal(p) || strings.Contains(p, `\`) || path.Clean(p) != p {
-			return placement{}, fmt.Errorf("test path %q is not a clean path inside the tree", p)
+			return Placement{}, fmt.Errorf("test path %q is not a clean path inside the tree", p)
 		}
-		return placement{id: t.ID, rel: p}, nil
+		return Placement{ID: id, Rel: p}, nil
 	}
-	if err := CheckTestPath(c, t.Path); err != nil {
-		return placement{}, err
+	if err := CheckTestPath(c, at); err != nil {
+		return Placement{}, err
 	}
-	return placement{id: t.ID, rel: t.Path}, nil
+	return Placement{ID: id, Rel: at}, nil
 }
 
 // CheckTestPath says why a tester may not put its test at rel, or nil: each part of the
@@ -82,11 +82,11 @@ func CheckTestPath(c Contract, rel string) error {
 	return nil
 }
 
-// expand substitutes the test's id and place and the report's path into a contract
+// Expand substitutes the test's id and place and the report's path into a contract
 // command.
-func (p placement) expand(cmd string) string {
-	return strings.NewReplacer("{id}", p.id, "{path}", p.rel, "{dir}", path.Dir(p.rel),
-		"{name}", strings.TrimSuffix(path.Base(p.rel), path.Ext(p.rel)),
+func (p Placement) Expand(cmd string) string {
+	return strings.NewReplacer("{id}", p.ID, "{path}", p.Rel, "{dir}", path.Dir(p.Rel),
+		"{name}", strings.TrimSuffix(path.Base(p.Rel), path.Ext(p.Rel)),
 		reportPlaceholder, reportVar).Replace(cmd)
 }
 
@@ -105,8 +105,8 @@ func excluded(rel string, patterns []string) bool {
 	return false
 }
 
-// exclude deletes the files and directories of a tree that match the patterns.
-func exclude(root string, patterns []string) error {
+// RemoveExcluded deletes the files and directories of a tree that match the patterns.
+func RemoveExcluded(root string, patterns []string) error {
 	if len(patterns) == 0 {
 		return nil
 	}
@@ -131,10 +131,11 @@ func exclude(root string, patterns []string) error {
 	})
 }
 
-// placeTest writes the test at rel inside the tree. The coder's tree may hold files or
-// symlinks where the test's directories go: they are replaced, and os.Root keeps every
-// step inside the tree whatever the tree holds.
-func placeTest(src, rel string, content []byte) error {
+// PlaceFile writes a file (a test, or a file that comes with the tests) at rel inside
+// the tree at src. The coder's tree may hold files or symlinks where its directories
+// go: they are replaced, and os.Root keeps every step inside the tree whatever the tree
+// holds.
+func PlaceFile(src, rel string, content []byte) error {
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
@@ -167,54 +168,13 @@ func placeTest(src, rel string, content []byte) error {
 	return root.WriteFile(rel, content, 0o644)
 }
 
-// chownTree gives a directory tree to a lane's uid, never following symlinks.
-func chownTree(dir string, uid, gid int) error {
-	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, gid)
-	})
-}
-
-// shareDir lets every lane (one gid, umask 002) use a cache directory tree.
-func shareDir(dir string, gid int) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		mode := fi.Mode().Perm() | 0o060
-		if d.IsDir() {
-			mode |= 0o070 | fs.ModeSetgid
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Gid) == gid &&
-			fi.Mode()&(fs.ModePerm|fs.ModeSetgid) == mode {
-			return nil
-		}
-		if err := os.Lchown(p, -1, gid); err != nil {
-			return err
-		}
-		return os.Chmod(p, mode)
-	})
-}
-
-// Places says where each test of a suite goes when the suite is kept in the repository
-// (the escalation's pull request, the patch bot vet offers): the place its tester named,
-// unless an earlier test of the suite took it, else the default place with its id.
-func Places(c Contract, tests []Test) []string {
-	out := make([]string, len(tests))
-	taken := map[string]bool{}
-	for i, t := range tests {
-		p, err := place(c, t)
-		if err != nil || taken[p.rel] {
-			p.rel = strings.ReplaceAll(c.Path, "{id}", t.ID)
-		}
-		taken[p.rel] = true
-		out[i] = p.rel
+// PlaceDir makes an empty directory at rel inside src, never following what the tree
+// holds on the way.
+func PlaceDir(src, rel string) error {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return err
 	}
-	return out
+	defer root.Close()
+	return root.MkdirAll(rel, 0o755)
 }

@@ -1,4 +1,4 @@
-package ci
+package sandbox
 
 import (
 	"bufio"
@@ -60,7 +60,7 @@ done
 exit "$s"
 `
 
-// newMarker is an unpredictable run separator for one invocation's output.
+// newMarker is an unpredictable run separator for one Invocation's output.
 func newMarker() (string, error) {
 	b := make([]byte, 12)
 	if _, err := rand.Read(b); err != nil {
@@ -79,7 +79,7 @@ type progress struct {
 	cpu     time.Duration // CPU time of the last finished run's processes
 	total   time.Duration // children CPU time so far
 	notify  chan struct{} // signalled (without blocking) on every report
-	report  *evidence     // takes the runs' reports; nil: they are skipped
+	report  Reports       // takes the runs' reports; nil: they are skipped
 }
 
 func newProgress() *progress { return &progress{notify: make(chan struct{}, 1)} }
@@ -136,17 +136,17 @@ func (p *progress) reportLine(line string, block bool) bool {
 	switch {
 	case line == "R end":
 		if p.report != nil {
-			p.report.endBlock()
+			p.report.EndBlock()
 		}
 		return false
 	case line == "R error":
 		if p.report != nil {
-			p.report.blockUnread()
+			p.report.BlockUnread()
 		}
 		return true
 	case block:
 		if p.report != nil {
-			p.report.blockLine(line)
+			p.report.BlockLine(line)
 		}
 		return true
 	}
@@ -155,7 +155,7 @@ func (p *progress) reportLine(line string, block bool) bool {
 		return false
 	}
 	if p.report != nil {
-		p.report.startBlock(run)
+		p.report.StartBlock(run)
 	}
 	return true
 }

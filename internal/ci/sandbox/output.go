@@ -1,4 +1,4 @@
-package ci
+package sandbox
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func (t *tail) Bytes() []byte {
 	return t.buf
 }
 
-// runOutput splits an invocation's output into runs at the wrapper's marker. It keeps
+// runOutput splits an Invocation's output into runs at the wrapper's marker. It keeps
 // the tail of the current run and of the last finished one, and calls over once when a
 // single run writes more than limit bytes, or all runs together more than budget (when
 // set). The marker is visible inside the sandbox (it is an argument of the wrapper), so a
@@ -51,7 +51,7 @@ type runOutput struct {
 	count  int64
 	carry  []byte // bytes that may be the start of a marker
 	fired  bool
-	report *evidence // takes each run's output for its report; nil: not read
+	report Reports // takes each run's output for its report; nil: not read
 }
 
 func newRunOutput(marker string, limit int64, keep int, over func()) *runOutput {
@@ -67,7 +67,7 @@ func (o *runOutput) write(p []byte) {
 		}
 		o.add(data[:i])
 		if o.report != nil {
-			o.report.endRun()
+			o.report.EndRun()
 		}
 		o.last = append([]byte(nil), o.cur.Bytes()...)
 		o.cur, o.count = newTail(o.keep), 0
@@ -82,7 +82,7 @@ func (o *runOutput) write(p []byte) {
 
 func (o *runOutput) add(b []byte) {
 	if o.report != nil {
-		o.report.output(b)
+		o.report.Output(b)
 	}
 	o.cur.Write(b)
 	o.count += int64(len(b))
@@ -107,9 +107,13 @@ func (o *runOutput) pump(r io.Reader) {
 	}
 }
 
-// clip makes the verdict text: the last bytes of out, then an optional judge note, at
+// MaxOutput is how much of a run's output the sandbox keeps by default, and what a
+// verdict's output may hold (ci.Verdict.Output).
+const MaxOutput = 8 << 10
+
+// Clip makes the verdict text: the last bytes of out, then an optional judge note, at
 // most max bytes, valid UTF-8.
-func clip(out []byte, note string, max int) string {
+func Clip(out []byte, note string, max int) string {
 	if note != "" {
 		note = "\n[dixit] " + note + "\n"
 	}

@@ -1,4 +1,4 @@
-package ci
+package sandbox
 
 import (
 	"bufio"
@@ -130,21 +130,21 @@ func (m *memoryLimit) set(dir string) error {
 func (m *memoryLimit) active() bool { return m != nil && len(m.lanes) > 0 }
 
 // enter prefixes a command line so that it starts inside the lane's cgroup: the shell
-// moves itself there before exec'ing it, so no process of the invocation escapes.
-func (m *memoryLimit) enter(sl slot, argv []string) []string {
+// moves itself there before exec'ing it, so no process of the Invocation escapes.
+func (m *memoryLimit) enter(sl Lane, argv []string) []string {
 	if !m.active() {
 		return argv
 	}
-	procs := filepath.Join(m.lanes[sl.index%len(m.lanes)], "cgroup.procs")
+	procs := filepath.Join(m.lanes[sl.Index%len(m.lanes)], "cgroup.procs")
 	return append([]string{"/bin/sh", "-c", `echo $$ >"$0" && exec "$@"`, procs}, argv...)
 }
 
 // ooms is how many times the kernel killed a process of the lane's cgroup for memory.
-func (m *memoryLimit) ooms(sl slot) int {
+func (m *memoryLimit) ooms(sl Lane) int {
 	if !m.active() {
 		return 0
 	}
-	dir := m.lanes[sl.index%len(m.lanes)]
+	dir := m.lanes[sl.Index%len(m.lanes)]
 	file, field := "memory.events", "oom_kill"
 	if !m.v2 {
 		file = "memory.oom_control"
