@@ -128,7 +128,7 @@ func (l *Local) execIn(ctx context.Context, c agentCommand) (ExecResult, error) 
 // execWithDeps runs the command with the prepared dependencies of the directory's
 // manifests, or says why it did not run.
 func (l *Local) execWithDeps(ctx context.Context, c agentCommand, job, cache string) (ExecResult, error) {
-	deps, failure, err := l.execDeps(ctx, job, c.lane)
+	deps, failure, err := l.deps.ForCommand(ctx, job, c.lane)
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec: %w", err)
 	}

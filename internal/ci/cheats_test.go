@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // coderCheat is one testdata/hostile/coder_*.txtar: code in a coder's tree that tries to
@@ -131,7 +133,7 @@ func cheatContract(t *testing.T, preset string) Contract {
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		t.Skipf("%s cheats not run: %v is unavailable here", preset, probe)
 	}
-	c, _ := Preset(preset)
+	c, _ := languages.Preset(preset)
 	c.Timeout = hostileTimeout
 	return c
 }

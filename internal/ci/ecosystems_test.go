@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // ecosystemJudge is a judge for a preset in the real sandbox, or a skip naming what the
@@ -19,7 +21,7 @@ func ecosystemJudge(t *testing.T, preset string, needs ...[]string) *Local {
 			t.Skipf("%s preset not tested: %v fails here (%v)", preset, probe, err)
 		}
 	}
-	c, ok := Preset(preset)
+	c, ok := languages.Preset(preset)
 	require.True(t, ok)
 	return depsJudge(t, c, "")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci/citest"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // sharedCache is one Go build cache for the package's tests. It outlives the test
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 // warmUp builds one trivial job so the standard library is compiled once, not by every
 // parallel job of the first test.
 func warmUp() error {
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	work, err := os.MkdirTemp("", "dixit-ci-warm-")
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func quietLogger() *slog.Logger { return citest.QuietLogger() }
 // newGoJudge is a Local for the Go preset with a short timeout and the shared cache.
 func newGoJudge(t *testing.T, timeout time.Duration, edit func(*LocalOptions)) *Local {
 	t.Helper()
-	c, ok := Preset("go")
+	c, ok := languages.Preset("go")
 	require.True(t, ok)
 	c.Timeout = timeout
 	opts := LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()}

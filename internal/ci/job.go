@@ -8,23 +8,24 @@ import (
 	"path/filepath"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // execute builds a prepared job once, then runs it up to reruns times in one sandbox,
 // stopping at the first run that exits non-zero. A run that exits 0 passes only when
 // its runner's report proves it (unless the contract names no report).
-func (l *Local) execute(ctx context.Context, j jobDir, lane sandbox.Lane, reruns int, p contract.Placement) (Verdict, error) {
+func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, reruns int, p contract.Placement) (Verdict, error) {
 	c := l.contract
 	// Read before the build, which may run code of the coder's.
-	ev, err := l.evidence(j.dir, p.Rel)
+	ev, err := l.evidence(j.Dir, p.Rel)
 	if err != nil {
 		return Verdict{}, err
 	}
 	if v, built, err := l.build(ctx, j, lane, p); err != nil || !built {
 		return v, err
 	}
-	inv := j.invocation(lane, false)
+	inv := j.Invocation(lane, false)
 	inv.Script, inv.Runs, inv.Timeout = p.Expand(c.Run), reruns, c.Timeout
 	var reports sandbox.Reports
 	if ev != nil {
@@ -54,12 +55,12 @@ func (l *Local) execute(ctx context.Context, j jobDir, lane sandbox.Lane, reruns
 
 // build runs the contract's build command, when it has one, and says whether the job
 // built; when it did not, the verdict says why.
-func (l *Local) build(ctx context.Context, j jobDir, lane sandbox.Lane, p contract.Placement) (Verdict, bool, error) {
+func (l *Local) build(ctx context.Context, j deps.JobDir, lane sandbox.Lane, p contract.Placement) (Verdict, bool, error) {
 	c := l.contract
 	if c.Build == "" {
 		return Verdict{}, true, nil
 	}
-	inv := j.invocation(lane, true)
+	inv := j.Invocation(lane, true)
 	inv.Script, inv.Runs, inv.Timeout = p.Expand(c.Build), 1, c.BuildTimeout
 	res, err := l.sb.Execute(ctx, inv)
 	if err != nil {

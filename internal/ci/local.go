@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
@@ -23,9 +25,7 @@ type Local struct {
 	mu    sync.Mutex
 	stats Stats
 
-	deps depsState // the dependency caches prepared so far
-
-	cacheLimit int64 // bytes the dependency caches may hold (LocalOptions.CacheLimit)
+	deps *deps.Cache // the dependency caches prepared so far
 }
 
 var _ Judge = (*Local)(nil)
@@ -38,7 +38,7 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tc, err := discoverToolchain(ctx, opts.Contract.Toolchain, opts.Contract.ToolchainPath)
+	tc, err := languages.Toolchain(ctx, opts.Contract.Toolchain, opts.Contract.ToolchainPath)
 	if err != nil {
 		return nil, fmt.Errorf("toolchain: %w", err)
 	}
@@ -46,21 +46,26 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, cacheLimit: opts.CacheLimit}, nil
+	d := deps.New(deps.Config{Contract: opts.Contract, Runner: languages.RunnerCheck(opts.Contract), Sandbox: sb,
+		Limit: opts.CacheLimit, Logger: opts.Logger})
+	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d}, nil
 }
 
 // Close removes the judge's scratch directory (not CacheDir when one was given) and
 // frees its lane uids.
 func (l *Local) Close() error {
-	l.deps.release()
+	l.deps.Release()
 	return l.sb.Close()
 }
 
 // Stats returns the judge's counters so far.
 func (l *Local) Stats() Stats {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.stats
+	s := l.stats
+	l.mu.Unlock()
+	d := l.deps.Stats()
+	s.Prepares, s.PrepareSeconds = d.Prepares, d.Seconds
+	return s
 }
 
 // Run runs the jobs, Parallel at a time, and returns their verdicts in job order.
@@ -115,7 +120,7 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Verdict{}, err
 	}
-	j, failure, err := l.dependencies(ctx, dir, lane)
+	j, failure, err := l.deps.ForJob(ctx, dir, lane)
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // hoard allocates and touches n MiB, then passes.
@@ -60,7 +62,7 @@ func TestJITRuntimesAreBoundedByWhatTheyUse(t *testing.T) {
 	// V8 reserves about 10 GiB of address space for one WebAssembly memory and touches a
 	// page of it: vitest's failure ("WebAssembly.instantiate(): Out of memory") under the
 	// old 2 GiB address-space limit.
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudge(t, c, "")
 	if !l.sb.MemoryLimited() {
 		t.Skip("no memory cgroup here: the address-space limit applies, and test.memory must be raised for JIT runtimes")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
@@ -62,7 +63,7 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
-	j, failure, err := l.dependencies(ctx, dir, lane)
+	j, failure, err := l.deps.ForJob(ctx, dir, lane)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
@@ -82,10 +83,10 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 // observe builds a prepared job and runs its probe once. The probe's output goes to a
 // file in the tree rather than through the judge's pipe, which keeps only a tail: the
 // file keeps the head, and the file size limit bounds it.
-func (l *Local) observe(ctx context.Context, j jobDir, lane sandbox.Lane, p contract.Placement) (Observation, error) {
+func (l *Local) observe(ctx context.Context, j deps.JobDir, lane sandbox.Lane, p contract.Placement) (Observation, error) {
 	c := l.contract
 	if c.Build != "" {
-		inv := j.invocation(lane, true)
+		inv := j.Invocation(lane, true)
 		inv.Script, inv.Runs, inv.Timeout = p.Expand(c.Build), 1, c.BuildTimeout
 		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
@@ -101,7 +102,7 @@ func (l *Local) observe(ctx context.Context, j jobDir, lane sandbox.Lane, p cont
 		return Observation{}, err
 	}
 	script := "exec >" + name + " 2>&1\n" + p.Expand(cmp.Or(c.Probe, c.Run))
-	inv := j.invocation(lane, false)
+	inv := j.Invocation(lane, false)
 	inv.Script, inv.Runs, inv.Timeout = script, 1, c.Timeout
 	res, err := l.sb.Execute(ctx, inv)
 	if err != nil {
@@ -113,7 +114,7 @@ func (l *Local) observe(ctx context.Context, j jobDir, lane sandbox.Lane, p cont
 		_, note := l.sb.Outcome(res, c.Timeout, false)
 		notes = append(notes, note)
 	}
-	out, cut, err := readHead(j.dir, name, ObserveOutput)
+	out, cut, err := readHead(j.Dir, name, ObserveOutput)
 	switch {
 	case err != nil:
 		notes = append(notes, fmt.Sprintf("output unreadable: %v", err))

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // A tester that names a place gets its test built and run in the package it is about,
@@ -36,7 +38,7 @@ func TestTestRunsWhereItsTesterPutIt(t *testing.T) {
 }
 
 func TestPythonTestInTestsWithSrcLayout(t *testing.T) {
-	c, ok := Preset("python")
+	c, ok := languages.Preset("python")
 	require.True(t, ok)
 	c.Prepare, c.Manifests = "", nil
 	if exec.Command("python3", "-c", "import pytest").Run() != nil {

@@ -48,6 +48,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
@@ -109,7 +112,7 @@ const suiteTimeoutFactor = 10
 // RunSuite runs each job's suite reruns times, Parallel jobs at a time, and returns
 // their results in job order. As with Run, an error is the judge's own failure.
 func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]SuiteResult, error) {
-	spec, ok := suiteFor(l.contract)
+	spec, ok := languages.SuiteFor(l.contract)
 	if !ok {
 		return nil, fmt.Errorf("toolchain %q: %w", l.contract.Toolchain, ErrNoSuite)
 	}
@@ -141,7 +144,7 @@ func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]Su
 
 // runSuiteJob lays out one tree, prepares its dependencies, builds its suite when the
 // toolchain needs a build, and runs it.
-func (l *Local) runSuiteJob(ctx context.Context, lane sandbox.Lane, spec suiteSpec, reruns int, job SuiteJob) (SuiteResult, error) {
+func (l *Local) runSuiteJob(ctx context.Context, lane sandbox.Lane, spec languages.Suite, reruns int, job SuiteJob) (SuiteResult, error) {
 	start := time.Now()
 	if job.Only != nil && len(job.Only) == 0 {
 		return SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Runs: reruns, Scope: []string{}}, nil
@@ -159,14 +162,14 @@ func (l *Local) runSuiteJob(ctx context.Context, lane sandbox.Lane, spec suiteSp
 	if err != nil {
 		return SuiteResult{}, err
 	}
-	j, failure, err := l.dependencies(ctx, dir, lane)
+	j, failure, err := l.deps.ForJob(ctx, dir, lane)
 	if err != nil {
 		return SuiteResult{}, err
 	}
 	if failure != "" {
 		return SuiteResult{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
-	r, err := l.suiteRuns(ctx, suiteRun{j: j, lane: lane, spec: spec, only: job.Only, config: cfg}, reruns)
+	r, err := l.suiteRuns(ctx, suiteRun{j: j, lane: lane, spec: spec, only: job.Only, config: cfg, reruns: reruns})
 	l.sb.TrimCache()
 	if err != nil {
 		return SuiteResult{}, err
@@ -179,77 +182,119 @@ func (l *Local) runSuiteJob(ctx context.Context, lane sandbox.Lane, spec suiteSp
 
 // suiteRun is one laid-out, prepared suite job.
 type suiteRun struct {
-	j      jobDir
+	j      deps.JobDir
 	lane   sandbox.Lane
-	spec   suiteSpec
+	spec   languages.Suite
 	only   []string
 	config string // the base's runner settings copied into the tree, or ""
+	reruns int
 }
 
 // suiteRuns builds the suite when needed and runs it reruns times, each run in a
 // sandbox of its own.
-func (l *Local) suiteRuns(ctx context.Context, s suiteRun, reruns int) (SuiteResult, error) {
+func (l *Local) suiteRuns(ctx context.Context, s suiteRun) (SuiteResult, error) {
 	c := l.contract
-	plan := suitePlan{only: s.only, config: s.config, toolchain: c.Toolchain, timeout: c.Timeout * suiteTimeoutFactor}
-	src := filepath.Join(s.j.dir, "src")
+	plan := languages.SuitePlan{Only: s.only, Config: s.config, Toolchain: c.Toolchain, Timeout: c.Timeout * suiteTimeoutFactor}
+	src := filepath.Join(s.j.Dir, "src")
 	// Known before anything runs, so that a suite that fails to build is held only to
 	// the tests it would have run.
-	scope, err := suiteScope(src, c, s.only)
+	var scope []string
+	if s.only != nil && s.spec.Scope != nil {
+		var err error
+		if scope, err = s.spec.Scope(src, c, s.only); err != nil {
+			return SuiteResult{}, err
+		}
+	}
+	if failed, err := l.suiteBuild(ctx, s, plan); err != nil || failed != nil {
+		if failed != nil {
+			failed.Scope = scope
+			return *failed, nil
+		}
+		return SuiteResult{}, err
+	}
+	if s.spec.Units != nil {
+		var err error
+		if plan.Units, err = s.spec.Units(src, c, s.only); err != nil {
+			return SuiteResult{}, err
+		}
+	}
+	r, err := l.suiteReruns(ctx, s, plan)
 	if err != nil {
 		return SuiteResult{}, err
 	}
-	if s.spec.build != nil {
-		inv := s.j.invocation(s.lane, true)
-		inv.Script, inv.Runs, inv.Timeout = s.spec.build(plan), 1, c.BuildTimeout
-		res, err := l.sb.Execute(ctx, inv)
-		if err != nil {
-			return SuiteResult{}, fmt.Errorf("suite build: %w", err)
-		}
-		if !res.Passed(1) {
-			o, note := l.sb.Outcome(res, c.BuildTimeout, true)
-			if o != OverLimit && o != Timeout {
-				o = BuildFailed
-			}
-			return SuiteResult{Outcome: o, Scope: scope, Output: sandbox.Clip(res.Output, "suite build: "+note, MaxOutput)}, nil
-		}
+	r.Scope = scope
+	return r, nil
+}
+
+// suiteBuild builds the suite when the language needs a build; the result is a suite
+// that did not build, nil when it built.
+func (l *Local) suiteBuild(ctx context.Context, s suiteRun, plan languages.SuitePlan) (*SuiteResult, error) {
+	c := l.contract
+	if s.spec.Build == nil {
+		return nil, nil
 	}
-	if s.spec.units != nil {
-		if plan.units, err = s.spec.units(src, c, s.only); err != nil {
-			return SuiteResult{}, err
-		}
+	inv := s.j.Invocation(s.lane, true)
+	inv.Script, inv.Runs, inv.Timeout = s.spec.Build(plan), 1, c.BuildTimeout
+	res, err := l.sb.Execute(ctx, inv)
+	if err != nil {
+		return nil, fmt.Errorf("suite build: %w", err)
 	}
+	if res.Passed(1) {
+		return nil, nil
+	}
+	o, note := l.sb.Outcome(res, c.BuildTimeout, true)
+	if o != OverLimit && o != Timeout {
+		o = BuildFailed
+	}
+	return &SuiteResult{Outcome: o, Output: sandbox.Clip(res.Output, "suite build: "+note, MaxOutput)}, nil
+}
+
+// suiteReruns runs a built suite reruns times and adds up what its tests did; a run that
+// timed out, went over a limit or reported nothing ends the suite.
+func (l *Local) suiteReruns(ctx context.Context, s suiteRun, plan languages.SuitePlan) (SuiteResult, error) {
+	src := filepath.Join(s.j.Dir, "src")
 	agg := newSuiteTally()
 	// A unit that hangs ends at its own timeout where the runner has one (Go), so the
 	// others still report.
-	timeout := c.Timeout * suiteTimeoutFactor * time.Duration(max(len(plan.units), 1))
-	for run := 1; run <= reruns; run++ {
+	timeout := l.contract.Timeout * suiteTimeoutFactor * time.Duration(max(len(plan.Units), 1))
+	for run := 1; run <= s.reruns; run++ {
 		if err := l.freshRunDir(src, s.lane); err != nil {
 			return SuiteResult{}, err
 		}
-		inv := s.j.invocation(s.lane, false)
-		inv.Script, inv.Runs, inv.Timeout = s.spec.run(plan), 1, timeout
+		inv := s.j.Invocation(s.lane, false)
+		inv.Script, inv.Runs, inv.Timeout = s.spec.Run(plan), 1, timeout
 		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
 			return SuiteResult{}, fmt.Errorf("suite run %d: %w", run, err)
 		}
+		note := fmt.Sprintf("suite run %d of %d", run, s.reruns)
 		if !res.Passed(1) {
-			if o, note := l.sb.Outcome(res, timeout, false); o != Fail {
-				return SuiteResult{Outcome: o, Runs: run, Scope: scope, Output: sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, note), MaxOutput)}, nil
+			if o, why := l.sb.Outcome(res, timeout, false); o != Fail {
+				return SuiteResult{Outcome: o, Runs: run, Output: sandbox.Clip(res.Output, note+": "+why, MaxOutput)}, nil
 			}
 		}
-		reports, problem, err := s.spec.read(src, plan)
+		reports, problem, err := s.spec.Read(src, plan)
 		if err != nil {
 			return SuiteResult{}, err
 		}
 		if problem != "" {
-			return SuiteResult{Outcome: Fail, Runs: run, Scope: scope, Output: sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d: %s", run, reruns, problem), MaxOutput)}, nil
+			return SuiteResult{Outcome: Fail, Runs: run, Output: sandbox.Clip(res.Output, note+": "+problem, MaxOutput)}, nil
 		}
 		agg.add(reports)
 		if agg.failing() && agg.output == "" {
-			agg.output = sandbox.Clip(res.Output, fmt.Sprintf("suite run %d of %d", run, reruns), MaxOutput)
+			agg.output = sandbox.Clip(res.Output, note, MaxOutput)
 		}
 	}
-	r := agg.result()
-	r.Scope = scope
-	return r, nil
+	return agg.result(), nil
+}
+
+// checkOnly refuses a SuiteJob.Only entry that is not a clean path inside the tree.
+func checkOnly(p string) error {
+	if p == "." {
+		return nil
+	}
+	if !contract.LocalPath(p) {
+		return fmt.Errorf("only %q: want a clean relative path inside the tree", p)
+	}
+	return nil
 }

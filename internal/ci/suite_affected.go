@@ -1,8 +1,6 @@
 package ci
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"go/parser"
@@ -14,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // Affected is the Only of a suite job for a change: the Go package directories of the
@@ -42,7 +42,7 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 		return nil, err
 	}
 	src := filepath.Join(dir, "src")
-	mod, err := goModulePath(src)
+	mod, err := languages.GoModule(src)
 	if err != nil {
 		l.log.Warn("ci: affected packages unknown, the whole suite runs", "err", err)
 		return nil, nil
@@ -52,27 +52,6 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 		return nil, err
 	}
 	return g.affected(changed), nil
-}
-
-// goModulePath reads the module directive of the tree's go.mod.
-func goModulePath(dir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return "", fmt.Errorf("the tree has no readable go.mod: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-			rest, _, _ = strings.Cut(strings.TrimSpace(rest), "//")
-			rest = strings.TrimSpace(rest)
-			if unq, err := strconv.Unquote(rest); err == nil {
-				rest = unq
-			}
-			return rest, nil
-		}
-	}
-	return "", fmt.Errorf("go.mod names no module")
 }
 
 // importGraph is a module's packages by directory, with what each imports from the

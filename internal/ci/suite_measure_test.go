@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // gitTree is a commit of a local repository, written with git archive.
@@ -32,7 +34,7 @@ func TestSuiteMeasureThisRepository(t *testing.T) {
 	}
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	require.NoError(t, err)
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	c.Timeout = 6 * time.Second // a package gets a minute
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: sharedCache, Parallel: 1, Logger: quietLogger()})
 	require.NoError(t, err)

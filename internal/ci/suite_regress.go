@@ -3,6 +3,8 @@ package ci
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // RegressionSet is what a tree must keep passing: the base's tests that passed in every
@@ -120,8 +122,8 @@ func regressionReason(name string, r SuiteResult) string {
 func outputLine(out string) string {
 	for _, line := range strings.Split(out, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "[dixit]") {
-			return firstLine(line)
+			return languages.FirstLine(line)
 		}
 	}
-	return firstLine(out)
+	return languages.FirstLine(out)
 }

@@ -1,6 +1,10 @@
 package ci
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
+)
 
 // suiteTally adds up the runs of a suite.
 type suiteTally struct {
@@ -16,30 +20,23 @@ func newSuiteTally() *suiteTally {
 	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
 }
 
-// suiteCase is one test's outcome in one run.
-type suiteCase struct {
-	name    string
-	outcome string // "pass", "fail" or "skip"
-	message string // first line of the failure, or ""
-}
-
 // add counts one run. A test reported twice in a run (a parametrized or repeated name)
 // passes the run only when every report of it passed.
-func (t *suiteTally) add(cases []suiteCase) {
+func (t *suiteTally) add(cases []languages.SuiteCase) {
 	t.runs++
 	ok := map[string]bool{}
 	for _, c := range cases {
-		if _, seen := ok[c.name]; !seen {
-			ok[c.name] = true
+		if _, seen := ok[c.Name]; !seen {
+			ok[c.Name] = true
 		}
-		switch c.outcome {
+		switch c.Outcome {
 		case "pass":
 		case "skip":
-			t.skipped[c.name], ok[c.name] = true, false
+			t.skipped[c.Name], ok[c.Name] = true, false
 		default:
-			t.failed[c.name], ok[c.name] = true, false
-			if c.message != "" && t.messages[c.name] == "" {
-				t.messages[c.name] = c.message
+			t.failed[c.Name], ok[c.Name] = true, false
+			if c.Message != "" && t.messages[c.Name] == "" {
+				t.messages[c.Name] = c.Message
 			}
 		}
 	}

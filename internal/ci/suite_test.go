@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // suiteTree reads a directory of testdata/suite as a tree.
@@ -95,7 +97,7 @@ func TestSuiteAffectedGoPackages(t *testing.T) {
 }
 
 func TestSuitePreparedFailureIsTheEnvironmentNotTheTests(t *testing.T) {
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	c.Prepare = "echo 'cannot reach the module proxy' >&2; exit 1"
 	l := depsJudge(t, c, "")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: suiteTree(t, "go")}})
@@ -109,7 +111,7 @@ func TestSuitePreparedFailureIsTheEnvironmentNotTheTests(t *testing.T) {
 
 func TestSuitePythonSrcLayoutTakesTheBasesTestsAndSettings(t *testing.T) {
 	pythonWithPytest(t)
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	ctx := context.Background()
 	base := suiteTree(t, "python")
@@ -140,7 +142,7 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 	if exec.Command("node", "--version").Run() != nil {
 		t.Skip("node is not installed here")
 	}
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudge(t, c, "")
 	ctx := context.Background()
 	base := suiteTree(t, "node")
@@ -188,17 +190,7 @@ func TestSuiteRegressionReasons(t *testing.T) {
 		"a base whose suite did not finish guards nothing")
 }
 
-func TestSuiteNamesAndScopes(t *testing.T) {
-	for _, tc := range []struct{ file, classname, name, want string }{
-		{"tests/test_x.py", "tests.test_x", "test_y", "tests/test_x.py::test_y"},
-		{"tests/test_x.py", "tests.test_x.TestC", "test_m[1]", "tests/test_x.py::TestC::test_m[1]"},
-		{"tests/test_broken.py", "", "tests.test_broken", "tests/test_broken.py"},
-	} {
-		assert.Equal(t, tc.want, pythonNodeID(tc.file, tc.classname, tc.name))
-	}
-	assert.Equal(t, "deep::inner::x", rustTestPath("deep::inner", "x"))
-	assert.Equal(t, "top", rustTestPath("crate", "top"))
-	assert.Equal(t, "inner::nested", rustTestPath("integration", "inner::nested"))
+func TestSuiteScopes(t *testing.T) {
 	scope := []string{"example.com/m/a", "tests/test_x.py", "example.com/m/c/..."}
 	assert.True(t, inScope("example.com/m/c.TestX", scope))
 	assert.True(t, inScope("example.com/m/c/d.TestX", scope))
@@ -237,7 +229,7 @@ func TestSuiteWithoutItsRunnerIsTheEnvironmentNotTheTests(t *testing.T) {
 	if exec.Command("python3", "-c", "import pytest").Run() == nil {
 		t.Skip("the first python3 on PATH has pytest here: TestAMissingPytestSaysWhichPythonAndWhatToInstall covers the check")
 	}
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	tree := suiteTree(t, "python")
 	delete(tree, "pyproject.toml") // no manifest, no virtual environment to make first
@@ -252,7 +244,7 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 	if exec.Command("node", "--version").Run() != nil {
 		t.Skip("node is not installed here")
 	}
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	c.Timeout = 300 * time.Millisecond // the suite's one file gets ten times that
 	l := depsJudge(t, c, "")
 	tree := mapTree{"test/hang.test.js": "require('node:test')('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n"}
@@ -261,19 +253,6 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 	assert.Equal(t, Timeout, rs[0].Outcome)
 	assert.Contains(t, rs[0].Output, "suite run 1 of 2: timed out after 3s")
 	assert.Empty(t, NewRegressionSet(rs[0]).Tests, "a base whose suite never finishes guards nothing")
-}
-
-func TestSuiteGoMessages(t *testing.T) {
-	out := "\x16=== RUN   TestA\n    a_test.go:9: want 3\n\x16--- FAIL: TestA (0.00s)\n" +
-		"\x16=== RUN   TestB\n    b_test.go:12: \n        \tError Trace:\t/src/b_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n" +
-		"\x16=== RUN   TestC/sub\n    c_test.go:3: in a subtest\n" +
-		"\x16=== RUN   TestD\n    d_test.go:7: \n        \tError Trace:\t/src/d_test.go:7\n        \tError:      \tReceived unexpected error:\n        \t            \tdial tcp: connection refused\n"
-	assert.Equal(t, map[string]string{
-		"TestA": "a_test.go:9: want 3",
-		"TestB": "b_test.go:12: Not equal:",
-		"TestC": "c_test.go:3: in a subtest",
-		"TestD": "d_test.go:7: Received unexpected error: dial tcp: connection refused",
-	}, goMessages([]byte(out)))
 }
 
 func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {

@@ -2,20 +2,15 @@ package ci
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
-
-// maxSuiteFile bounds what the judge reads back of one report a suite's run wrote in
-// the tree: past it the report is cut, and what it does not show did not pass.
-const maxSuiteFile = 16 << 20
 
 // layOutSuite writes a suite job's directory: its tree (writeSuiteTree), the suite's
 // own directory and the fallback mode's tmp/ and home/, all the lane's. It returns the
@@ -30,7 +25,7 @@ func (l *Local) layOutSuite(dir string, job SuiteJob, lane sandbox.Lane) (string
 	if err != nil {
 		return "", err
 	}
-	if err := contract.PlaceDir(filepath.Join(dir, "src"), suiteRunDir); err != nil {
+	if err := contract.PlaceDir(filepath.Join(dir, "src"), languages.SuiteRunDir); err != nil {
 		return "", fmt.Errorf("suite dir: %w", err)
 	}
 	if l.sb.Root() {
@@ -52,8 +47,8 @@ func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
 		return "", fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
 	}
 	// Whatever the tree holds where the suite keeps its files is not the judge's.
-	if err := removeAll(filepath.Join(src, suiteDir)); err != nil {
-		return "", fmt.Errorf("clear %s: %w", suiteDir, err)
+	if err := removeAll(filepath.Join(src, languages.SuiteDir)); err != nil {
+		return "", fmt.Errorf("clear %s: %w", languages.SuiteDir, err)
 	}
 	if job.Tests == nil {
 		return "", nil
@@ -63,8 +58,9 @@ func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
 
 // overlayTests replaces the test files of the tree in dir/src with those of tests: the
 // tree's own go (Exclude), the others' are copied in, never through what the tree
-// holds on the way (os.Root). For pytest it also copies tests' settings into the
-// suite's directory, so the tree's cannot change what runs; it returns their path.
+// holds on the way (os.Root). Where the language says how (pytest), it also copies
+// tests' settings into the suite's directory, so the tree's cannot change what runs; it
+// returns their path.
 func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 	src := filepath.Join(dir, "src")
 	if err := contract.RemoveExcluded(src, l.contract.Exclude); err != nil {
@@ -88,7 +84,7 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if l.contract.Private(rel) || rel == suiteDir {
+			if l.contract.Private(rel) || rel == languages.SuiteDir {
 				return filepath.SkipDir // build output (Maven's target), not tests
 			}
 			return nil
@@ -105,27 +101,10 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("lay the existing tests over the tree: %w", err)
 	}
-	if l.contract.Toolchain != "python" {
-		return "", nil
+	if spec, ok := languages.SuiteFor(l.contract); ok && spec.Settings != nil {
+		return spec.Settings(base, src)
 	}
-	return pythonBaseConfig(base, src)
-}
-
-// pythonBaseConfig copies the tests tree's pytest settings into the suite's directory
-// under their own name (pytest reads a file by its name), or names none (/dev/null).
-func pythonBaseConfig(base, src string) (string, error) {
-	for _, c := range pythonConfigs {
-		data, err := os.ReadFile(filepath.Join(base, c.name))
-		if err != nil || (c.section != "" && !strings.Contains(string(data), c.section)) {
-			continue
-		}
-		rel := path.Join(suiteDir, c.name)
-		if err := contract.PlaceFile(src, rel, data); err != nil {
-			return "", fmt.Errorf("copy the base's %s: %w", c.name, err)
-		}
-		return rel, nil
-	}
-	return "/dev/null", nil
+	return "", nil
 }
 
 // freshRunDir empties the directory a run writes its reports in, whatever the last run
@@ -136,41 +115,18 @@ func (l *Local) freshRunDir(src string, lane sandbox.Lane) error {
 		return fmt.Errorf("suite run dir: %w", err)
 	}
 	defer root.Close()
-	if err := root.RemoveAll(suiteRunDir); err != nil {
+	if err := root.RemoveAll(languages.SuiteRunDir); err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
 	}
-	if err := root.MkdirAll(suiteRunDir, 0o755); err != nil {
+	if err := root.MkdirAll(languages.SuiteRunDir, 0o755); err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
 	}
 	if l.sb.Root() {
-		if err := root.Lchown(suiteRunDir, lane.UID, lane.GID); err != nil {
+		if err := root.Lchown(languages.SuiteRunDir, lane.UID, lane.GID); err != nil {
 			return fmt.Errorf("suite run dir: %w", err)
 		}
 	}
 	return nil
-}
-
-// readSuiteFile reads a file a suite's build or run wrote in the tree, never following
-// a link out of it, up to maxSuiteFile bytes.
-func readSuiteFile(src, rel string) ([]byte, error) {
-	root, err := os.OpenRoot(src)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	return io.ReadAll(io.LimitReader(f, maxSuiteFile))
 }
 
 // inTestdata reports whether a file is under a testdata directory: the data the

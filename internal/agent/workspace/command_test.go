@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
@@ -79,7 +80,7 @@ func TestRunCommandRunnerFailure(t *testing.T) {
 // TestRunCommandSandboxed runs commands through a real local judge: the toolchain is
 // there, the network is not, and files pass both ways between the tools and commands.
 func TestRunCommandSandboxed(t *testing.T) {
-	contract, ok := ci.Preset("go")
+	contract, ok := languages.Preset("go")
 	require.True(t, ok)
 	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(), Parallel: 1,
 		Sandbox: ci.SandboxBwrap, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

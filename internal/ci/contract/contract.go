@@ -59,7 +59,7 @@ type Contract struct {
 	// zero means the judge's default.
 	Memory int64 `yaml:"memory,omitempty" json:"memory,omitempty"`
 	// Toolchain names the host toolchain exposed read-only inside the sandbox (one of
-	// Languages()) or "" (only the base system).
+	// languages.Names()) or "" (only the base system).
 	Toolchain string `yaml:"toolchain,omitempty" json:"toolchain,omitempty"`
 	// ToolchainPath is the toolchain's command the judge asks where it lives (python3,
 	// go, node, rustc or javac), when not the first of that name on the judge's PATH:

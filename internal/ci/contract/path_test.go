@@ -6,12 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
+// A tester names where its test goes: in the package it is about, never outside the
+// contract's places or over a file the judge keeps.
 func TestNamedTestPath(t *testing.T) {
-	c, ok := ci.Preset("go")
+	c, ok := languages.Preset("go")
 	require.True(t, ok)
 	cases := []struct {
 		path, problem string

@@ -178,3 +178,9 @@ func PlaceDir(src, rel string) error {
 	defer root.Close()
 	return root.MkdirAll(rel, 0o755)
 }
+
+// LocalPath reports whether a slash path is clean, relative and stays in the tree.
+func LocalPath(p string) bool {
+	return p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) &&
+		path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../")
+}

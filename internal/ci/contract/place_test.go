@@ -40,9 +40,6 @@ func TestTestPath(t *testing.T) {
 	}
 }
 
-// A tester names where its test goes: in the package it is about, never outside the
-// contract's places or over a file the judge keeps.
-
 func TestPlacementExpands(t *testing.T) {
 	p := Placement{ID: "t1", Rel: "internal/clamp/clamp_dixit_test.go"}
 	assert.Equal(t, "go test -c -o internal/clamp/dixit.test ./internal/clamp; clamp_dixit_test t1 internal/clamp/clamp_dixit_test.go",
@@ -78,7 +75,6 @@ func TestExclude(t *testing.T) {
 
 // TestPlaceTestStaysInTree: a coder's symlink where the test goes must not carry the
 // judge's write outside the tree.
-
 func TestPlaceTestStaysInTree(t *testing.T) {
 	cases := []struct {
 		name  string

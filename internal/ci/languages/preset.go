@@ -1,11 +1,15 @@
-package ci
+package languages
 
-import "time"
+import (
+	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+)
 
 // goPreset builds the package the test is in with go test -c and runs one test there,
 // in the package's directory as go test does.
-func goPreset() Contract {
-	return Contract{
+func goPreset() contract.Contract {
+	return contract.Contract{
 		Path:  "dixit_{id}_test.go",
 		Paths: []string{"**/*_test.go"},
 		// The coder's own tests are not part of the judge's build: they could fail to
@@ -20,7 +24,7 @@ func goPreset() Contract {
 		// -test.v=test2json makes the binary frame a line about each test, which the
 		// judge reads: exiting 0 is not enough to pass.
 		Run:    "cd {dir} && ./dixit.test -test.count=1 -test.paniconexit0 -test.v=test2json",
-		Report: ReportTest2JSON,
+		Report: contract.ReportTest2JSON,
 		// The probe's output is read by people and the differential parser: no framing.
 		Probe:     "cd {dir} && ./dixit.test -test.count=1 -test.paniconexit0",
 		Timeout:   60 * time.Second,
@@ -29,8 +33,8 @@ func goPreset() Contract {
 }
 
 // pythonPreset runs one test file under pytest, with JUnit XML as the evidence.
-func pythonPreset() Contract {
-	return Contract{
+func pythonPreset() contract.Contract {
+	return contract.Contract{
 		Path:  "test_dixit_{id}.py",
 		Paths: []string{"**/test_*.py", "**/*_test.py"},
 		// A coder's conftest.py or test files could rewrite outcomes; -c /dev/null
@@ -41,7 +45,7 @@ func pythonPreset() Contract {
 		// requirements installed over them.
 		Prepare:   pythonPrepare,
 		Manifests: []string{"pyproject.toml", "requirements*.txt"},
-		Report:    ReportJUnit,
+		Report:    contract.ReportJUnit,
 		// -s lets the probe's prints through instead of capturing them.
 		Probe:     pythonPath + "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. {path}",
 		Timeout:   60 * time.Second,
@@ -50,8 +54,8 @@ func pythonPreset() Contract {
 }
 
 // nodePreset runs one test file under node --test, with TAP as the evidence.
-func nodePreset() Contract {
-	return Contract{
+func nodePreset() contract.Contract {
+	return contract.Contract{
 		Path:    "dixit_{id}.test.js",
 		Paths:   []string{"**/*.test.js", "**/*.test.mjs"},
 		Exclude: []string{"*.test.js", "*.test.mjs", "*.spec.js"},
@@ -60,7 +64,7 @@ func nodePreset() Contract {
 			"--test-reporter=tap --test-reporter-destination={report} {path}",
 		Prepare:   nodePrepare,
 		Manifests: nodeManifests,
-		Report:    ReportTAP,
+		Report:    contract.ReportTAP,
 		// The runner would rewrite console.log lines as TAP comments; the file alone prints
 		// them as they are.
 		Probe:     "node {path}",
@@ -112,7 +116,7 @@ var nodeManifests = []string{"package.json", "package-lock.json", "npm-shrinkwra
 // typescriptPreset runs one TypeScript test file under node --test with tsx as the
 // loader (node before 22.6 cannot strip types itself): the project lists tsx among its
 // devDependencies, and its lockfile pins it.
-func typescriptPreset() Contract {
+func typescriptPreset() contract.Contract {
 	c := nodePreset()
 	c.Path = "dixit_{id}.test.ts"
 	c.Paths = []string{"**/*.test.ts", "**/*.test.mts"}
@@ -126,8 +130,8 @@ func typescriptPreset() Contract {
 
 // rustPreset builds one integration test (tests/) with cargo, offline, after cargo
 // fetch, and runs the test binary with libtest's JUnit output as the evidence.
-func rustPreset() Contract {
-	return Contract{
+func rustPreset() contract.Contract {
+	return contract.Contract{
 		Path:  "tests/dixit_{id}.rs",
 		Paths: []string{"tests/*.rs"},
 		// The crate's own integration tests; its unit tests live inside its sources.
@@ -142,7 +146,7 @@ func rustPreset() Contract {
 		// libtest's JUnit format is unstable: RUSTC_BOOTSTRAP lets a stable test binary
 		// write it. The readable names go to stdout from the report itself.
 		Run:       `RUSTC_BOOTSTRAP=1 ./dixit.test --test-threads=1 -Z unstable-options --format junit >{report}; s=$?; cat {report}; exit $s`,
-		Report:    ReportJUnit,
+		Report:    contract.ReportJUnit,
 		Probe:     "./dixit.test --nocapture --test-threads=1",
 		Timeout:   60 * time.Second,
 		Toolchain: "rust",
@@ -152,8 +156,8 @@ func rustPreset() Contract {
 // javaPreset compiles the project's sources with javac and one JUnit 5 test class, and
 // runs it with the JUnit Platform console launcher, whose XML report is the evidence.
 // It needs no build tool: the launcher comes from Debian's junit5 package.
-func javaPreset() Contract {
-	return Contract{
+func javaPreset() contract.Contract {
+	return contract.Contract{
 		Path:    "DixitTest_{id}.java",
 		Paths:   []string{"**/*Test.java", "**/*Tests.java"},
 		Exclude: []string{"*Test.java", "*Tests.java", "*IT.java"},
@@ -164,7 +168,7 @@ func javaPreset() Contract {
 		Run: `java -jar "$JUNIT_CONSOLE" --disable-banner --details=tree --fail-if-no-tests ` +
 			`--class-path .dixit/test:.dixit/main --scan-class-path .dixit/test --reports-dir "$TMPDIR/junit"; ` +
 			`s=$?; cat "$TMPDIR"/junit/TEST-*.xml >{report} 2>/dev/null; exit $s`,
-		Report:    ReportJUnit,
+		Report:    contract.ReportJUnit,
 		Timeout:   60 * time.Second,
 		Toolchain: "java",
 	}
@@ -175,9 +179,9 @@ func javaPreset() Contract {
 // that already holds the project's plugins and dependencies ($MAVEN_REPO): Debian's
 // /usr/share/maven-repo by default (Maven Central is not reachable from the judge's CI,
 // so no prepare downloads into one). One class per test file.
-func mavenPreset() Contract {
+func mavenPreset() contract.Contract {
 	mvn := `mvn -B -o -Dmaven.repo.local="$MAVEN_REPO"`
-	return Contract{
+	return contract.Contract{
 		Path:  "src/test/java/DixitTest_{id}.java",
 		Paths: []string{"src/test/java/**/*Test.java", "src/test/java/**/*Tests.java"},
 		// The coder's own tests, and any build output it committed (a report there would
@@ -186,7 +190,7 @@ func mavenPreset() Contract {
 		Build:   mvn + " -q test-compile",
 		Run: "rm -rf target/surefire-reports; " + mvn + ` surefire:test -Dtest='DixitTest*,{name}' -DfailIfNoTests=false -DtrimStackTrace=false; ` +
 			`s=$?; cat target/surefire-reports/TEST-*.xml >{report} 2>/dev/null; exit $s`,
-		Report:    ReportJUnit,
+		Report:    contract.ReportJUnit,
 		Timeout:   60 * time.Second,
 		Toolchain: "maven",
 	}

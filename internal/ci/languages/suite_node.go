@@ -1,4 +1,4 @@
-package ci
+package languages
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
@@ -15,8 +16,8 @@ import (
 // (the files the judge removes from a coder's tree), outside node_modules and dot
 // directories, within Only. Node runs them; for pytest, which collects by its own
 // settings, they are a restricted suite's scope.
-func testFileUnits(src string, c Contract, only []string) ([]suiteUnit, error) {
-	var units []suiteUnit
+func testFileUnits(src string, c contract.Contract, only []string) ([]SuiteUnit, error) {
+	var units []SuiteUnit
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == src {
 			return err
@@ -33,29 +34,29 @@ func testFileUnits(src string, c Contract, only []string) ([]suiteUnit, error) {
 			return nil
 		}
 		if d.Type().IsRegular() && c.Private(rel) && (len(only) == 0 || under(rel, only)) {
-			units = append(units, suiteUnit{name: rel, dir: rel})
+			units = append(units, SuiteUnit{Name: rel, Dir: rel})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list the tree's test files: %w", err)
 	}
-	sort.Slice(units, func(i, j int) bool { return units[i].name < units[j].name })
+	sort.Slice(units, func(i, j int) bool { return units[i].Name < units[j].Name })
 	return units, nil
 }
 
 // nodeSuiteRun runs each test file under node --test by itself, so each test is named
 // with its file: readable results on stdout, TAP for the judge.
-func nodeSuiteRun(p suitePlan) string {
+func nodeSuiteRun(p SuitePlan) string {
 	node := "node --test"
-	if p.toolchain == "typescript" {
+	if p.Toolchain == "typescript" {
 		node = "node --import tsx --test"
 	}
 	var b strings.Builder
 	b.WriteString("s=0\n")
-	for i, u := range p.units {
+	for i, u := range p.Units {
 		fmt.Fprintf(&b, "%s --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination=%s/%d.tap %s || s=1\n",
-			node, suiteRunDir, i+1, shellQuote(u.name))
+			node, SuiteRunDir, i+1, shellQuote(u.Name))
 	}
 	b.WriteString(`exit "$s"`)
 	return b.String()
@@ -63,24 +64,24 @@ func nodeSuiteRun(p suitePlan) string {
 
 // nodeSuiteRead names each test point "file::name". A file that could not load is
 // reported by node as a point named after the file: it becomes the test "file".
-func nodeSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
-	var cases []suiteCase
-	for i, u := range p.units {
-		data, err := readSuiteFile(src, suiteRunDir+"/"+strconv.Itoa(i+1)+".tap")
+func nodeSuiteRead(src string, p SuitePlan) ([]SuiteCase, string, error) {
+	var cases []SuiteCase
+	for i, u := range p.Units {
+		data, err := readSuiteFile(src, SuiteRunDir+"/"+strconv.Itoa(i+1)+".tap")
 		if err != nil {
-			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "node wrote no report for this file"})
+			cases = append(cases, SuiteCase{Name: u.Name, Outcome: "fail", Message: "node wrote no report for this file"})
 			continue
 		}
 		r, messages := reports.TAP(data), tapMessages(data)
 		if !r.Complete {
-			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "the file's report is incomplete: its process ended early"})
+			cases = append(cases, SuiteCase{Name: u.Name, Outcome: "fail", Message: "the file's report is incomplete: its process ended early"})
 		}
 		for _, t := range r.Tests {
-			name := u.name + "::" + t.Name
-			if t.Name == u.name || strings.HasSuffix(t.Name, "/"+u.name) {
-				name = u.name
+			name := u.Name + "::" + t.Name
+			if t.Name == u.Name || strings.HasSuffix(t.Name, "/"+u.Name) {
+				name = u.Name
 			}
-			cases = append(cases, suiteCase{name: name, outcome: t.Outcome, message: messages[t.Name]})
+			cases = append(cases, SuiteCase{Name: name, Outcome: t.Outcome, Message: messages[t.Name]})
 		}
 	}
 	return cases, "", nil
@@ -108,7 +109,7 @@ func tapMessages(data []byte) map[string]string {
 			if strings.HasPrefix(msg, "|") { // a block scalar: the lines indented below
 				msg = blockScalar(lines[i+1:], indent(raw))
 			}
-			out[failing] = firstLine(strings.Trim(msg, "'\""))
+			out[failing] = FirstLine(strings.Trim(msg, "'\""))
 		}
 	}
 	return out
@@ -131,3 +132,12 @@ func blockScalar(lines []string, keyIndent int) string {
 }
 
 func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
+
+// nodeSuite runs the tree's test files each by itself under node --test, or all in one
+// vitest process when the contract runs vitest.
+func nodeSuite(c contract.Contract) Suite {
+	if usesVitest(c) {
+		return Suite{Units: testFileUnits, Run: vitestSuiteRun, Read: vitestSuiteRead, Scope: testFileScope}
+	}
+	return Suite{Units: testFileUnits, Run: nodeSuiteRun, Read: nodeSuiteRead, Scope: testFileScope}
+}

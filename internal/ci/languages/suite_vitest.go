@@ -1,19 +1,20 @@
-package ci
+package languages
 
 import (
 	"errors"
 	"io/fs"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // vitestReport is where vitest writes a suite run's JUnit XML.
-const vitestReport = suiteRunDir + "/vitest.xml"
+const vitestReport = SuiteRunDir + "/vitest.xml"
 
 // usesVitest reports whether the contract runs its tests with vitest: then the
 // repository's own tests are vitest's too, and node --test cannot run them.
-func usesVitest(c Contract) bool {
+func usesVitest(c contract.Contract) bool {
 	return strings.Contains(c.Run, "vitest")
 }
 
@@ -21,18 +22,18 @@ func usesVitest(c Contract) bool {
 // The test files are the base's; the vitest configuration is the tree's, so a coder
 // could change what it runs there (test.exclude can name vitest.config.* to take the
 // base's instead).
-func vitestSuiteRun(p suitePlan) string {
+func vitestSuiteRun(p SuitePlan) string {
 	var b strings.Builder
 	b.WriteString("vitest run --reporter=default --reporter=junit --outputFile.junit=" + vitestReport)
-	for _, u := range p.units {
-		b.WriteString(" " + shellQuote(u.name))
+	for _, u := range p.Units {
+		b.WriteString(" " + shellQuote(u.Name))
 	}
 	return b.String()
 }
 
 // vitestSuiteRead names each test case "file::describe > name", as vitest's JUnit
 // report gives them (classname is the file).
-func vitestSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
+func vitestSuiteRead(src string, _ SuitePlan) ([]SuiteCase, string, error) {
 	data, err := readSuiteFile(src, vitestReport)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "vitest wrote no report: it could not start, or found no test file", nil

@@ -1,15 +1,20 @@
-package ci
+package languages
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // pythonReport is where pytest writes a run's JUnit XML.
-const pythonReport = suiteRunDir + "/report.xml"
+const pythonReport = SuiteRunDir + "/report.xml"
 
 // pythonConfigs are the files pytest takes its settings from, in its own order of
 // preference, each with the section that makes it pytest's.
@@ -22,13 +27,13 @@ var pythonConfigs = []struct{ name, section string }{
 // pythonSuiteRun runs the suite under pytest with the project importable (its src/
 // layout too). A module that fails to import is reported as such while the others run
 // (--continue-on-collection-errors); xunit1 reports name each test's file.
-func pythonSuiteRun(p suitePlan) string {
+func pythonSuiteRun(p SuitePlan) string {
 	cmd := "python3 -m pytest -q -p no:cacheprovider --continue-on-collection-errors -o junit_family=xunit1 --rootdir=."
-	if p.config != "" {
-		cmd += " -c " + shellQuote(p.config)
+	if p.Config != "" {
+		cmd += " -c " + shellQuote(p.Config)
 	}
 	cmd += " --junitxml=" + pythonReport
-	for _, o := range p.only {
+	for _, o := range p.Only {
 		cmd += " " + shellQuote(o)
 	}
 	return `[ -d src ] && export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
@@ -38,7 +43,7 @@ func pythonSuiteRun(p suitePlan) string {
 // pythonSuiteRead names each JUnit test case as pytest's node id: "file::Class::name"
 // from xunit1's file attribute and the classname, or the module's file alone for a
 // module that could not be collected.
-func pythonSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
+func pythonSuiteRead(src string, _ SuitePlan) ([]SuiteCase, string, error) {
 	data, err := readSuiteFile(src, pythonReport)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "pytest wrote no report: it could not start, or its arguments are wrong", nil
@@ -55,10 +60,10 @@ func pythonSuiteRead(src string, _ suitePlan) ([]suiteCase, string, error) {
 
 // junitCases names a JUnit document's test cases with name, each failing one with its
 // failure's first line.
-func junitCases(cases []reports.Case, name func(reports.Case) string) []suiteCase {
-	var out []suiteCase
+func junitCases(cases []reports.Case, name func(reports.Case) string) []SuiteCase {
+	var out []SuiteCase
 	for _, c := range cases {
-		out = append(out, suiteCase{name: name(c), outcome: c.Outcome, message: firstLine(c.Message)})
+		out = append(out, SuiteCase{Name: name(c), Outcome: c.Outcome, Message: FirstLine(c.Message)})
 	}
 	return out
 }
@@ -81,4 +86,27 @@ func pythonNodeID(file, classname, name string) string {
 		id += strings.ReplaceAll(rest, ".", "::")
 	}
 	return id + "::" + name
+}
+
+// pythonSuite runs the tree's tests in one pytest session, with the settings of the
+// tests' tree.
+func pythonSuite(contract.Contract) Suite {
+	return Suite{Run: pythonSuiteRun, Read: pythonSuiteRead, Scope: testFileScope, Settings: pythonSettings}
+}
+
+// pythonSettings copies the tests tree's pytest settings into the suite's directory
+// under their own name (pytest reads a file by its name), or names none (/dev/null).
+func pythonSettings(base, src string) (string, error) {
+	for _, c := range pythonConfigs {
+		data, err := os.ReadFile(filepath.Join(base, c.name))
+		if err != nil || (c.section != "" && !strings.Contains(string(data), c.section)) {
+			continue
+		}
+		rel := path.Join(SuiteDir, c.name)
+		if err := contract.PlaceFile(src, rel, data); err != nil {
+			return "", fmt.Errorf("copy the base's %s: %w", c.name, err)
+		}
+		return rel, nil
+	}
+	return "/dev/null", nil
 }

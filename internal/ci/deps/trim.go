@@ -1,4 +1,4 @@
-package ci
+package deps
 
 import (
 	"io/fs"
@@ -7,18 +7,20 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
-// trimDeps keeps the dependency caches under the judge's cache limit: past it, the ones
+// trim keeps the dependency caches under the judge's cache limit: past it, the ones
 // used least recently go, those in use by any judge (locked) excepted, until three
 // quarters are left. just is the cache prepared a moment ago, which stays.
-func (l *Local) trimDeps(just string) {
+func (c *Cache) trim(just string) {
 	type cache struct {
 		key  string
 		size int64
 		used time.Time
 	}
-	entries, err := os.ReadDir(l.sb.DepsRoot())
+	entries, err := os.ReadDir(c.cfg.Sandbox.DepsRoot())
 	if err != nil {
 		return
 	}
@@ -28,38 +30,38 @@ func (l *Local) trimDeps(just string) {
 		if !e.IsDir() {
 			continue
 		}
-		c := cache{key: e.Name(), size: dirSize(filepath.Join(l.sb.DepsRoot(), e.Name()))}
-		if fi, err := os.Stat(filepath.Join(l.sb.DepsRoot(), e.Name(), readyMark)); err == nil {
-			c.used = fi.ModTime()
+		one := cache{key: e.Name(), size: dirSize(filepath.Join(c.cfg.Sandbox.DepsRoot(), e.Name()))}
+		if fi, err := os.Stat(filepath.Join(c.cfg.Sandbox.DepsRoot(), e.Name(), readyMark)); err == nil {
+			one.used = fi.ModTime()
 		}
-		caches = append(caches, c)
-		total += c.size
+		caches = append(caches, one)
+		total += one.size
 	}
-	if total <= l.cacheLimit {
+	if total <= c.cfg.Limit {
 		return
 	}
 	slices.SortFunc(caches, func(a, b cache) int { return a.used.Compare(b.used) })
-	for _, c := range caches {
-		if total <= l.cacheLimit/4*3 {
+	for _, one := range caches {
+		if total <= c.cfg.Limit/4*3 {
 			break
 		}
-		if c.key != just && l.removeUnused(c.key) {
-			total -= c.size
-			l.log.Info("ci: dependency cache trimmed", "key", c.key, "freed_bytes", c.size, "limit_bytes", l.cacheLimit)
+		if one.key != just && c.removeUnused(one.key) {
+			total -= one.size
+			c.cfg.Logger.Info("ci: dependency cache trimmed", "key", one.key, "freed_bytes", one.size, "limit_bytes", c.cfg.Limit)
 		}
 	}
 }
 
 // touch marks a prepared cache as used now: trimming goes by it.
-func (l *Local) touch(key string) {
+func (c *Cache) touch(key string) {
 	now := time.Now()
-	os.Chtimes(filepath.Join(l.sb.DepsRoot(), key, readyMark), now, now)
-	l.log.Debug("ci: dependencies already prepared", "key", key)
+	os.Chtimes(filepath.Join(c.cfg.Sandbox.DepsRoot(), key, readyMark), now, now)
+	c.cfg.Logger.Debug("ci: dependencies already prepared", "key", key)
 }
 
 // removeUnused removes a dependency cache that no judge holds.
-func (l *Local) removeUnused(key string) bool {
-	dir := filepath.Join(l.sb.DepsRoot(), key)
+func (c *Cache) removeUnused(key string) bool {
+	dir := filepath.Join(c.cfg.Sandbox.DepsRoot(), key)
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return false
@@ -68,7 +70,7 @@ func (l *Local) removeUnused(key string) bool {
 	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false // in use
 	}
-	return removeAll(dir) == nil
+	return treeperm.RemoveAll(dir) == nil
 }
 
 // dirSize is the bytes of the regular files under dir.

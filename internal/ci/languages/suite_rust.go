@@ -1,4 +1,4 @@
-package ci
+package languages
 
 import (
 	"bytes"
@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 )
 
 // rustBuildFile is where the suite's build keeps cargo's messages, after the tree's
 // directory as the sandbox sees it.
-const rustBuildFile = suiteDir + "/build.json"
+const rustBuildFile = SuiteDir + "/build.json"
 
 // rustSuiteBuild compiles every test target of the workspace (library and binary unit
 // tests, integration tests) without running them; cargo's messages name the binaries.
-func rustSuiteBuild(suitePlan) string {
+func rustSuiteBuild(SuitePlan) string {
 	return `{ pwd; cargo test --offline --no-run --workspace --tests --message-format=json-render-diagnostics; } >` + rustBuildFile
 }
 
@@ -36,7 +38,7 @@ type rustArtifact struct {
 // rustSuiteUnits are the test binaries the build made, each named by its target's
 // source file ("src/lib.rs", "tests/it.rs") and run from its package's directory, as
 // cargo test would.
-func rustSuiteUnits(src string, _ Contract, only []string) ([]suiteUnit, error) {
+func rustSuiteUnits(src string, _ contract.Contract, only []string) ([]SuiteUnit, error) {
 	data, err := readSuiteFile(src, rustBuildFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the suite's build messages: %w", err)
@@ -45,9 +47,9 @@ func rustSuiteUnits(src string, _ Contract, only []string) ([]suiteUnit, error) 
 	rel := func(p string) (string, bool) {
 		r, err := filepath.Rel(string(root), p)
 		r = filepath.ToSlash(r)
-		return r, err == nil && (r == "." || localPath(r))
+		return r, err == nil && (r == "." || contract.LocalPath(r))
 	}
-	var units []suiteUnit
+	var units []SuiteUnit
 	for _, line := range bytes.Split(rest, []byte("\n")) {
 		var a rustArtifact
 		if json.Unmarshal(line, &a) != nil || a.Reason != "compiler-artifact" || !a.Profile.Test || a.Executable == nil {
@@ -60,7 +62,7 @@ func rustSuiteUnits(src string, _ Contract, only []string) ([]suiteUnit, error) 
 			return nil, fmt.Errorf("test target %s lies outside the tree", a.Target.SrcPath)
 		}
 		if len(only) == 0 || under(name, only) {
-			units = append(units, suiteUnit{name: name, dir: dir, bin: bin})
+			units = append(units, SuiteUnit{Name: name, Dir: dir, Bin: bin})
 		}
 	}
 	return units, nil
@@ -68,7 +70,7 @@ func rustSuiteUnits(src string, _ Contract, only []string) ([]suiteUnit, error) 
 
 // rustSuiteRun runs each test binary with libtest's JUnit output (unstable: stable
 // binaries write it under RUSTC_BOOTSTRAP).
-func rustSuiteRun(p suitePlan) string {
+func rustSuiteRun(p SuitePlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `R=$PWD s=0
 suite() {
@@ -78,9 +80,9 @@ suite() {
 		tail -n 40 "$R/%[1]s/$1.err"
 	}
 }
-`, suiteRunDir)
-	for i, u := range p.units {
-		fmt.Fprintf(&b, "suite %d %s %s %s\n", i+1, shellQuote(u.name), shellQuote(u.dir), shellQuote(u.bin))
+`, SuiteRunDir)
+	for i, u := range p.Units {
+		fmt.Fprintf(&b, "suite %d %s %s %s\n", i+1, shellQuote(u.Name), shellQuote(u.Dir), shellQuote(u.Bin))
 	}
 	b.WriteString(`exit "$s"`)
 	return b.String()
@@ -101,25 +103,25 @@ type rustReport struct {
 // rustSuiteRead names each test "src/lib.rs::tests::name"; a binary without a whole
 // report (it crashed) becomes a failing test named after its target. Ignored tests are
 // not in libtest's report: they are not in the suite.
-func rustSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
-	var cases []suiteCase
-	for i, u := range p.units {
-		data, err := readSuiteFile(src, suiteRunDir+"/"+strconv.Itoa(i+1)+".xml")
+func rustSuiteRead(src string, p SuitePlan) ([]SuiteCase, string, error) {
+	var cases []SuiteCase
+	for i, u := range p.Units {
+		data, err := readSuiteFile(src, SuiteRunDir+"/"+strconv.Itoa(i+1)+".xml")
 		var r rustReport
 		if err == nil {
 			err = xml.Unmarshal(bytes.TrimSpace(data), &r)
 		}
 		if err != nil {
-			cases = append(cases, suiteCase{name: u.name, outcome: "fail", message: "the test binary wrote no whole report: it crashed or was killed"})
+			cases = append(cases, SuiteCase{Name: u.Name, Outcome: "fail", Message: "the test binary wrote no whole report: it crashed or was killed"})
 			continue
 		}
 		for _, c := range r.Cases {
-			sc := suiteCase{name: u.name + "::" + rustTestPath(c.Class, c.Name), outcome: "pass"}
+			sc := SuiteCase{Name: u.Name + "::" + rustTestPath(c.Class, c.Name), Outcome: "pass"}
 			switch {
 			case c.Failure != nil:
-				sc.outcome, sc.message = "fail", rustPanic(c.Out)
+				sc.Outcome, sc.Message = "fail", rustPanic(c.Out)
 			case c.Skipped != nil:
-				sc.outcome = "skip"
+				sc.Outcome = "skip"
 			}
 			cases = append(cases, sc)
 		}
@@ -145,5 +147,15 @@ func rustPanic(out string) string {
 		return ""
 	}
 	_, msg, _ := strings.Cut(after, "\n")
-	return firstLine(msg)
+	return FirstLine(msg)
+}
+
+// rustSuite runs each test binary of the workspace.
+func rustSuite(contract.Contract) Suite {
+	return Suite{Build: rustSuiteBuild, Units: rustSuiteUnits, Run: rustSuiteRun, Read: rustSuiteRead, Scope: rustSuiteScope}
+}
+
+// rustSuiteScope is a restricted suite's target files, as given.
+func rustSuiteScope(_ string, _ contract.Contract, only []string) ([]string, error) {
+	return append([]string{}, only...), nil
 }

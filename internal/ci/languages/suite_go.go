@@ -1,19 +1,23 @@
-package ci
+package languages
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // goPackagesFile is where the suite's build lists the packages with tests: the tree's
 // directory as the sandbox sees it, then "import/path\tdirectory" per package (empty
 // lines for packages without tests).
-const goPackagesFile = suiteDir + "/pkgs"
+const goPackagesFile = SuiteDir + "/pkgs"
 
 // goSuitePatterns are the go list patterns of a suite's packages.
 func goSuitePatterns(only []string) string {
@@ -31,34 +35,34 @@ func goSuitePatterns(only []string) string {
 // numbered in list order, with the build cache: only the go command runs here. Links
 // run side by side (up to four), which on two cores takes 40 % off ten packages. A
 // package that does not compile fails the suite's build, with the compiler's output.
-func goSuiteBuild(p suitePlan) string {
-	return `mkdir -p ` + suiteDir + `/bin || exit 1
-{ pwd; go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{end}}' ` + goSuitePatterns(p.only) + `; } >` + goPackagesFile + ` || exit 1
+func goSuiteBuild(p SuitePlan) string {
+	return `mkdir -p ` + SuiteDir + `/bin || exit 1
+{ pwd; go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{end}}' ` + goSuitePatterns(p.Only) + `; } >` + goPackagesFile + ` || exit 1
 j=$(nproc 2>/dev/null || echo 1)
 [ "$j" -gt 4 ] && j=4
 tail -n +2 ` + goPackagesFile + ` | cut -f1 | grep -v '^$' | nl -ba -w1 -s' ' |
-	xargs -r -P "$j" -n 2 sh -c 'go test -c -ldflags=-w -o "` + suiteDir + `/bin/$0.test" "$1"'`
+	xargs -r -P "$j" -n 2 sh -c 'go test -c -ldflags=-w -o "` + SuiteDir + `/bin/$0.test" "$1"'`
 }
 
 // goSuiteUnits reads the build's package list, numbered as the build numbered them.
-func goSuiteUnits(src string, _ Contract, _ []string) ([]suiteUnit, error) {
+func goSuiteUnits(src string, _ contract.Contract, _ []string) ([]SuiteUnit, error) {
 	data, err := readSuiteFile(src, goPackagesFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the suite's package list: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	root := lines[0]
-	var units []suiteUnit
+	var units []SuiteUnit
 	for _, line := range lines[1:] {
 		ip, dir, ok := strings.Cut(line, "\t")
 		if !ok || ip == "" {
 			continue
 		}
 		rel, err := filepath.Rel(root, dir)
-		if err != nil || !(rel == "." || localPath(filepath.ToSlash(rel))) {
+		if err != nil || !(rel == "." || contract.LocalPath(filepath.ToSlash(rel))) {
 			return nil, fmt.Errorf("package %s lies outside the tree (%s)", ip, dir)
 		}
-		units = append(units, suiteUnit{name: ip, dir: filepath.ToSlash(rel)})
+		units = append(units, SuiteUnit{Name: ip, Dir: filepath.ToSlash(rel)})
 	}
 	return units, nil
 }
@@ -66,7 +70,7 @@ func goSuiteUnits(src string, _ Contract, _ []string) ([]suiteUnit, error) {
 // goSuiteRun runs each package's test binary in its directory, as go test would, and
 // keeps its output, whose framing lines say what each test did; a failing package's
 // tail goes to the run's output for people.
-func goSuiteRun(p suitePlan) string {
+func goSuiteRun(p SuitePlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `R=$PWD s=0
 suite() {
@@ -76,9 +80,9 @@ suite() {
 		tr -d '\026' <"$R/%[3]s/$1.out" | tail -n 40
 	}
 }
-`, suiteDir, p.timeout, suiteRunDir)
-	for i, u := range p.units {
-		fmt.Fprintf(&b, "suite %d %s %s\n", i+1, shellQuote(u.name), shellQuote(u.dir))
+`, SuiteDir, p.Timeout, SuiteRunDir)
+	for i, u := range p.Units {
+		fmt.Fprintf(&b, "suite %d %s %s\n", i+1, shellQuote(u.Name), shellQuote(u.Dir))
 	}
 	b.WriteString(`exit "$s"`)
 	return b.String()
@@ -87,10 +91,10 @@ suite() {
 // goSuiteRead reads each package's framing lines. Tests are its top-level ones, named
 // "import/path.TestX"; one that started and never finished failed (the binary crashed,
 // called os.Exit or ran out of time).
-func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
-	var cases []suiteCase
-	for i, u := range p.units {
-		data, err := readSuiteFile(src, suiteRunDir+"/"+strconv.Itoa(i+1)+".out")
+func goSuiteRead(src string, p SuitePlan) ([]SuiteCase, string, error) {
+	var cases []SuiteCase
+	for i, u := range p.Units {
+		data, err := readSuiteFile(src, SuiteRunDir+"/"+strconv.Itoa(i+1)+".out")
 		if err != nil {
 			continue // the binary never ran: its tests are missing
 		}
@@ -100,12 +104,12 @@ func goSuiteRead(src string, p suitePlan) ([]suiteCase, string, error) {
 			if strings.Contains(t.Name, "/") {
 				continue
 			}
-			cases = append(cases, suiteCase{name: u.name + "." + t.Name, outcome: t.Outcome, message: messages[t.Name]})
+			cases = append(cases, SuiteCase{Name: u.Name + "." + t.Name, Outcome: t.Outcome, Message: messages[t.Name]})
 		}
 		for _, name := range r.Unfinished {
 			if !strings.Contains(name, "/") {
-				cases = append(cases, suiteCase{name: u.name + "." + name, outcome: "fail",
-					message: "started but never finished: the package's test binary ended (a crash, os.Exit or its timeout)"})
+				cases = append(cases, SuiteCase{Name: u.Name + "." + name, Outcome: "fail",
+					Message: "started but never finished: the package's test binary ended (a crash, os.Exit or its timeout)"})
 			}
 		}
 	}
@@ -135,21 +139,61 @@ func goMessages(data []byte) map[string]string {
 		case top == "" || text == "" || out[top] != "" && pending == "":
 		case pending != "" && strings.HasSuffix(pending, "error:"):
 			// testify's "Received unexpected error:" puts the error on the next line.
-			out[top], pending = firstLine(pending+" "+text), ""
+			out[top], pending = FirstLine(pending+" "+text), ""
 		case pending != "":
 			if msg, ok := strings.CutPrefix(text, "Error:"); ok {
 				pending += " " + strings.TrimSpace(msg)
-				out[top] = firstLine(pending)
+				out[top] = FirstLine(pending)
 				if !strings.HasSuffix(pending, "error:") {
 					pending = ""
 				}
 			}
 		case strings.Contains(text, ".go:"):
-			out[top] = firstLine(text)
+			out[top] = FirstLine(text)
 			if strings.HasSuffix(text, ":") {
 				pending = text
 			}
 		}
 	}
 	return out
+}
+
+// goSuite runs each package's test binary.
+func goSuite(contract.Contract) Suite {
+	return Suite{Build: goSuiteBuild, Units: goSuiteUnits, Run: goSuiteRun, Read: goSuiteRead, Scope: goSuiteScope}
+}
+
+// goSuiteScope is the import paths of the package directories a suite is restricted to,
+// read from go.mod.
+func goSuiteScope(src string, _ contract.Contract, only []string) ([]string, error) {
+	mod, err := GoModule(src)
+	if err != nil {
+		return nil, nil // it will not build: the whole suite fails, closed
+	}
+	scope := []string{}
+	for _, o := range only {
+		scope = append(scope, path.Join(mod, o))
+	}
+	return scope, nil
+}
+
+// GoModule reads the module path in the go.mod at dir.
+func GoModule(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("the tree has no readable go.mod: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			rest, _, _ = strings.Cut(strings.TrimSpace(rest), "//")
+			rest = strings.TrimSpace(rest)
+			if unq, err := strconv.Unquote(rest); err == nil {
+				rest = unq
+			}
+			return rest, nil
+		}
+	}
+	return "", fmt.Errorf("go.mod names no module")
 }
