@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/deps"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/ci/suites"
 )
 
 // Local is the judge on this machine: each job gets a fresh copy of the coder's tree,
@@ -25,7 +27,9 @@ type Local struct {
 	mu    sync.Mutex
 	stats Stats
 
-	deps *deps.Cache // the dependency caches prepared so far
+	deps   *deps.Cache       // the dependency caches prepared so far
+	suites *suites.Runner    // the trees' own tests (RunSuite, Affected)
+	cmds   *agentexec.Runner // the agents' commands (Exec)
 }
 
 var _ Judge = (*Local)(nil)
@@ -48,7 +52,8 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	}
 	d := deps.New(deps.Config{Contract: opts.Contract, Runner: languages.RunnerCheck(opts.Contract), Sandbox: sb,
 		Limit: opts.CacheLimit, Logger: opts.Logger})
-	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d}, nil
+	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d,
+		suites: suites.New(opts.Contract, sb, d, opts.Logger), cmds: agentexec.New(sb, d, opts.Logger)}, nil
 }
 
 // Close removes the judge's scratch directory (not CacheDir when one was given) and
@@ -171,3 +176,23 @@ func (l *Local) layOut(dir string, job Job, rel string, lane sandbox.Lane) error
 // Isolation names the isolation in force, for reports: "bwrap", or "none: …" with what
 // still holds without it.
 func (l *Local) Isolation() string { return l.sb.Isolation() }
+
+// RunSuite runs each job's suite, the tree's own tests, reruns times and returns their
+// results in job order (package suites). As with Run, an error is the judge's own
+// failure.
+func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]SuiteResult, error) {
+	return l.suites.Run(ctx, reruns, jobs)
+}
+
+// Affected is the Only of a suite job for a change: the Go packages the changed files
+// touch and those that import them (suites.Runner.Affected); nil for all.
+func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([]string, error) {
+	return l.suites.Affected(ctx, job, changed)
+}
+
+// Exec runs an agent's own command in the judge's sandbox, with the host directory dir
+// bound read-write as its working directory (agentexec.Runner.Exec): never without
+// bubblewrap (agentexec.ErrNoSandbox).
+func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Duration) (agentexec.Result, error) {
+	return l.cmds.Exec(ctx, dir, command, timeout)
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/ci/suites"
 )
 
 // The judge's parts define these names, and the rest of Dixit uses them through ci, as
@@ -82,3 +83,31 @@ const MaxOutput = sandbox.MaxOutput
 
 // DefaultCacheLimit bounds the toolchain cache (sandbox.DefaultCacheLimit).
 const DefaultCacheLimit = sandbox.DefaultCacheLimit
+
+// SuiteJob asks for a tree's own tests to be run (suites.Job).
+type SuiteJob = suites.Job
+
+// SuiteResult is what became of a tree's own tests (suites.Result).
+type SuiteResult = suites.Result
+
+// Skipped is a test's outcome in a suite when its runner skipped it (suites.Skipped).
+const Skipped = suites.Skipped
+
+// ErrNoSuite is RunSuite's error for a toolchain whose own tests the judge cannot run
+// yet (suites.ErrNoSuite).
+var ErrNoSuite = suites.ErrNoSuite
+
+// RegressionSet is what a tree must keep passing (suites.RegressionSet).
+type RegressionSet = suites.RegressionSet
+
+// Regression is one test of a regression set that a tree does not keep passing
+// (suites.Regression).
+type Regression = suites.Regression
+
+// NewRegressionSet is the regression set of the base's suite result
+// (suites.NewRegressionSet).
+func NewRegressionSet(base SuiteResult) RegressionSet { return suites.NewRegressionSet(base) }
+
+// Regressions lists the tests of the set that a tree's suite result does not keep
+// passing, each with why (suites.Regressions).
+func Regressions(set RegressionSet, r SuiteResult) []Regression { return suites.Regressions(set, r) }

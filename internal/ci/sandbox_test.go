@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
 	"github.com/dixit-bot/dixit/internal/ci/citest"
 )
 
@@ -139,7 +140,7 @@ func TestExecRefusedWithoutSandbox(t *testing.T) {
 			defer l.Close()
 			dir := t.TempDir()
 			r, err := l.Exec(context.Background(), dir, "touch ran", time.Minute)
-			require.ErrorIs(t, err, ErrNoSandbox)
+			require.ErrorIs(t, err, agentexec.ErrNoSandbox)
 			assert.Zero(t, r)
 			assert.NoFileExists(t, filepath.Join(dir, "ran"), "the command ran")
 		})

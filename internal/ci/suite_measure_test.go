@@ -2,8 +2,10 @@ package ci
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +52,7 @@ func TestSuiteMeasureThisRepository(t *testing.T) {
 	require.NoError(t, err)
 	r, set := rs[0], NewRegressionSet(rs[0])
 	t.Logf("outcome %s: %d tests, regression set %d, flaky %d, %.1fs for 2 runs", r.Outcome, len(r.Tests), len(set.Tests), len(set.Flaky), r.Seconds)
-	for _, name := range sortedNames(r.Tests) {
+	for _, name := range slices.Sorted(maps.Keys(r.Tests)) {
 		if r.Tests[name] != Pass {
 			t.Logf("  %s (passed %d of %d) %s", name, r.Passed[name], r.Runs, r.Messages[name])
 		}

@@ -1,13 +1,14 @@
-package ci
+package suites
 
 import (
 	"sort"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
-// suiteTally adds up the runs of a suite.
-type suiteTally struct {
+// tally adds up the runs of a suite.
+type tally struct {
 	runs     int
 	passed   map[string]int
 	failed   map[string]bool
@@ -16,13 +17,13 @@ type suiteTally struct {
 	output   string
 }
 
-func newSuiteTally() *suiteTally {
-	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
+func newTally() *tally {
+	return &tally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
 }
 
 // add counts one run. A test reported twice in a run (a parametrized or repeated name)
 // passes the run only when every report of it passed.
-func (t *suiteTally) add(cases []languages.SuiteCase) {
+func (t *tally) add(cases []languages.SuiteCase) {
 	t.runs++
 	ok := map[string]bool{}
 	for _, c := range cases {
@@ -50,17 +51,17 @@ func (t *suiteTally) add(cases []languages.SuiteCase) {
 }
 
 // failing reports whether some test has failed so far.
-func (t *suiteTally) failing() bool { return len(t.failed) > 0 }
+func (t *tally) failing() bool { return len(t.failed) > 0 }
 
-// result is the tally as a SuiteResult: a test missing from some run did not pass it.
-func (t *suiteTally) result() SuiteResult {
-	r := SuiteResult{Outcome: Pass, Tests: map[string]Outcome{}, Passed: t.passed, Runs: t.runs, Output: t.output}
+// result is the tally as a Result: a test missing from some run did not pass it.
+func (t *tally) result() Result {
+	r := Result{Outcome: contract.Pass, Tests: map[string]contract.Outcome{}, Passed: t.passed, Runs: t.runs, Output: t.output}
 	for name, n := range t.passed {
 		switch {
 		case n == t.runs:
-			r.Tests[name] = Pass
+			r.Tests[name] = contract.Pass
 		case t.failed[name] || !t.skipped[name]:
-			r.Tests[name] = Fail
+			r.Tests[name] = contract.Fail
 		default:
 			r.Tests[name] = Skipped
 		}

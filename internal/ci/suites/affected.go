@@ -1,4 +1,4 @@
-package ci
+package suites
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
 // Affected is the Only of a suite job for a change: the Go package directories of the
@@ -24,8 +25,8 @@ import (
 // touch everything (go.mod, go.sum, vendor/, or a contract that is not Go's), and an
 // empty list that it touches no package. Imports are read with go/parser, so nothing of
 // the tree runs; build constraints are ignored, which can only widen the set.
-func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([]string, error) {
-	if l.contract.Toolchain != "go" {
+func (r *Runner) Affected(ctx context.Context, job Job, changed []string) ([]string, error) {
+	if r.contract.Toolchain != "go" {
 		return nil, nil
 	}
 	for _, f := range changed {
@@ -33,18 +34,18 @@ func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([
 			return nil, nil
 		}
 	}
-	dir, err := os.MkdirTemp(l.sb.WorkDir(), "affected-")
+	dir, err := os.MkdirTemp(r.sb.WorkDir(), "affected-")
 	if err != nil {
 		return nil, fmt.Errorf("affected: %w", err)
 	}
-	defer removeAll(dir)
-	if _, err := l.writeSuiteTree(dir, job); err != nil {
+	defer treeperm.RemoveAll(dir)
+	if _, err := r.writeTree(dir, job); err != nil {
 		return nil, err
 	}
 	src := filepath.Join(dir, "src")
 	mod, err := languages.GoModule(src)
 	if err != nil {
-		l.log.Warn("ci: affected packages unknown, the whole suite runs", "err", err)
+		r.log.Warn("ci: affected packages unknown, the whole suite runs", "err", err)
 		return nil, nil
 	}
 	g, err := goImports(ctx, src, mod)

@@ -1,9 +1,10 @@
-package ci
+package suites
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
@@ -18,14 +19,14 @@ type RegressionSet struct {
 
 // NewRegressionSet is the regression set of the base's suite result. A base whose suite
 // did not run (its Outcome is not Pass) guards nothing: the caller reports its Output.
-func NewRegressionSet(base SuiteResult) RegressionSet {
+func NewRegressionSet(base Result) RegressionSet {
 	set := RegressionSet{Runs: base.Runs}
-	if base.Outcome != Pass {
+	if base.Outcome != contract.Pass {
 		return set
 	}
 	for _, name := range sortedNames(base.Tests) {
 		switch n := base.Passed[name]; {
-		case base.Tests[name] == Pass:
+		case base.Tests[name] == contract.Pass:
 			set.Tests = append(set.Tests, name)
 		case n > 0:
 			set.Flaky = append(set.Flaky, name)
@@ -44,7 +45,7 @@ type Regression struct {
 // or did not run on a tree, each with why. A suite that did not run at all fails them
 // all for its own reason; PrepareFailed among those is the environment's problem (as
 // for verdicts), which a caller reports as such rather than as the tree's regressions.
-func Regressions(set RegressionSet, r SuiteResult) []Regression {
+func Regressions(set RegressionSet, r Result) []Regression {
 	var out []Regression
 	for _, name := range set.Tests {
 		if !inScope(name, r.Scope) {
@@ -79,13 +80,13 @@ func inScope(name string, scope []string) bool {
 }
 
 // regressionReason says why a test did not pass a tree's suite, or "" when it did.
-func regressionReason(name string, r SuiteResult) string {
-	if r.Outcome != Pass {
-		why := map[Outcome]string{
-			BuildFailed:   "the tree's tests did not build",
-			Timeout:       "the tree's test suite timed out",
-			OverLimit:     "the tree's test suite went over the judge's limits",
-			PrepareFailed: "the tree's dependencies could not be installed",
+func regressionReason(name string, r Result) string {
+	if r.Outcome != contract.Pass {
+		why := map[contract.Outcome]string{
+			contract.BuildFailed:   "the tree's tests did not build",
+			contract.Timeout:       "the tree's test suite timed out",
+			contract.OverLimit:     "the tree's test suite went over the judge's limits",
+			contract.PrepareFailed: "the tree's dependencies could not be installed",
 		}[r.Outcome]
 		if why == "" {
 			why = "the tree's test suite reported nothing"
@@ -99,7 +100,7 @@ func regressionReason(name string, r SuiteResult) string {
 	switch {
 	case !ran:
 		return "did not run: the tree no longer has it, or its file or package failed before it ran"
-	case o == Pass:
+	case o == contract.Pass:
 		return ""
 	case o == Skipped:
 		return "was skipped"

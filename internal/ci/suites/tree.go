@@ -1,4 +1,4 @@
-package ci
+package suites
 
 import (
 	"fmt"
@@ -10,25 +10,26 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
-// layOutSuite writes a suite job's directory: its tree (writeSuiteTree), the suite's
+// layOut writes a suite job's directory: its tree (writeTree), the suite's
 // own directory and the fallback mode's tmp/ and home/, all the lane's. It returns the
 // pytest settings the runs take ("" for the tree's own).
-func (l *Local) layOutSuite(dir string, job SuiteJob, lane sandbox.Lane) (string, error) {
+func (r *Runner) layOut(dir string, job Job, lane sandbox.Lane) (string, error) {
 	for _, d := range []string{"tmp", "home"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
 			return "", fmt.Errorf("job dir: %w", err)
 		}
 	}
-	config, err := l.writeSuiteTree(dir, job)
+	config, err := r.writeTree(dir, job)
 	if err != nil {
 		return "", err
 	}
 	if err := contract.PlaceDir(filepath.Join(dir, "src"), languages.SuiteRunDir); err != nil {
 		return "", fmt.Errorf("suite dir: %w", err)
 	}
-	if l.sb.Root() {
+	if r.sb.Root() {
 		if err := sandbox.ChownTree(dir, lane.UID, lane.GID); err != nil {
 			return "", fmt.Errorf("give suite dir to uid %d: %w", lane.UID, err)
 		}
@@ -36,9 +37,9 @@ func (l *Local) layOutSuite(dir string, job SuiteJob, lane sandbox.Lane) (string
 	return config, nil
 }
 
-// writeSuiteTree writes a job's tree in dir/src, with the Tests tree's test files in
+// writeTree writes a job's tree in dir/src, with the Tests tree's test files in
 // place of its own when Tests is set, and returns the pytest settings the runs take.
-func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
+func (r *Runner) writeTree(dir string, job Job) (string, error) {
 	src := filepath.Join(dir, "src")
 	if err := os.Mkdir(src, 0o755); err != nil {
 		return "", fmt.Errorf("job dir: %w", err)
@@ -47,13 +48,13 @@ func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
 		return "", fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
 	}
 	// Whatever the tree holds where the suite keeps its files is not the judge's.
-	if err := removeAll(filepath.Join(src, languages.SuiteDir)); err != nil {
+	if err := treeperm.RemoveAll(filepath.Join(src, languages.SuiteDir)); err != nil {
 		return "", fmt.Errorf("clear %s: %w", languages.SuiteDir, err)
 	}
 	if job.Tests == nil {
 		return "", nil
 	}
-	return l.overlayTests(dir, job.Tests)
+	return r.overlayTests(dir, job.Tests)
 }
 
 // overlayTests replaces the test files of the tree in dir/src with those of tests: the
@@ -61,16 +62,16 @@ func (l *Local) writeSuiteTree(dir string, job SuiteJob) (string, error) {
 // holds on the way (os.Root). Where the language says how (pytest), it also copies
 // tests' settings into the suite's directory, so the tree's cannot change what runs; it
 // returns their path.
-func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
+func (r *Runner) overlayTests(dir string, tests contract.Tree) (string, error) {
 	src := filepath.Join(dir, "src")
-	if err := contract.RemoveExcluded(src, l.contract.Exclude); err != nil {
+	if err := contract.RemoveExcluded(src, r.contract.Exclude); err != nil {
 		return "", fmt.Errorf("exclude files: %w", err)
 	}
 	base := filepath.Join(dir, "tests")
 	if err := os.Mkdir(base, 0o755); err != nil {
 		return "", fmt.Errorf("job dir: %w", err)
 	}
-	defer removeAll(base)
+	defer treeperm.RemoveAll(base)
 	if err := tests.WriteTo(base); err != nil {
 		return "", fmt.Errorf("write tests tree %s: %w", tests.Hash(), err)
 	}
@@ -84,12 +85,12 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if l.contract.Private(rel) || rel == languages.SuiteDir {
+			if r.contract.Private(rel) || rel == languages.SuiteDir {
 				return filepath.SkipDir // build output (Maven's target), not tests
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !l.contract.Private(rel) && !inTestdata(rel) {
+		if !d.Type().IsRegular() || !r.contract.Private(rel) && !inTestdata(rel) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
@@ -101,7 +102,7 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("lay the existing tests over the tree: %w", err)
 	}
-	if spec, ok := languages.SuiteFor(l.contract); ok && spec.Settings != nil {
+	if spec, ok := languages.SuiteFor(r.contract); ok && spec.Settings != nil {
 		return spec.Settings(base, src)
 	}
 	return "", nil
@@ -109,7 +110,7 @@ func (l *Local) overlayTests(dir string, tests Tree) (string, error) {
 
 // freshRunDir empties the directory a run writes its reports in, whatever the last run
 // left there.
-func (l *Local) freshRunDir(src string, lane sandbox.Lane) error {
+func (r *Runner) freshRunDir(src string, lane sandbox.Lane) error {
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
@@ -121,7 +122,7 @@ func (l *Local) freshRunDir(src string, lane sandbox.Lane) error {
 	if err := root.MkdirAll(languages.SuiteRunDir, 0o755); err != nil {
 		return fmt.Errorf("suite run dir: %w", err)
 	}
-	if l.sb.Root() {
+	if r.sb.Root() {
 		if err := root.Lchown(languages.SuiteRunDir, lane.UID, lane.GID); err != nil {
 			return fmt.Errorf("suite run dir: %w", err)
 		}

@@ -1,4 +1,10 @@
-package ci
+// Package agentexec runs an agent's own shell commands (go build, go test, pytest...) in
+// the judge's sandbox, on the agent's working directory: the same bubblewrap, limits and
+// prepared dependencies as tests, with a build cache of the directory's own, and never
+// without bubblewrap. It is apart from the judge's verdicts because it is the one place
+// where code an agent wrote runs with write access to a directory outside the sandbox's
+// own (the agent's), which it lends to the lane and takes back (ownership.go).
+package agentexec
 
 import (
 	"context"
@@ -6,18 +12,21 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/dixit-bot/dixit/internal/ci/deps"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
-// ExecResult is what an agent's command did.
-type ExecResult struct {
+// Result is what an agent's command did.
+type Result struct {
 	Exit      int     `json:"exit"`                 // exit status (128+n: signal n); -1 when it was killed by the judge
-	Output    string  `json:"output,omitempty"`     // tail of stdout+stderr, at most ExecOutput bytes, valid UTF-8
+	Output    string  `json:"output,omitempty"`     // tail of stdout+stderr, at most MaxOutput bytes, valid UTF-8
 	Note      string  `json:"note,omitempty"`       // why the judge ended it or which limit it hit, else ""
 	TimedOut  bool    `json:"timed_out,omitempty"`  // it outlived its timeout and was killed
 	OverLimit bool    `json:"over_limit,omitempty"` // an output or resource limit ended it
@@ -27,11 +36,23 @@ type ExecResult struct {
 // ErrNoSandbox is Exec's refusal on a judge without bubblewrap.
 var ErrNoSandbox = errors.New("commands run only in a sandbox, and this judge has none (bubblewrap cannot start here)")
 
-// ExecOutput caps ExecResult.Output.
-const ExecOutput = 16 << 10
+// MaxOutput caps Result.Output.
+const MaxOutput = 16 << 10
 
 // defaultExecTimeout bounds a command when the caller gives no timeout.
 const defaultExecTimeout = 2 * time.Minute
+
+// Runner runs agents' commands on the judge's sandbox and dependency caches.
+type Runner struct {
+	sb   *sandbox.Sandbox
+	deps *deps.Cache
+	log  *slog.Logger
+}
+
+// New is a Runner on the judge's sandbox and dependency caches.
+func New(sb *sandbox.Sandbox, d *deps.Cache, log *slog.Logger) *Runner {
+	return &Runner{sb: sb, deps: d, log: log}
+}
 
 // Exec runs an agent's own command with /bin/sh -c in the same sandbox as tests, with
 // the host directory dir bound read-write as its working directory (/sandbox/src).
@@ -46,43 +67,43 @@ const defaultExecTimeout = 2 * time.Minute
 //
 // The error is the judge's own failure (the sandbox did not start, the context
 // ended); whatever the command does, a non-zero exit included, is a result.
-func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Duration) (ExecResult, error) {
+func (r *Runner) Exec(ctx context.Context, dir, command string, timeout time.Duration) (Result, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
 	// Fail closed: without bubblewrap the command would see the host's files (as this
 	// user, the workshop with the hidden tests) and its network.
-	if !l.sb.Bubblewrap() {
-		return ExecResult{}, ErrNoSandbox
+	if !r.sb.Bubblewrap() {
+		return Result{}, ErrNoSandbox
 	}
 	if timeout <= 0 {
 		timeout = defaultExecTimeout
 	}
 	dir, err := realDir(dir)
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
-	state := filepath.Join(l.sb.WorkDir(), "exec", dirKey(dir))
+	state := filepath.Join(r.sb.WorkDir(), "exec", dirKey(dir))
 	if err := os.MkdirAll(state, 0o711); err != nil {
-		return ExecResult{}, fmt.Errorf("exec state: %w", err)
+		return Result{}, fmt.Errorf("exec state: %w", err)
 	}
 	unlock, err := lockFile(ctx, state+".lock")
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
 	defer unlock()
-	lane, release, err := l.sb.Borrow(ctx)
+	lane, release, err := r.sb.Borrow(ctx)
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
 	defer release()
-	r, err := l.execIn(ctx, agentCommand{dir: dir, state: state, lane: lane, script: command, timeout: timeout})
+	res, err := r.execIn(ctx, agentCommand{dir: dir, state: state, lane: lane, script: command, timeout: timeout})
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
-	r.Seconds = time.Since(start).Seconds()
-	return r, nil
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
 }
 
 // agentCommand is one command of an agent's, in the lane it runs in.
@@ -96,66 +117,66 @@ type agentCommand struct {
 
 // execIn runs a command in a sandbox of the judge's with the directory's own build cache
 // and a longer output tail, with the directory lent to the lane while it runs (as root).
-func (l *Local) execIn(ctx context.Context, c agentCommand) (ExecResult, error) {
-	cache, err := l.execCache(c.state, c.lane)
+func (r *Runner) execIn(ctx context.Context, c agentCommand) (Result, error) {
+	cache, err := r.execCache(c.state, c.lane)
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
-	job, err := l.execJobDir(c.dir, c.lane)
+	job, err := r.execJobDir(c.dir, c.lane)
 	if err != nil {
-		return ExecResult{}, err
+		return Result{}, err
 	}
 	defer func() {
-		if err := removeAll(job); err != nil {
-			l.log.Warn("ci: cannot remove exec directory", "dir", job, "err", err)
+		if err := treeperm.RemoveAll(job); err != nil {
+			r.log.Warn("ci: cannot remove exec directory", "dir", job, "err", err)
 		}
 	}()
 	var owners map[string]owner
-	if l.sb.Root() {
+	if r.sb.Root() {
 		if owners, err = lend(c.dir, c.lane.UID, c.lane.GID); err != nil {
-			return ExecResult{}, fmt.Errorf("lend %s to uid %d: %w", c.dir, c.lane.UID, err)
+			return Result{}, fmt.Errorf("lend %s to uid %d: %w", c.dir, c.lane.UID, err)
 		}
 	}
-	r, runErr := l.execWithDeps(ctx, c, job, cache)
-	if l.sb.Root() {
+	res, runErr := r.execWithDeps(ctx, c, job, cache)
+	if r.sb.Root() {
 		if err := giveBack(c.dir, owners); err != nil {
-			return ExecResult{}, fmt.Errorf("give %s back: %w", c.dir, err)
+			return Result{}, fmt.Errorf("give %s back: %w", c.dir, err)
 		}
 	}
-	return r, runErr
+	return res, runErr
 }
 
 // execWithDeps runs the command with the prepared dependencies of the directory's
 // manifests, or says why it did not run.
-func (l *Local) execWithDeps(ctx context.Context, c agentCommand, job, cache string) (ExecResult, error) {
-	deps, failure, err := l.deps.ForCommand(ctx, job, c.lane)
+func (r *Runner) execWithDeps(ctx context.Context, c agentCommand, job, cache string) (Result, error) {
+	deps, failure, err := r.deps.ForCommand(ctx, job, c.lane)
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec: %w", err)
+		return Result{}, fmt.Errorf("exec: %w", err)
 	}
 	if failure != "" {
-		return ExecResult{Exit: -1, Output: failure, Note: "the judge could not install the dependencies the manifests name, so the command did not run"}, nil
+		return Result{Exit: -1, Output: failure, Note: "the judge could not install the dependencies the manifests name, so the command did not run"}, nil
 	}
 	// Builds run with umask 002 for the judge's shared cache; the agent's files need not.
 	// The prepared dependencies are there as for tests, read-only, but node_modules is not
 	// mounted into the agent's own directory: NODE_PATH finds it for require().
 	inv := sandbox.Invocation{Dir: job, Lane: c.lane, Build: true, Script: "umask 022\n" + c.script, Runs: 1, Timeout: c.timeout, Deps: deps}
-	tc := l.sb.Toolchain()
+	tc := r.sb.Toolchain()
 	if deps != "" && len(tc.DepsBinds) > 0 {
 		tc.DepsBinds, tc.DepsPath = nil, []string{"{deps}/node_modules/.bin"}
 		inv.Env = map[string]string{"NODE_PATH": "{deps}/node_modules"}
 	}
-	sb := l.sb.Variant(ExecOutput, cache, tc)
+	sb := r.sb.Variant(MaxOutput, cache, tc)
 	res, err := sb.Execute(ctx, inv)
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec: %w", err)
+		return Result{}, fmt.Errorf("exec: %w", err)
 	}
 	return execResult(sb, res, c.timeout), nil
 }
 
 // execResult turns an invocation's result into what the agent's caller sees.
-func execResult(sb *sandbox.Sandbox, res sandbox.Result, timeout time.Duration) ExecResult {
+func execResult(sb *sandbox.Sandbox, res sandbox.Result, timeout time.Duration) Result {
 	// The output stays the command's own; the caller words the note for its reader.
-	r := ExecResult{Exit: res.Exit, TimedOut: res.TimedOut, Output: sandbox.Clip(res.Output, "", ExecOutput)}
+	r := Result{Exit: res.Exit, TimedOut: res.TimedOut, Output: sandbox.Clip(res.Output, "", MaxOutput)}
 	switch {
 	case res.TimedOut:
 		r.Exit, r.Note = -1, fmt.Sprintf("timed out after %s", timeout)
@@ -195,15 +216,15 @@ func dirKey(dir string) string {
 
 // execCache is the dir's private build cache, given to the lane that runs the command;
 // "" when the toolchain has none.
-func (l *Local) execCache(state string, lane sandbox.Lane) (string, error) {
-	if l.sb.CacheDir() == "" {
+func (r *Runner) execCache(state string, lane sandbox.Lane) (string, error) {
+	if r.sb.CacheDir() == "" {
 		return "", nil
 	}
-	cache := filepath.Join(state, l.sb.Toolchain().CacheSub)
+	cache := filepath.Join(state, r.sb.Toolchain().CacheSub)
 	if err := os.MkdirAll(cache, 0o775); err != nil {
 		return "", fmt.Errorf("exec cache: %w", err)
 	}
-	if l.sb.Root() { // only this dir's commands use it, one at a time: the lane may own it
+	if r.sb.Root() { // only this dir's commands use it, one at a time: the lane may own it
 		if err := sandbox.ChownTree(cache, lane.UID, lane.GID); err != nil {
 			return "", fmt.Errorf("exec cache: %w", err)
 		}
@@ -213,8 +234,8 @@ func (l *Local) execCache(state string, lane sandbox.Lane) (string, error) {
 
 // execJobDir lays out the directory an invocation expects: src (here a symlink to the
 // agent's dir, which bwrap binds), tmp and home.
-func (l *Local) execJobDir(dir string, lane sandbox.Lane) (string, error) {
-	job, err := os.MkdirTemp(l.sb.WorkDir(), "exec-")
+func (r *Runner) execJobDir(dir string, lane sandbox.Lane) (string, error) {
+	job, err := os.MkdirTemp(r.sb.WorkDir(), "exec-")
 	if err != nil {
 		return "", fmt.Errorf("exec dir: %w", err)
 	}
@@ -224,11 +245,11 @@ func (l *Local) execJobDir(dir string, lane sandbox.Lane) (string, error) {
 			err = os.Mkdir(filepath.Join(job, d), 0o755)
 		}
 	}
-	if err == nil && l.sb.Root() {
+	if err == nil && r.sb.Root() {
 		err = sandbox.ChownTree(job, lane.UID, lane.GID) // chownTree never follows the src symlink
 	}
 	if err != nil {
-		removeAll(job)
+		treeperm.RemoveAll(job)
 		return "", fmt.Errorf("exec dir: %w", err)
 	}
 	return job, nil
