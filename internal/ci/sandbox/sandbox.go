@@ -177,24 +177,51 @@ func (s *Sandbox) invLimits(inv Invocation) Limits {
 
 // Environ is the whole environment of an invocation's command: nothing of this process's own.
 func (s *Sandbox) Environ(inv Invocation) []string {
-	home, tmp, src, cache := boxHome, "/tmp", boxSrc, boxCache
-	if s.bwrap == "" {
-		home, tmp, src = filepath.Join(inv.Dir, "home"), filepath.Join(inv.Dir, "tmp"), filepath.Join(inv.Dir, "src")
-		cache = s.cacheDir
-	}
+	at := s.placesOf(inv)
 	m := map[string]string{
 		"PATH":   strings.Join(append(s.tc.Path, "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"), ":"),
-		"HOME":   home,
-		"TMPDIR": tmp,
+		"HOME":   at.home,
+		"TMPDIR": at.tmp,
 		"LANG":   "C.UTF-8",
-		"PWD":    src,
+		"PWD":    at.src,
 	}
-	deps := boxDeps
-	if s.bwrap == "" {
-		deps = inv.Deps
+	s.toolchainEnv(m, inv, at)
+	for k, v := range s.env {
+		m[k] = v
 	}
+	for k, v := range inv.Env {
+		m[k] = v
+	}
+	if inv.Prepare {
+		at.src = at.deps
+		m["PWD"] = at.deps
+	}
+	places := strings.NewReplacer("{deps}", at.deps, "{src}", at.src)
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+places.Replace(v))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// places are where an invocation's command finds its directories: fixed paths inside
+// bubblewrap, the job directory's and the host's without it.
+type places struct{ home, tmp, src, cache, deps string }
+
+func (s *Sandbox) placesOf(inv Invocation) places {
+	if s.bwrap != "" {
+		return places{home: boxHome, tmp: "/tmp", src: boxSrc, cache: boxCache, deps: boxDeps}
+	}
+	return places{home: filepath.Join(inv.Dir, "home"), tmp: filepath.Join(inv.Dir, "tmp"),
+		src: filepath.Join(inv.Dir, "src"), cache: s.cacheDir, deps: inv.Deps}
+}
+
+// toolchainEnv sets in m what the toolchain asks for: its variables, those of a prepare
+// or of prepared dependencies, and those of a build.
+func (s *Sandbox) toolchainEnv(m map[string]string, inv Invocation, at places) {
 	for k, v := range s.tc.Env {
-		m[k] = strings.ReplaceAll(v, "/tmp/", tmp+"/")
+		m[k] = strings.ReplaceAll(v, "/tmp/", at.tmp+"/")
 	}
 	switch {
 	case inv.Prepare:
@@ -217,26 +244,9 @@ func (s *Sandbox) Environ(inv Invocation) []string {
 			m[k] = v
 		}
 		if s.tc.CacheVar != "" && s.cacheDir != "" {
-			m[s.tc.CacheVar] = cache
+			m[s.tc.CacheVar] = at.cache
 		}
 	}
-	for k, v := range s.env {
-		m[k] = v
-	}
-	for k, v := range inv.Env {
-		m[k] = v
-	}
-	if inv.Prepare {
-		src = deps
-		m["PWD"] = deps
-	}
-	places := strings.NewReplacer("{deps}", deps, "{src}", src)
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+"="+places.Replace(v))
-	}
-	sort.Strings(out)
-	return out
 }
 
 // systemDirs are the host directories every sandbox sees, read-only.
@@ -265,6 +275,21 @@ func systemArgs() []string {
 // bwrapArgs confines the command: nothing of the host but the system, the toolchain
 // (read-only) and the job's tree; no network; its own pids, /tmp and HOME.
 func (s *Sandbox) bwrapArgs(inv Invocation, env []string) []string {
+	a, chdir := s.mountArgs(inv)
+	a = append(a, "--chdir", chdir, "--die-with-parent", "--new-session", "--info-fd", "4")
+	a = append(a, s.namespaceArgs(inv)...)
+	a = append(a, "--clearenv")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	return a
+}
+
+// mountArgs are what the sandbox sees of the host, and the directory the command starts
+// in: the system and the toolchain read-only, fresh /proc, /dev, /tmp and HOME, and the
+// job's tree (or, for a prepare, the cache it installs into).
+func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 	a := append([]string{}, s.system...)
 	// bwrap would copy the modes of the host's parent directories (/root is 0700):
 	// create them explicitly so the lane's uid can reach what is bound below.
@@ -286,49 +311,54 @@ func (s *Sandbox) bwrapArgs(inv Invocation, env []string) []string {
 		"--perms", "1777", "--tmpfs", boxHome,
 	)
 	chdir := boxSrc
-	switch {
-	case inv.Prepare:
+	if inv.Prepare {
 		// The prepare sees the manifests it installs from (copied into the cache), never
 		// the tree's code.
 		a = append(a, "--bind", inv.Deps, boxDeps)
 		chdir = boxDeps
-	default:
-		a = append(a, "--bind", filepath.Join(inv.Dir, "src"), boxSrc)
-		if inv.Deps != "" {
-			a = append(a, "--ro-bind", inv.Deps, boxDeps)
-			for _, rel := range s.tc.DepsBinds {
-				// Local made the mount point, a plain directory, in the judge's copy.
-				if fi, err := os.Lstat(filepath.Join(inv.Deps, rel)); err == nil && fi.IsDir() {
-					a = append(a, "--ro-bind", filepath.Join(inv.Deps, rel), path.Join(boxSrc, rel))
-				}
-			}
-		}
+	} else {
+		a = append(a, s.treeArgs(inv)...)
 	}
 	if inv.Build && s.cacheDir != "" {
 		a = append(a, "--bind", s.cacheDir, boxCache)
 	}
-	a = append(a, "--chdir", chdir, "--die-with-parent", "--new-session", "--info-fd", "4")
+	return a, chdir
+}
+
+// treeArgs bind the job's tree, writable, and its prepared dependencies, read-only.
+func (s *Sandbox) treeArgs(inv Invocation) []string {
+	a := []string{"--bind", filepath.Join(inv.Dir, "src"), boxSrc}
+	if inv.Deps == "" {
+		return a
+	}
+	a = append(a, "--ro-bind", inv.Deps, boxDeps)
+	for _, rel := range s.tc.DepsBinds {
+		// Package deps made the mount point, a plain directory, in the judge's copy.
+		if fi, err := os.Lstat(filepath.Join(inv.Deps, rel)); err == nil && fi.IsDir() {
+			a = append(a, "--ro-bind", filepath.Join(inv.Deps, rel), path.Join(boxSrc, rel))
+		}
+	}
+	return a
+}
+
+// namespaceArgs are the namespaces the command gets of its own: everything but the
+// network for a prepare, which downloads from the package registries.
+func (s *Sandbox) namespaceArgs(inv Invocation) []string {
 	if s.root {
 		// No user namespace: the lane's real uid must own the processes for RLIMIT_NPROC,
-		// and setpriv drops root inside. Only a prepare keeps the host's network: it
-		// downloads from the package registries.
-		a = append(a, "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try")
+		// and setpriv drops root inside. Only a prepare keeps the host's network.
+		a := []string{"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"}
 		if !inv.Prepare {
 			a = append(a, "--unshare-net")
 		}
-	} else {
-		// Code under test gets no user namespace of its own to play with: a nested one
-		// reaches kernel code the sandbox otherwise keeps out (bwrap needs the explicit
-		// --unshare-user for --disable-userns).
-		a = append(a, "--unshare-all", "--unshare-user", "--disable-userns")
-		if inv.Prepare {
-			a = append(a, "--share-net")
-		}
+		return a
 	}
-	a = append(a, "--clearenv")
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		a = append(a, "--setenv", k, v)
+	// Code under test gets no user namespace of its own to play with: a nested one
+	// reaches kernel code the sandbox otherwise keeps out (bwrap needs the explicit
+	// --unshare-user for --disable-userns).
+	a := []string{"--unshare-all", "--unshare-user", "--disable-userns"}
+	if inv.Prepare {
+		a = append(a, "--share-net")
 	}
 	return a
 }
