@@ -1,5 +1,14 @@
 // Package ci is the judge: it runs one test against one coder's tree in a sandbox and
 // reports a verdict. Nothing else in Dixit decides whether code works.
+//
+// This package holds the judge on this machine (Local: one job in job.go, a probe in
+// observe.go), the proof of a pass (evidence.go, expect.go, proof.go) and the verdict
+// cache (Cached). Its parts have packages of their own, which import nothing of ci:
+// sandbox (running untrusted code), languages (what each ecosystem needs), deps
+// (dependency preparation), suites (a repository's own tests), agentexec (agents'
+// commands), contract and reports (the terms and report parsers they share). The rest
+// of Dixit imports ci alone for the judge, so ci names the parts' types it hands out
+// (names.go).
 package ci
 
 import (
