@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 func main() {
@@ -66,7 +67,7 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 	if err != nil {
 		return err
 	}
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, CacheDir: filepath.Join(cacheDir, "judge"),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {

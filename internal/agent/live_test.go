@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm"
@@ -224,7 +224,7 @@ func TestTurnsThatGoWrong(t *testing.T) {
 
 func TestTesterSubmitsOneTest(t *testing.T) {
 	ctx := context.Background()
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	tests := []struct {
 		name  string
 		steps []llmtest.Step

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
@@ -18,7 +18,7 @@ import (
 // by path= after the block's label. A place the contract refuses is told to the model,
 // which may try again; one it never fixes proposes nothing.
 func TestATesterNamesWhereItsTestGoes(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	const test = "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {}\n"
 	tests := []struct {
 		name  string
@@ -73,7 +73,7 @@ func TestATesterNamesWhereItsTestGoes(t *testing.T) {
 }
 
 func TestTheTesterIsToldWhereTestsMayGo(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	native := testerPrompt(config.AgentSettings{}, contract)
 	assert.Contains(t, native, "`**/*_test.go`")
 	text := testerTextPrompt(config.AgentSettings{}, contract, "")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
@@ -103,7 +104,7 @@ func TestANativeOnlyCoderTakesNoCallFromText(t *testing.T) {
 }
 
 func TestATesterSubmitsTheTestInAFencedJSONCall(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	r := newRig(t, "ivy")
 	tester := r.tester(t, contract)
 	r.srv.Enqueue(llmtest.Recorded(ollamaSubmit))
@@ -119,7 +120,7 @@ func TestATesterSubmitsTheTestInAFencedJSONCall(t *testing.T) {
 // Unread (agents.tools: native), the fenced JSON call is text; the fallback that takes a
 // test from a code block never takes it: the tester is nudged, then proposes nothing.
 func TestAFencedJSONCallIsNeverSubmittedAsTheTest(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	r := newRig(t, "ivy")
 	r.opts.Tools = config.ToolsNative
 	tester := r.tester(t, contract)
@@ -188,7 +189,7 @@ func TestRepliesWithoutCallsGetOneNudge(t *testing.T) {
 		assert.Equal(t, 1, nudges, "said once")
 	})
 	t.Run("a tester that wrote its test as a code block is not nudged", func(t *testing.T) {
-		contract, _ := ci.Preset("go")
+		contract, _ := languages.Preset("go")
 		r := newRig(t, "ivy")
 		tester := r.tester(t, contract)
 		r.srv.Enqueue(llmtest.Text("```go\npackage x\n```\n"))
@@ -250,7 +251,7 @@ func TestARefusalIsAFailedTurnAndNoAnswer(t *testing.T) {
 		assert.Contains(t, logs.String(), "the model refused")
 	})
 	t.Run("tester", func(t *testing.T) {
-		contract, _ := ci.Preset("go")
+		contract, _ := languages.Preset("go")
 		r := newRig(t, "ivy")
 		tester := r.tester(t, contract)
 		r.srv.Enqueue(llmtest.Refusal("I won't write this one:\n```go\npackage x // refused\n```\n"))

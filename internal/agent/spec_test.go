@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
@@ -84,7 +84,7 @@ func fencedSpec(t *testing.T, message string) string {
 // reads the requests the model received.
 func TestTheSpecReachesEveryAgentAsData(t *testing.T) {
 	ctx := context.Background()
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	visible, _ := VisibleSpec(hostileSpec)
 	agents := map[string]func(r rig) (func() error, error){
 		"coder": func(r rig) (func() error, error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
@@ -112,7 +112,7 @@ func TestATextCoderWritesNoBlockCutOffBeforeItsFence(t *testing.T) {
 }
 
 func TestATextTesterReadsAFileThenItsBlockIsSubmitted(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	r := newRig(t, "ivy")
 	r.opts.Tools = config.ToolsText
 	tester := r.tester(t, contract)
@@ -240,7 +240,7 @@ func TestATextCoderAppliesDiffsAndRefusesOneThatDoesNotApply(t *testing.T) {
 
 // A tester's READ is confined to the base revision like read_file.
 func TestATextTesterCannotReadOutsideTheRepository(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	r := newRig(t, "ivy")
 	r.opts.Tools = config.ToolsText
 	tester := r.tester(t, contract)

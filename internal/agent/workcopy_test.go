@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
@@ -147,7 +148,7 @@ func TestACoderCannotChangeCIWorkflows(t *testing.T) {
 // shellRunner runs commands through the real local judge, sandboxed by bubblewrap.
 func shellRunner(t *testing.T) *ci.Local {
 	t.Helper()
-	contract, ok := ci.Preset("go")
+	contract, ok := languages.Preset("go")
 	require.True(t, ok)
 	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(), Parallel: 1,
 		Sandbox: ci.SandboxBwrap, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -21,10 +21,10 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/cast"
-	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/actions"
 	"github.com/dixit-bot/dixit/internal/ci/actions/actionstest"
 	"github.com/dixit-bot/dixit/internal/ci/classify"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/gitstate/gittest"
@@ -497,7 +497,7 @@ func TestTheAppCreatesAPrivateWorkshopWhereItMay(t *testing.T) {
 // dixit.yml's test section, reads back the same on a runner.
 func TestTheContractTravelsToTheRunnersUnchanged(t *testing.T) {
 	for _, name := range []string{"go", "python", "node"} {
-		c, ok := ci.Preset(name)
+		c, ok := languages.Preset(name)
 		require.True(t, ok)
 		c.Env = map[string]string{"LANG": "C"}
 		c.Exclude = append(c.Exclude, "mine_*")

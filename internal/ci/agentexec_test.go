@@ -16,13 +16,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
 )
 
 // execDir is an agent's workspace holding a small Go module with a passing test.
 func execDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	require.NoError(t, goModule().with("x_test.go", string(goTest("", passTest))).WriteTo(dir))
+	require.NoError(t, goModule().With("x_test.go", string(goTest("", passTest))).WriteTo(dir))
 	return dir
 }
 
@@ -36,28 +38,28 @@ func TestExecCommands(t *testing.T) {
 		name    string
 		command string
 		timeout time.Duration
-		check   func(t *testing.T, r ExecResult)
+		check   func(t *testing.T, r agentexec.Result)
 	}{
 		{name: "go build and go test write into the workspace", command: "go build ./... && go test -count=1 ./... && go vet ./... && echo done > made.txt",
 			timeout: 3 * time.Minute,
-			check: func(t *testing.T, r ExecResult) {
+			check: func(t *testing.T, r agentexec.Result) {
 				assert.Equal(t, 0, r.Exit, r.Output)
 				assert.Contains(t, r.Output, "ok")
 				assert.FileExists(t, filepath.Join(dir, "made.txt"))
 			}},
 		{name: "the build cache is reused", command: "go test -count=1 ./...",
-			check: func(t *testing.T, r ExecResult) {
+			check: func(t *testing.T, r agentexec.Result) {
 				assert.Equal(t, 0, r.Exit, r.Output)
 				assert.Less(t, r.Seconds, 30.0)
 			}},
 		{name: "non-zero exit is a result", command: "echo to stderr >&2; exit 3",
-			check: func(t *testing.T, r ExecResult) {
+			check: func(t *testing.T, r agentexec.Result) {
 				assert.Equal(t, 3, r.Exit)
 				assert.Equal(t, "to stderr\n", r.Output)
 				assert.False(t, r.TimedOut)
 			}},
 		{name: "timeout kills and says so", command: "echo started; sleep 60", timeout: time.Second,
-			check: func(t *testing.T, r ExecResult) {
+			check: func(t *testing.T, r agentexec.Result) {
 				assert.True(t, r.TimedOut)
 				assert.Equal(t, -1, r.Exit)
 				assert.Contains(t, r.Output, "started")
@@ -65,17 +67,17 @@ func TestExecCommands(t *testing.T) {
 				assert.Less(t, r.Seconds, 10.0)
 			}},
 		{name: "output keeps its tail", command: "head -c 100000 /dev/zero | tr '\\0' a; echo; echo the end",
-			check: func(t *testing.T, r ExecResult) {
+			check: func(t *testing.T, r agentexec.Result) {
 				assert.Equal(t, 0, r.Exit)
-				assert.LessOrEqual(t, len(r.Output), ExecOutput)
+				assert.LessOrEqual(t, len(r.Output), agentexec.MaxOutput)
 				assert.Greater(t, len(r.Output), MaxOutput)
 				assert.Contains(t, r.Output, "the end")
 			}},
 		{name: "invalid UTF-8 is replaced", command: `printf 'a\377b'`,
-			check: func(t *testing.T, r ExecResult) { assert.Equal(t, "a\uFFFDb", r.Output) }},
+			check: func(t *testing.T, r agentexec.Result) { assert.Equal(t, "a\uFFFDb", r.Output) }},
 		{name: "works in /sandbox/src with a private HOME", command: `pwd; test -w "$HOME" && echo home ok`,
-			check: func(t *testing.T, r ExecResult) {
-				if l.sb.bwrap == "" {
+			check: func(t *testing.T, r agentexec.Result) {
+				if !l.sb.Bubblewrap() {
 					t.Skip("no bubblewrap: the command runs in the host directory")
 				}
 				assert.Equal(t, "/sandbox/src\nhome ok\n", r.Output)
@@ -126,7 +128,7 @@ func TestExecIsolation(t *testing.T) {
 		outside := outsideDir(t)
 		secret := filepath.Join(outside, "secret.txt")
 		require.NoError(t, os.WriteFile(secret, []byte("hunter2"), 0o644))
-		r, err := l.Exec(ctx, dir, fmt.Sprintf("cat %q; ls %q; echo x > %q/leak; ls %q", secret, outside, outside, l.sb.cacheDir), 0)
+		r, err := l.Exec(ctx, dir, fmt.Sprintf("cat %q; ls %q; echo x > %q/leak; ls %q", secret, outside, outside, l.sb.CacheDir()), 0)
 		require.NoError(t, err)
 		assert.NotContains(t, r.Output, "hunter2")
 		assert.NoFileExists(t, filepath.Join(outside, "leak"))
@@ -176,7 +178,7 @@ func TestExecSerializesOneDir(t *testing.T) {
 	l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) { o.Parallel = 2 })
 	dir := t.TempDir()
 	var wg sync.WaitGroup
-	results := make([]ExecResult, 2)
+	results := make([]agentexec.Result, 2)
 	for i := range results {
 		wg.Go(func() {
 			r, err := l.Exec(context.Background(), dir, "mkdir busy && sleep 0.3 && rmdir busy", 0)

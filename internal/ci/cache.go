@@ -65,66 +65,89 @@ func (c *Cached) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, er
 	if reruns < 1 {
 		reruns = 1
 	}
-	out := make([]Verdict, len(jobs))
-	from := make([]int, len(jobs)) // index into misses, or -1 when answered
-	var misses []Job
-	var keys []string
+	b, err := c.plan(reruns, jobs)
+	if err != nil {
+		return nil, err
+	}
+	runs := 0
+	if len(b.misses) > 0 {
+		if runs, err = c.execute(ctx, reruns, b); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	c.stats.Executions += len(b.misses)
+	c.stats.Runs += runs
+	c.stats.CacheHits += b.hits
+	c.stats.Seconds += time.Since(start).Seconds()
+	c.mu.Unlock()
+	return b.out, nil
+}
+
+// cacheBatch is a call's jobs as the cache sees them: the verdicts it had, and the jobs
+// the inner judge must run.
+type cacheBatch struct {
+	out    []Verdict
+	from   []int    // per job, its index into misses, or -1 when answered
+	misses []Job    // each distinct job the cache does not know
+	keys   []string // the key of each miss
+	hits   int      // jobs answered without executing: from the cache, or a duplicate
+}
+
+// plan answers what the cache knows and lists the rest, each distinct job once.
+func (c *Cached) plan(reruns int, jobs []Job) (cacheBatch, error) {
+	b := cacheBatch{out: make([]Verdict, len(jobs)), from: make([]int, len(jobs))}
 	first := map[string]int{}
-	hits := 0
 	for i, j := range jobs {
 		if j.Tree == nil {
-			return nil, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
+			return b, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
 		}
 		k := c.key(j, reruns)
 		if v, ok := c.lookup(k); ok {
 			v.Cached = true
-			out[i], from[i] = v, -1
-			hits++
+			b.out[i], b.from[i] = v, -1
+			b.hits++
 			continue
 		}
 		if m, ok := first[k]; ok {
-			from[i] = m
-			hits++
+			b.from[i] = m
+			b.hits++
 			continue
 		}
-		first[k], from[i] = len(misses), len(misses)
-		misses = append(misses, j)
-		keys = append(keys, k)
+		first[k], b.from[i] = len(b.misses), len(b.misses)
+		b.misses = append(b.misses, j)
+		b.keys = append(b.keys, k)
+	}
+	return b, nil
+}
+
+// execute has the inner judge run the misses, keeps their verdicts and puts them in
+// place; it returns the runs they took.
+func (c *Cached) execute(ctx context.Context, reruns int, b cacheBatch) (int, error) {
+	vs, err := c.inner.Run(ctx, reruns, b.misses)
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) != len(b.misses) {
+		return 0, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(b.misses))
 	}
 	runs := 0
-	if len(misses) > 0 {
-		vs, err := c.inner.Run(ctx, reruns, misses)
-		if err != nil {
-			return nil, err
+	for m, v := range vs {
+		runs += v.Runs
+		if v.Outcome == PrepareFailed {
+			continue // the environment's, not the test's: it must not outlive its fix
 		}
-		if len(vs) != len(misses) {
-			return nil, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(misses))
-		}
-		for m, v := range vs {
-			if v.Outcome == PrepareFailed {
-				// The environment's, not the test's: it must not outlive its fix.
-				runs += v.Runs
-				continue
-			}
-			c.store(keys[m], v)
-			runs += v.Runs
-		}
-		seen := make([]bool, len(misses))
-		for i := range jobs {
-			if m := from[i]; m >= 0 {
-				out[i] = vs[m]
-				out[i].Cached = seen[m] // a duplicate within the call did not execute
-				seen[m] = true
-			}
+		c.store(b.keys[m], v)
+	}
+	seen := make([]bool, len(b.misses))
+	for i := range b.out {
+		if m := b.from[i]; m >= 0 {
+			b.out[i] = vs[m]
+			b.out[i].Cached = seen[m] // a duplicate within the call did not execute
+			seen[m] = true
 		}
 	}
-	c.mu.Lock()
-	c.stats.Executions += len(misses)
-	c.stats.Runs += runs
-	c.stats.CacheHits += hits
-	c.stats.Seconds += time.Since(start).Seconds()
-	c.mu.Unlock()
-	return out, nil
+	return runs, nil
 }
 
 func (c *Cached) key(j Job, reruns int) string {

@@ -28,7 +28,7 @@ type judgeCase struct {
 // checks each verdict in its own subtest.
 func runBatch(t *testing.T, l *Local, reruns int, cases []judgeCase) {
 	t.Helper()
-	contained := l.sb.bwrap != "" || l.sb.root
+	contained := l.sb.Bubblewrap() || l.sb.Root()
 	var jobs []Job
 	var idx []int
 	for i, c := range cases {
@@ -55,7 +55,7 @@ func runBatch(t *testing.T, l *Local, reruns int, cases []judgeCase) {
 			if !ran {
 				t.Skip("not run without bubblewrap or root: nothing would contain it")
 			}
-			if c.isolated && l.sb.bwrap == "" {
+			if c.isolated && !l.sb.Bubblewrap() {
 				t.Skipf("needs bubblewrap (unavailable here; CI has it); verdict was %s", v.Outcome)
 			}
 			assert.Contains(t, c.want, v.Outcome, "output:\n%s", v.Output)

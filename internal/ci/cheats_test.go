@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // coderCheat is one testdata/hostile/coder_*.txtar: code in a coder's tree that tries to
@@ -59,7 +61,7 @@ func TestCodersCannotForgeAPass(t *testing.T) {
 				if c.preset != preset {
 					continue
 				}
-				cheat := tree.with()
+				cheat := tree.With()
 				for name, content := range c.files {
 					cheat[name] = content
 				}
@@ -99,7 +101,7 @@ func runCheats(t *testing.T, c Contract, jobs []Job) []Verdict {
 // the exit status decides.
 func exitStatusOnly(c Contract) Contract {
 	c.Report = ReportNone
-	c.Run = strings.NewReplacer(reportPlaceholder, "/dev/null", " -test.v=test2json", "").Replace(c.Run)
+	c.Run = strings.NewReplacer("{report}", "/dev/null", " -test.v=test2json", "").Replace(c.Run)
 	return c
 }
 
@@ -131,7 +133,7 @@ func cheatContract(t *testing.T, preset string) Contract {
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		t.Skipf("%s cheats not run: %v is unavailable here", preset, probe)
 	}
-	c, _ := Preset(preset)
+	c, _ := languages.Preset(preset)
 	c.Timeout = hostileTimeout
 	return c
 }

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/citest"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // testdataTree reads a directory of testdata/deps as a tree.
@@ -61,7 +63,7 @@ func depsJudgeIn(t *testing.T, c Contract, cacheDir string, sb Sandbox) *Local {
 		cacheDir = t.TempDir()
 	}
 	// Without bubblewrap, as root, the judge sets this process's umask to 077.
-	keepUmask(t)
+	citest.KeepUmask(t)
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cacheDir, Parallel: 2, Sandbox: sb, Logger: quietLogger()})
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
@@ -71,7 +73,7 @@ func depsJudgeIn(t *testing.T, c Contract, cacheDir string, sb Sandbox) *Local {
 // goDepsContract is the Go preset with the build cache the package's tests share (a cold
 // one costs ~30 s of standard library), and a dependency cache of the test's own.
 func goDepsContract(t *testing.T) (Contract, string) {
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	cache := t.TempDir()
 	require.NoError(t, os.Symlink(filepath.Join(sharedCache, "go-build"), filepath.Join(cache, "go-build")))
 	return c, cache
@@ -104,7 +106,7 @@ func goDependencies(t *testing.T, sb Sandbox) {
 	}
 	// Two coders with the same go.mod share one prepare; a third whose go.mod moved to
 	// another version of the module gets its own.
-	vs, err := l.Run(context.Background(), 2, []Job{job("a", tree), job("b", tree.with("calc.go", tree["calc.go"]+"\n// b\n"))})
+	vs, err := l.Run(context.Background(), 2, []Job{job("a", tree), job("b", tree.With("calc.go", tree["calc.go"]+"\n// b\n"))})
 	require.NoError(t, err)
 	for _, v := range vs {
 		assert.Equal(t, Pass, v.Outcome, v.Output)
@@ -164,7 +166,7 @@ func TestAFailingPrepareIsNotAFailingTest(t *testing.T) {
 	c, cache := goDepsContract(t)
 	l := depsJudge(t, c, cache)
 	tree := testdataTree(t, "go-cmp")
-	broken := tree.with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "")
+	broken := tree.With("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "")
 	jobs := []Job{
 		{Coder: "broken", Tree: broken, Test: Test{ID: "one", Content: []byte(cmpTest)}},
 		{Coder: "broken", Tree: broken, Test: Test{ID: "two", Content: []byte(cmpTest)}},
@@ -207,9 +209,9 @@ func TestNodeDependenciesComeFromTheLockfile(t *testing.T) {
 // nodeDependencies: with bubblewrap node_modules is mounted read-only over the tree's;
 // without it, a link to the cache replaces it.
 func nodeDependencies(t *testing.T, sb Sandbox) {
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudgeIn(t, c, "", sb)
-	tree := testdataTree(t, "node-is-number").with(
+	tree := testdataTree(t, "node-is-number").With(
 		// A coder's own node_modules is not what the test sees.
 		"node_modules/is-number/index.js", "module.exports = () => true;\n",
 		"node_modules/is-number/package.json", `{"name":"is-number","main":"index.js"}`)
@@ -221,7 +223,7 @@ func nodeDependencies(t *testing.T, sb Sandbox) {
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	assert.Equal(t, 1, l.Stats().Prepares)
 	t.Logf("cold npm ci of is-number: %.2fs; job %.2fs", l.Stats().PrepareSeconds, vs[0].Seconds)
-	vs, err = l.Run(context.Background(), 2, []Job{{Coder: "b", Tree: tree.with("calc.js", tree["calc.js"]+"\n"), Test: Test{ID: "d", Content: []byte(test)}}})
+	vs, err = l.Run(context.Background(), 2, []Job{{Coder: "b", Tree: tree.With("calc.js", tree["calc.js"]+"\n"), Test: Test{ID: "d", Content: []byte(test)}}})
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	assert.Equal(t, 1, l.Stats().Prepares, "another coder with the same lockfile is not prepared again")
@@ -244,7 +246,7 @@ func TestPythonPrepareMakesAVirtualEnvironmentOverTheSystemsPackages(t *testing.
 	// PyPI is not reachable from CI: the requirement (pytest) is a system package, which
 	// the environment sees, so pip installs nothing.
 	pythonWithPytest(t)
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	test := "import os, sys\nfrom calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n" +
 		"def test_in_the_prepared_environment():\n    assert sys.prefix != sys.base_prefix, sys.prefix\n    assert os.environ['VIRTUAL_ENV'] == sys.prefix\n"
@@ -266,7 +268,7 @@ func TestAMissingPytestSaysWhichPythonAndWhatToInstall(t *testing.T) {
 		}
 		t.Setenv("PATH", filepath.Join(venv, "bin")+":"+os.Getenv("PATH"))
 	}
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "base", Tree: mapTree{"calc.py": "x = 1\n"}, Test: Test{ID: "t", Content: []byte("def test_x():\n    pass\n")}}})
 	require.NoError(t, err)
@@ -275,41 +277,12 @@ func TestAMissingPytestSaysWhichPythonAndWhatToInstall(t *testing.T) {
 	assert.Contains(t, vs[0].Output, "-m pip install pytest")
 }
 
-func TestPrepareKeys(t *testing.T) {
-	src := t.TempDir()
-	write := func(name, content string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(src, name), []byte(content), 0o644))
-	}
-	c, _ := Preset("python")
-	write("requirements.txt", "pytest\n")
-	write("requirements-dev.txt", "ruff\n")
-	write("calc.py", "x = 1\n")
-	files, err := manifestFiles(src, c.Manifests)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"requirements-dev.txt", "requirements.txt"}, files, "only manifests, each once")
-	k1, err := depsKey(c, src, files)
-	require.NoError(t, err)
-	write("calc.py", "x = 2\n")
-	k2, _ := depsKey(c, src, files)
-	assert.Equal(t, k1, k2, "code changes keep the dependencies")
-	write("requirements-dev.txt", "ruff\nmypy\n")
-	k3, _ := depsKey(c, src, files)
-	assert.NotEqual(t, k1, k3, "a changed manifest is prepared anew")
-	c.Prepare += " --upgrade"
-	k4, _ := depsKey(c, src, files)
-	assert.NotEqual(t, k3, k4, "so is a changed prepare command")
-	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "requirements-x.txt")))
-	files, _ = manifestFiles(src, c.Manifests)
-	assert.NotContains(t, strings.Join(files, " "), "requirements-x.txt", "a symbolic link is not a manifest")
-}
-
 func TestACodersInstallScriptDoesNotRunInThePrepare(t *testing.T) {
 	if exec.Command("npm", "--version").Run() != nil {
 		t.Skip("npm is not installed here")
 	}
 	requireRegistry(t, "https://registry.npmjs.org/is-number")
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudge(t, c, "")
 	tree := testdataTree(t, "node-is-number")
 	// The prepare has the host's network: a script of the coder's would run with it.
@@ -326,7 +299,7 @@ func TestToolchainPathNamesThePython(t *testing.T) {
 	if exec.Command("/usr/bin/python3", "-c", "import pytest").Run() != nil {
 		t.Skip("/usr/bin/python3 has no pytest here")
 	}
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	c.ToolchainPath = "/usr/bin/python3"
 	l := depsJudge(t, c, "")
 	test := "import sys\n\ndef test_which():\n    assert sys.base_prefix == '/usr', sys.base_prefix\n"
@@ -337,7 +310,7 @@ func TestToolchainPathNamesThePython(t *testing.T) {
 
 func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
 	pythonWithPytest(t)
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	cache := t.TempDir()
 	judge := func(limit int64) *Local {
 		l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: cache, CacheLimit: limit, Parallel: 1, Logger: quietLogger()})
@@ -348,13 +321,13 @@ func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
 	test := Test{ID: "add", Content: []byte("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")}
 	run := func(l *Local, requirements string) {
 		t.Helper()
-		tree := testdataTree(t, "python-system").with("requirements.txt", requirements)
+		tree := testdataTree(t, "python-system").With("requirements.txt", requirements)
 		vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: tree, Test: test}})
 		require.NoError(t, err)
 		require.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 	}
 	caches := func() int {
-		entries, _ := filepath.Glob(filepath.Join(cache, "deps", "*", readyMark))
+		entries, _ := filepath.Glob(filepath.Join(cache, "deps", "*", ".dixit-prepared")) // deps' ready mark
 		return len(entries)
 	}
 
@@ -373,7 +346,7 @@ func TestDependencyCachesStayUnderTheLimitButNotThoseInUse(t *testing.T) {
 
 func TestAgentsCommandsSeeThePreparedDependencies(t *testing.T) {
 	pythonWithPytest(t)
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	requireBwrap(t, l)
 	dir := t.TempDir()
@@ -389,7 +362,7 @@ func TestAgentsCommandsAreToldWhenThePrepareFails(t *testing.T) {
 	l := depsJudge(t, c, cache)
 	requireBwrap(t, l)
 	dir := t.TempDir()
-	require.NoError(t, testdataTree(t, "go-cmp").with("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "").WriteTo(dir))
+	require.NoError(t, testdataTree(t, "go-cmp").With("go.mod", "module example.com/calc\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n", "go.sum", "").WriteTo(dir))
 	r, err := l.Exec(context.Background(), dir, "echo ran > ran.txt", time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, -1, r.Exit)
@@ -403,7 +376,7 @@ func TestAgentsNodeCommandsRequireThePreparedModules(t *testing.T) {
 		t.Skip("npm is not installed here")
 	}
 	requireRegistry(t, "https://registry.npmjs.org/is-number")
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudge(t, c, "")
 	requireBwrap(t, l)
 	dir := t.TempDir()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // ecosystemJudge is a judge for a preset in the real sandbox, or a skip naming what the
@@ -19,7 +21,7 @@ func ecosystemJudge(t *testing.T, preset string, needs ...[]string) *Local {
 			t.Skipf("%s preset not tested: %v fails here (%v)", preset, probe, err)
 		}
 	}
-	c, ok := Preset(preset)
+	c, ok := languages.Preset(preset)
 	require.True(t, ok)
 	return depsJudge(t, c, "")
 }
@@ -79,7 +81,7 @@ func TestPresetTypeScript(t *testing.T) {
 	requireRegistry(t, "https://registry.npmjs.org/tsx")
 	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
 	head := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n"
-	tree := testdataTree(t, "ts-tsx").with("calc.spec.ts", "throw new Error('a coder test must be excluded');\n")
+	tree := testdataTree(t, "ts-tsx").With("calc.spec.ts", "throw new Error('a coder test must be excluded');\n")
 	ecosystemCases(t, l, tree,
 		head+"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n",
 		head+"test('doubles wrong', () => { assert.strictEqual(double(21), 43); });\n",

@@ -5,17 +5,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sync"
-)
 
-// maxReport bounds one run's report as the judge holds it; a larger one proves nothing.
-const maxReport = 1 << 20
+	"github.com/dixit-bot/dixit/internal/ci/reports"
+)
 
 // missingReport is why a run that exited 0 without any report is not a pass.
 const missingReport = "the test report is missing: the code under test may have ended the process early"
-
-// framingByte starts each line a Go test binary writes about its tests under
-// -test.v=test2json (^V).
-const framingByte = 0x16
 
 // evidence judges the runs of one invocation on their runner's reports, each as soon as
 // its report is complete, and keeps only the judgement: a thousand reruns hold one
@@ -28,68 +23,48 @@ type evidence struct {
 	expect     expectation
 
 	mu       sync.Mutex
-	cur      []byte // the report being received
-	over     bool   // cur outgrew maxReport
-	broken   bool   // a line of a file report did not decode
-	unread   bool   // the wrapper could not read the report file
-	framing  bool   // output: inside a framing line
-	ended    int    // output: runs whose separator was seen
-	block    int    // pipe: the run whose report is arriving, 0 when none
+	cur      []byte           // the report being received
+	over     bool             // cur outgrew reports.MaxReport
+	broken   bool             // a line of a file report did not decode
+	unread   bool             // the wrapper could not read the report file
+	unframe  reports.Unframer // output: the framing lines
+	ended    int              // output: runs whose separator was seen
+	block    int              // pipe: the run whose report is arriving, 0 when none
 	problems map[int]string
 }
 
 func newEvidence(c Contract, expect expectation) *evidence {
-	return &evidence{format: c.Report, fromOutput: c.reportFromOutput(), expect: expect, problems: map[int]string{}}
+	return &evidence{format: c.Report, fromOutput: c.ReportFromOutput(), expect: expect, problems: map[int]string{}}
 }
 
-// output takes a run's output as it arrives and keeps its framing lines, without the
-// framing byte. A framing line runs from ^V to the end of the line; the test binary
-// writes one even after output that does not end in a newline.
-func (e *evidence) output(p []byte) {
+// FromOutput reports whether the runs' reports come in their output (sandbox.Reports).
+func (e *evidence) FromOutput() bool { return e.fromOutput }
+
+// Output takes a run's output as it arrives and keeps its framing lines.
+func (e *evidence) Output(p []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for len(p) > 0 {
-		if !e.framing {
-			i := bytes.IndexByte(p, framingByte)
-			if i < 0 {
-				return
-			}
-			e.framing, p = true, p[i+1:]
-			continue
-		}
-		j := bytes.IndexAny(p, "\n\x16")
-		if j < 0 {
-			e.keep(p)
-			return
-		}
-		e.keep(p[:j])
-		e.keep([]byte{'\n'})
-		e.framing = p[j] == framingByte
-		p = p[j+1:]
-	}
+	e.unframe.Feed(p, e.keep)
 }
 
-// endRun closes a run's output at the wrapper's separator and judges its report.
-func (e *evidence) endRun() {
+// EndRun closes a run's output at the wrapper's separator and judges its report.
+func (e *evidence) EndRun() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.framing {
-		e.keep([]byte{'\n'})
-		e.framing = false
-	}
+	e.unframe.End(e.keep)
 	e.ended++
 	e.problems[e.ended] = e.judge()
 }
 
-// startBlock begins the report of run (an "R run" line on the report pipe).
-func (e *evidence) startBlock(run int) {
+// StartBlock begins the report of run (an "R run" line on the report pipe).
+func (e *evidence) StartBlock(run int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.block, e.cur, e.over, e.broken, e.unread = run, e.cur[:0], false, false, false
 }
 
-// blockLine takes one base64 line of the report that is arriving.
-func (e *evidence) blockLine(line string) {
+// BlockLine takes one base64 line of the report that is arriving.
+func (e *evidence) BlockLine(line string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.block == 0 {
@@ -103,16 +78,16 @@ func (e *evidence) blockLine(line string) {
 	e.keep(b)
 }
 
-// blockUnread notes that the wrapper found the report but could not send it.
-func (e *evidence) blockUnread() {
+// BlockUnread notes that the wrapper found the report but could not send it.
+func (e *evidence) BlockUnread() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.unread = e.block != 0
 }
 
-// endBlock judges the report that arrived. A second report for the same run can only
+// EndBlock judges the report that arrived. A second report for the same run can only
 // come from the code under test (it can reach the pipe): the run then proves nothing.
-func (e *evidence) endBlock() {
+func (e *evidence) EndBlock() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.block == 0 {
@@ -126,7 +101,7 @@ func (e *evidence) endBlock() {
 }
 
 func (e *evidence) keep(b []byte) {
-	if len(e.cur)+len(b) > maxReport {
+	if len(e.cur)+len(b) > reports.MaxReport {
 		e.over = true
 		return
 	}
@@ -141,24 +116,24 @@ func (e *evidence) judge() string {
 	case e.unread:
 		return "the test report could not be read in the sandbox (it is unreadable, or base64 from coreutils is missing there)"
 	case e.over:
-		return fmt.Sprintf("the test report is larger than %d bytes", maxReport)
+		return fmt.Sprintf("the test report is larger than %d bytes", reports.MaxReport)
 	case e.broken:
 		return "the test report did not arrive whole"
 	case len(bytes.TrimSpace(e.cur)) == 0:
 		return missingReport
 	}
-	var r runnerReport
+	var r reports.Run
 	switch e.format {
 	case ReportTest2JSON:
 		if e.fromOutput {
-			r = parseFraming(e.cur)
+			r = reports.Framing(e.cur)
 		} else {
-			r = parseTest2JSON(e.cur)
+			r = reports.Test2JSON(e.cur)
 		}
 	case ReportJUnit:
-		r = parseJUnit(e.cur)
+		r = reports.JUnit(e.cur)
 	case ReportTAP:
-		r = parseTAP(e.cur)
+		r = reports.TAP(e.cur)
 	default:
 		return fmt.Sprintf("unknown report format %q", e.format)
 	}

@@ -2,19 +2,18 @@ package ci
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/citest"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // sharedCache is one Go build cache for the package's tests. It outlives the test
@@ -40,7 +39,7 @@ func TestMain(m *testing.M) {
 // warmUp builds one trivial job so the standard library is compiled once, not by every
 // parallel job of the first test.
 func warmUp() error {
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	work, err := os.MkdirTemp("", "dixit-ci-warm-")
 	if err != nil {
 		return err
@@ -57,45 +56,7 @@ func warmUp() error {
 }
 
 // mapTree is a Tree from a map of slash paths to contents.
-type mapTree map[string]string
-
-func (m mapTree) Hash() string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%s\x00", n, m[n])
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func (m mapTree) WriteTo(dir string) error {
-	for name, content := range m {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// with returns a copy of the tree with some files replaced or added.
-func (m mapTree) with(kv ...string) mapTree {
-	out := mapTree{}
-	for k, v := range m {
-		out[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i]] = kv[i+1]
-	}
-	return out
-}
+type mapTree = citest.MapTree
 
 // failingTree cannot be written: the judge's own failure.
 type failingTree struct{}
@@ -126,12 +87,12 @@ func goTest(imports, body string) []byte {
 	return []byte(b.String())
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quietLogger() *slog.Logger { return citest.QuietLogger() }
 
 // newGoJudge is a Local for the Go preset with a short timeout and the shared cache.
 func newGoJudge(t *testing.T, timeout time.Duration, edit func(*LocalOptions)) *Local {
 	t.Helper()
-	c, ok := Preset("go")
+	c, ok := languages.Preset("go")
 	require.True(t, ok)
 	c.Timeout = timeout
 	opts := LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()}
@@ -146,7 +107,7 @@ func newGoJudge(t *testing.T, timeout time.Duration, edit func(*LocalOptions)) *
 
 func requireBwrap(t *testing.T, l *Local) {
 	t.Helper()
-	if l.sb.bwrap == "" {
+	if !l.sb.Bubblewrap() {
 		t.Skip("bubblewrap is unavailable here: this isolation property is not provided (CI has bwrap)")
 	}
 }

@@ -29,6 +29,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // hostileTimeout is the per-run timeout of the hostile judge: short, so the kinds that
@@ -103,7 +105,7 @@ func TestHostileTestsAreContained(t *testing.T) {
 		o.WorkDir = filepath.Join(outside, "work") // not under /tmp, which the sandbox hides anyway
 		o.Parallel = 4
 		// Tighter than the defaults, so the bombs hit their limits fast and burn little CPU.
-		o.Limits = Limits{CPU: time.Second, Memory: 1 << 30, Procs: 64, FileSize: 16 << 20, Output: 1 << 20}
+		o.Limits = sandbox.Limits{CPU: time.Second, Memory: 1 << 30, Procs: 64, FileSize: 16 << 20, Output: 1 << 20}
 	})
 	requireBwrap(t, l)
 
@@ -122,11 +124,11 @@ func TestHostileTestsAreContained(t *testing.T) {
 	require.Equal(t, Pass, warm[0].Outcome, warm[0].Output)
 
 	sibling := filepath.Dir(env.Sibling)
-	before := []map[string]string{snapshot(t, outside, l.work), snapshot(t, sibling, "")}
+	before := []map[string]string{snapshot(t, outside, l.sb.WorkDir()), snapshot(t, sibling, "")}
 
 	// Phase 1: the victim (a coder whose tree holds a secret, running next to the bombs)
 	// and every hostile kind, in one batch.
-	victimTree := goModule().with("secret.go", "package x\n\n// "+secret+"\n")
+	victimTree := goModule().With("secret.go", "package x\n\n// "+secret+"\n")
 	victimTest := goTest("time", "func TestVictim(t *testing.T) {\n\ttime.Sleep(1500 * time.Millisecond)\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n")
 	jobs := []Job{{Coder: "victim", Tree: victimTree, Test: Test{ID: "victim", Content: victimTest}}}
 	for i, k := range kinds {
@@ -166,7 +168,7 @@ func TestHostileTestsAreContained(t *testing.T) {
 			continue
 		}
 		assert.NotEqual(t, Pass, verdicts[k.name].Outcome, "%s: the stashing job must fail", k.name)
-		for lane := 0; lane < cap(l.slots); lane++ {
+		for lane := range len(l.sb.Lanes()) {
 			later = append(later, Job{Coder: k.name, Tree: goModule(), Test: Test{ID: fmt.Sprintf("h%02d-later%d", i, lane), Content: k.test}})
 			laterKind = append(laterKind, i)
 		}
@@ -217,14 +219,14 @@ func TestHostileTestsAreContained(t *testing.T) {
 	assert.Zero(t, counters.udp.Load(), "UDP datagrams reached the host")
 	assert.Zero(t, counters.http.Load(), "HTTP requests reached the host")
 	assert.Zero(t, counters.unix.Load(), "connections reached the host's abstract socket")
-	assert.Equal(t, before, []map[string]string{snapshot(t, outside, l.work), snapshot(t, sibling, "")},
+	assert.Equal(t, before, []map[string]string{snapshot(t, outside, l.sb.WorkDir()), snapshot(t, sibling, "")},
 		"files planted on the host changed")
 	for _, p := range env.Canaries {
 		_, err := os.Lstat(p)
 		assert.True(t, errors.Is(err, fs.ErrNotExist), "a hostile test created %s", p)
 	}
 	// Every job directory is gone, whatever its test did to its tree.
-	entries, err := os.ReadDir(l.work)
+	entries, err := os.ReadDir(l.sb.WorkDir())
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.False(t, strings.HasPrefix(e.Name(), "job-") && e.Name() != "job-sibling",
@@ -336,11 +338,11 @@ func plantHostile(t *testing.T, l *Local, outside, prefix, secret, marker string
 		SSHKey:         filepath.Join(outside, ".ssh", "id_ed25519"),
 		TestsRepo:      filepath.Join(outside, "tests-repo"),
 		Journal:        filepath.Join(outside, "journal"),
-		Sibling:        filepath.Join(l.work, "job-sibling", "src"),
-		Work:           l.work,
+		Sibling:        filepath.Join(l.sb.WorkDir(), "job-sibling", "src"),
+		Work:           l.sb.WorkDir(),
 		HostHome:       home,
-		GoRoot:         l.sb.tc.mounts[0],
-		ModCache:       l.sb.tc.env["GOMODCACHE"],
+		GoRoot:         l.sb.Toolchain().Mounts[0],
+		ModCache:       l.sb.Toolchain().Env["GOMODCACHE"],
 		TimeoutSeconds: int(hostileTimeout / time.Second),
 	}
 	files := map[string]string{
@@ -357,8 +359,8 @@ func plantHostile(t *testing.T, l *Local, outside, prefix, secret, marker string
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	name := "dixit-hostile-canary-" + randomHex(6)
-	for _, dir := range []string{"/etc", "/usr", env.GoRoot, filepath.Join(env.GoRoot, "bin"), env.ModCache, l.sb.cacheDir,
-		sharedCache, outside, l.work, env.Sibling, env.Journal, env.TestsRepo, home, "/"} {
+	for _, dir := range []string{"/etc", "/usr", env.GoRoot, filepath.Join(env.GoRoot, "bin"), env.ModCache, l.sb.CacheDir(),
+		sharedCache, outside, l.sb.WorkDir(), env.Sibling, env.Journal, env.TestsRepo, home, "/"} {
 		if dir != "" {
 			env.Canaries = append(env.Canaries, filepath.Join(dir, name))
 		}
@@ -448,18 +450,13 @@ func listenHostile(t *testing.T, env *hostileEnv, secret string) *hostileCounter
 // sandbox: only the pid namespace keeps a test from signalling or tracing it.
 func startVictims(t *testing.T, l *Local) []int {
 	t.Helper()
-	var lanes []slot
-	for range cap(l.slots) {
-		lanes = append(lanes, <-l.slots)
-	}
-	for _, sl := range lanes {
-		l.slots <- sl
-	}
 	var pids []int
-	for _, sl := range lanes {
+	for _, lane := range l.sb.Lanes() {
 		cmd := exec.Command("sleep", "600")
-		if l.sb.root {
-			cmd = exec.Command(l.sb.setpriv, fmt.Sprintf("--reuid=%d", sl.uid), fmt.Sprintf("--regid=%d", sl.gid),
+		if l.sb.Root() {
+			setpriv, err := exec.LookPath("setpriv") // as the sandbox found it
+			require.NoError(t, err)
+			cmd = exec.Command(setpriv, fmt.Sprintf("--reuid=%d", lane.UID), fmt.Sprintf("--regid=%d", lane.GID),
 				"--clear-groups", "--", "sleep", "600")
 		}
 		require.NoError(t, cmd.Start())
@@ -471,14 +468,12 @@ func startVictims(t *testing.T, l *Local) []int {
 
 // laneLeftovers reports a process owned by a lane's uid other than the given ones.
 func laneLeftovers(l *Local, except []int) error {
-	if !l.sb.root {
+	if !l.sb.Root() {
 		return nil // the lanes share this process's uid: only the marker tells
 	}
 	uids := map[string]bool{}
-	for range cap(l.slots) {
-		sl := <-l.slots
-		uids[strconv.Itoa(sl.uid)] = true
-		defer func() { l.slots <- sl }()
+	for _, lane := range l.sb.Lanes() {
+		uids[strconv.Itoa(lane.UID)] = true
 	}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {

@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/citest"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // TestLocalIsolation proves what a hostile test cannot see or touch. Probes that pass
@@ -42,8 +45,8 @@ func TestLocalIsolation(t *testing.T) {
 	secret := filepath.Join(outside, "secret.txt")
 	require.NoError(t, os.WriteFile(secret, []byte("hunter2"), 0o644))
 	leak := filepath.Join(outside, "leak", "leak.txt")
-	goroot := l.sb.tc.path[0]
-	modcache := l.sb.tc.env["GOMODCACHE"]
+	goroot := l.sb.Toolchain().Path[0]
+	modcache := l.sb.Toolchain().Env["GOMODCACHE"]
 
 	cases := []judgeCase{
 		{name: "control passes", test: goTest("", passTest), want: []Outcome{Pass}},
@@ -76,7 +79,7 @@ func TestLocalIsolation(t *testing.T) {
 		t.Errorf("working directory %%s", wd)
 	}
 }
-`, secret, outside, sharedCache, l.work, filepath.Join(l.work, "*", "src", "*")))},
+`, secret, outside, sharedCache, l.sb.WorkDir(), filepath.Join(l.sb.WorkDir(), "*", "src", "*")))},
 		{name: "cannot write outside its tree", want: []Outcome{Pass},
 			test: goTest("os path/filepath", fmt.Sprintf(`func TestScribble(t *testing.T) {
 	for _, p := range []string{"/etc/dixit-leak", "/usr/dixit-leak", %q, %q} {
@@ -89,7 +92,7 @@ func TestLocalIsolation(t *testing.T) {
 }
 `, filepath.Join(goroot, "dixit-leak"), filepath.Join(modcache, "dixit-leak"), leak)),
 			check: func(t *testing.T, v Verdict) {
-				if l.sb.bwrap == "" && !l.sb.root {
+				if !l.sb.Bubblewrap() && !l.sb.Root() {
 					t.Skip("without bubblewrap or root the test runs as this user")
 				}
 				assert.NoFileExists(t, leak)
@@ -120,7 +123,7 @@ func TestLocalIsolation(t *testing.T) {
 `)},
 	}
 	runBatch(t, l, 3, cases)
-	assert.NotContains(t, strings.Join(l.sb.environ(invocation{dir: l.work}), "\n"), "hunter2")
+	assert.NotContains(t, strings.Join(l.sb.Environ(sandbox.Invocation{Dir: l.sb.WorkDir()}), "\n"), "hunter2")
 }
 
 // outsideDir is a directory outside /tmp (which the sandbox replaces anyway), in the
@@ -164,7 +167,7 @@ func TestJobsCannotReachTheServer(t *testing.T) {
 			if m.noNetns {
 				t.Setenv("PATH", failingUnshare(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 			}
-			keepUmask(t)
+			citest.KeepUmask(t)
 			srv := newServerFiles(t)
 			l, err := NewLocal(LocalOptions{Contract: shellContract(), Sandbox: m.sandbox, Logger: quietLogger(),
 				WorkDir: filepath.Join(srv.state, "github", "o_r-1", "tmp"), Private: []string{srv.state}})
@@ -199,7 +202,7 @@ func TestJobsCannotReachTheServer(t *testing.T) {
 				}
 			}
 			if m.loopback {
-				assert.Equal(t, "none: lane uids, network reachable", l.sb.isolation(), "said plainly")
+				assert.Equal(t, "none: lane uids, network reachable", l.sb.Isolation(), "said plainly")
 			} else {
 				assert.Zero(t, srv.accepted.Load(), "the host's loopback saw a connection")
 			}
@@ -223,7 +226,7 @@ func newServerFiles(t *testing.T) serverFiles {
 	require.NoError(t, err)
 	t.Cleanup(func() { removeAll(state) })
 	require.NoError(t, os.Chmod(state, 0o755))
-	secrets := openDir(t)
+	secrets := citest.OpenDir(t)
 	s := serverFiles{state: state, accepted: &atomic.Int32{}}
 	s.workshop = s.write(t, filepath.Join(state, "github", "o_r-1", "workshop.git", "refs", "dixit", "tests"), "workshop-tests")
 	s.key = s.write(t, filepath.Join(secrets, "app.pem"), "-----BEGIN RSA PRIVATE KEY-----")
@@ -274,9 +277,9 @@ func TestTestsCannotWriteTheBuildCache(t *testing.T) {
 			if sandbox == SandboxNone && os.Geteuid() != 0 {
 				t.Skip("without bubblewrap and without root, tests run as this user, who owns the cache")
 			}
-			keepUmask(t)
+			citest.KeepUmask(t)
 			l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) { o.Sandbox = sandbox })
-			poison := filepath.Join(l.sb.cacheDir, fmt.Sprintf("poison-%d", rand.Int64()))
+			poison := filepath.Join(l.sb.CacheDir(), fmt.Sprintf("poison-%d", rand.Int64()))
 			t.Cleanup(func() { os.Remove(poison) })
 			runBatch(t, l, 1, []judgeCase{{name: "write into the build cache", want: []Outcome{Pass},
 				test: goTest("os", fmt.Sprintf(`func TestPoison(t *testing.T) {

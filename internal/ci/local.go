@@ -8,26 +8,28 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/ci/suites"
 )
 
 // Local is the judge on this machine: each job gets a fresh copy of the coder's tree,
 // is built once and run up to reruns times in a sandbox.
 type Local struct {
 	contract Contract
-	work     string // this judge's own scratch directory, removed by Close
-	sb       *sandbox
-	slots    chan slot // free lanes; bounds concurrency across Run calls
-	uidLocks []*os.File
+	sb       *sandbox.Sandbox // the sandbox, its lanes and its scratch directory
 	log      *slog.Logger
 
 	mu    sync.Mutex
 	stats Stats
 
-	deps depsState // the dependency caches prepared so far
-
-	cacheLimit int64      // bytes the toolchain cache may hold (LocalOptions.CacheLimit)
-	trimMu     sync.Mutex // one cache walk at a time
-	trimmed    time.Time  // when the cache was last walked
+	deps   *deps.Cache       // the dependency caches prepared so far
+	suites *suites.Runner    // the trees' own tests (RunSuite, Affected)
+	cmds   *agentexec.Runner // the agents' commands (Exec)
 }
 
 var _ Judge = (*Local)(nil)
@@ -38,68 +40,37 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent := opts.WorkDir
-	if parent == "" {
-		parent = os.TempDir()
-	} else if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("work dir: %w", err)
-	}
-	// Jobs run in other working directories, and toolchains refuse relative paths in
-	// their variables (GOPATH): every directory the judge hands out is absolute.
-	if parent, err = filepath.Abs(parent); err != nil {
-		return nil, fmt.Errorf("work dir: %w", err)
-	}
-	work, err := os.MkdirTemp(parent, "dixit-ci-")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tc, err := languages.Toolchain(ctx, opts.Contract.Toolchain, opts.Contract.ToolchainPath)
 	if err != nil {
-		return nil, fmt.Errorf("work dir: %w", err)
+		return nil, fmt.Errorf("toolchain: %w", err)
 	}
-	// Lanes' uids must reach their job directories in the fallback mode.
-	if err := os.Chmod(work, 0o711); err != nil {
-		os.RemoveAll(work)
-		return nil, fmt.Errorf("work dir: %w", err)
-	}
-	l := &Local{contract: opts.Contract, work: work, log: opts.Logger, slots: make(chan slot, opts.Parallel), cacheLimit: opts.CacheLimit}
-	lanes := make([]slot, opts.Parallel)
-	for i := range lanes {
-		lanes[i] = slot{index: i, uid: os.Getuid(), gid: os.Getgid()}
-	}
-	if os.Geteuid() == 0 {
-		uids, locks, err := claimUIDs(filepath.Join(os.TempDir(), "dixit-ci-uids"), opts.UIDBase, opts.Parallel)
-		if err != nil {
-			os.RemoveAll(work)
-			return nil, err
-		}
-		l.uidLocks = locks
-		for i := range lanes {
-			lanes[i].uid, lanes[i].gid = uids[i], opts.UIDBase // one group for all lanes: it owns the build cache
-		}
-	}
-	if l.sb, err = newSandbox(opts, work, lanes[0]); err != nil {
-		l.Close()
+	sb, err := sandbox.New(ctx, opts.sandboxConfig(tc))
+	if err != nil {
 		return nil, err
 	}
-	for _, sl := range lanes {
-		l.slots <- sl
-	}
-	return l, nil
+	d := deps.New(deps.Config{Contract: opts.Contract, Runner: languages.RunnerCheck(opts.Contract), Sandbox: sb,
+		Limit: opts.CacheLimit, Logger: opts.Logger})
+	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d,
+		suites: suites.New(opts.Contract, sb, d, opts.Logger), cmds: agentexec.New(sb, d, opts.Logger)}, nil
 }
 
 // Close removes the judge's scratch directory (not CacheDir when one was given) and
 // frees its lane uids.
 func (l *Local) Close() error {
-	releaseUIDs(l.uidLocks)
-	if l.sb != nil {
-		l.sb.memory.close()
-	}
-	l.deps.release()
-	return removeAll(l.work)
+	l.deps.Release()
+	return l.sb.Close()
 }
 
 // Stats returns the judge's counters so far.
 func (l *Local) Stats() Stats {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.stats
+	s := l.stats
+	l.mu.Unlock()
+	d := l.deps.Stats()
+	s.Prepares, s.PrepareSeconds = d.Prepares, d.Seconds
+	return s
 }
 
 // Run runs the jobs, Parallel at a time, and returns their verdicts in job order.
@@ -113,63 +84,36 @@ func (l *Local) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, err
 	if reruns < 1 {
 		reruns = 1
 	}
-	places := make([]placement, len(jobs))
+	places := make([]contract.Placement, len(jobs))
 	for i, j := range jobs {
 		if j.Tree == nil {
 			return nil, fmt.Errorf("job %d (%s): no tree", i, j.Coder)
 		}
-		p, err := place(l.contract, j.Test)
+		p, err := contract.Place(l.contract, j.Test.ID, j.Test.Path)
 		if err != nil {
 			return nil, fmt.Errorf("job %d (%s): %w", i, j.Coder, err)
 		}
 		places[i] = p
 	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	verdicts := make([]Verdict, len(jobs))
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-launch:
-	for i := range jobs {
-		var sl slot
-		select {
-		case sl = <-l.slots:
-		case <-ctx.Done():
-			break launch
+	err := l.sb.Each(ctx, len(jobs), func(ctx context.Context, lane sandbox.Lane, i int) error {
+		v, err := l.runJob(ctx, lane, reruns, jobs[i], places[i])
+		if err != nil {
+			return fmt.Errorf("job %d (%s, test %s): %w", i, jobs[i].Coder, jobs[i].Test.ID, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { l.slots <- sl }()
-			v, err := l.runJob(ctx, sl, reruns, jobs[i], places[i])
-			if err != nil {
-				errOnce.Do(func() {
-					firstErr = fmt.Errorf("job %d (%s, test %s): %w", i, jobs[i].Coder, jobs[i].Test.ID, err)
-					cancel()
-				})
-				return
-			}
-			verdicts[i] = v
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+		verdicts[i] = v
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return verdicts, nil
 }
 
 // runJob runs one job in a fresh directory.
-func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, p placement) (Verdict, error) {
+func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job Job, p contract.Placement) (Verdict, error) {
 	start := time.Now()
-	dir, err := os.MkdirTemp(l.work, "job-")
+	dir, err := os.MkdirTemp(l.sb.WorkDir(), "job-")
 	if err != nil {
 		return Verdict{}, fmt.Errorf("job dir: %w", err)
 	}
@@ -178,18 +122,18 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, p plac
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
-	if err := l.prepare(dir, job, p.rel, sl); err != nil {
+	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Verdict{}, err
 	}
-	j, failure, err := l.dependencies(ctx, dir, sl)
+	j, failure, err := l.deps.ForJob(ctx, dir, lane)
 	if err != nil {
 		return Verdict{}, err
 	}
 	if failure != "" {
 		return Verdict{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
-	v, err := l.execute(ctx, j, sl, reruns, p)
-	l.trimCache()
+	v, err := l.execute(ctx, j, lane, reruns, p)
+	l.sb.TrimCache()
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -203,9 +147,9 @@ func (l *Local) runJob(ctx context.Context, sl slot, reruns int, job Job, p plac
 	return v, nil
 }
 
-// prepare lays out a job directory: the tree minus exclusions plus the test in src/,
+// layOut lays out a job directory: the tree minus exclusions plus the test in src/,
 // and the fallback mode's tmp/ and home/, all owned by the lane.
-func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
+func (l *Local) layOut(dir string, job Job, rel string, lane sandbox.Lane) error {
 	src := filepath.Join(dir, "src")
 	for _, d := range []string{"src", "tmp", "home"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
@@ -215,15 +159,15 @@ func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
 	if err := job.Tree.WriteTo(src); err != nil {
 		return fmt.Errorf("write tree %s: %w", job.Tree.Hash(), err)
 	}
-	if err := exclude(src, l.contract.Exclude); err != nil {
+	if err := contract.RemoveExcluded(src, l.contract.Exclude); err != nil {
 		return fmt.Errorf("exclude files: %w", err)
 	}
-	if err := placeTest(src, rel, job.Test.Content); err != nil {
+	if err := contract.PlaceFile(src, rel, job.Test.Content); err != nil {
 		return fmt.Errorf("write test %s: %w", rel, err)
 	}
-	if l.sb.root {
-		if err := chownTree(dir, sl.uid, sl.gid); err != nil {
-			return fmt.Errorf("give job dir to uid %d: %w", sl.uid, err)
+	if l.sb.Root() {
+		if err := sandbox.ChownTree(dir, lane.UID, lane.GID); err != nil {
+			return fmt.Errorf("give job dir to uid %d: %w", lane.UID, err)
 		}
 	}
 	return nil
@@ -231,4 +175,24 @@ func (l *Local) prepare(dir string, job Job, rel string, sl slot) error {
 
 // Isolation names the isolation in force, for reports: "bwrap", or "none: …" with what
 // still holds without it.
-func (l *Local) Isolation() string { return l.sb.isolation() }
+func (l *Local) Isolation() string { return l.sb.Isolation() }
+
+// RunSuite runs each job's suite, the tree's own tests, reruns times and returns their
+// results in job order (package suites). As with Run, an error is the judge's own
+// failure.
+func (l *Local) RunSuite(ctx context.Context, reruns int, jobs []SuiteJob) ([]SuiteResult, error) {
+	return l.suites.Run(ctx, reruns, jobs)
+}
+
+// Affected is the Only of a suite job for a change: the Go packages the changed files
+// touch and those that import them (suites.Runner.Affected); nil for all.
+func (l *Local) Affected(ctx context.Context, job SuiteJob, changed []string) ([]string, error) {
+	return l.suites.Affected(ctx, job, changed)
+}
+
+// Exec runs an agent's own command in the judge's sandbox, with the host directory dir
+// bound read-write as its working directory (agentexec.Runner.Exec): never without
+// bubblewrap (agentexec.ErrNoSandbox).
+func (l *Local) Exec(ctx context.Context, dir, command string, timeout time.Duration) (agentexec.Result, error) {
+	return l.cmds.Exec(ctx, dir, command, timeout)
+}

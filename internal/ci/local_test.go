@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 const passTest = "func TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n"
@@ -22,7 +24,7 @@ func TestLocalOutcomes(t *testing.T) {
 	l := newGoJudge(t, 3*time.Second, nil)
 	marker := fmt.Sprintf("7777.%06d", rand.IntN(1000000))
 	t.Cleanup(func() { killWithArg(marker) })
-	broken := goModule().with("x.go", "package x\n\nfunc Add(a, b int) int { return a + }\n")
+	broken := goModule().With("x.go", "package x\n\nfunc Add(a, b int) int { return a + }\n")
 	cases := []judgeCase{
 		{name: "pass and the coder's own failing test is excluded", test: goTest("", passTest), want: []Outcome{Pass}, runs: 20},
 		{name: "fail", want: []Outcome{Fail}, runs: 1, output: "Add(2, 3) = 5, want 6",
@@ -63,7 +65,7 @@ func TestLocalOutcomes(t *testing.T) {
 }
 `),
 			check: func(t *testing.T, v Verdict) {
-				if l.sb.bwrap == "" && !l.sb.root {
+				if !l.sb.Bubblewrap() && !l.sb.Root() {
 					t.Skip("without bubblewrap or root a setsid child escapes the kill")
 				}
 				assert.False(t, processWithArg(marker), "the test's background sleep survived")
@@ -84,7 +86,7 @@ func TestMemoryBombIsContained(t *testing.T) {
 	// With a memory cgroup the kernel kills the bomb and the judge says why; with an
 	// address-space limit Go's runtime dies saying it is out of memory.
 	want, output := []Outcome{Fail, OverLimit}, "out of memory"
-	if l.sb.memory.active() {
+	if l.sb.MemoryLimited() {
 		want, output = []Outcome{OverLimit}, "killed for using more than 2GiB of resident memory (test.memory in dixit.yml raises it)"
 	}
 	runBatch(t, l, 20, []judgeCase{
@@ -122,7 +124,7 @@ func killWithArg(arg string) {
 // TestLocalResourceLimits uses small limits so the CPU and file-size limits bite fast.
 func TestLocalResourceLimits(t *testing.T) {
 	l := newGoJudge(t, 10*time.Second, func(o *LocalOptions) {
-		o.Limits = Limits{CPU: time.Second, FileSize: 1 << 20}
+		o.Limits = sandbox.Limits{CPU: time.Second, FileSize: 1 << 20}
 	})
 	cases := []judgeCase{
 		{name: "control passes", test: goTest("", passTest), want: []Outcome{Pass}, runs: 2},

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/contract"
+	"github.com/dixit-bot/dixit/internal/ci/deps"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // ObserveOutput caps Observation.Output: the first bytes of a probe's output are kept,
@@ -37,19 +41,17 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 	if job.Tree == nil {
 		return Observation{}, fmt.Errorf("observe %s: no tree", job.Coder)
 	}
-	p, err := place(l.contract, job.Test)
+	p, err := contract.Place(l.contract, job.Test.ID, job.Test.Path)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
-	var sl slot
-	select {
-	case sl = <-l.slots:
-	case <-ctx.Done():
-		return Observation{}, ctx.Err()
+	lane, release, err := l.sb.Borrow(ctx)
+	if err != nil {
+		return Observation{}, err
 	}
-	defer func() { l.slots <- sl }()
+	defer release()
 
-	dir, err := os.MkdirTemp(l.work, "observe-")
+	dir, err := os.MkdirTemp(l.sb.WorkDir(), "observe-")
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s: job dir: %w", job.Coder, err)
 	}
@@ -58,17 +60,17 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
-	if err := l.prepare(dir, job, p.rel, sl); err != nil {
+	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
-	j, failure, err := l.dependencies(ctx, dir, sl)
+	j, failure, err := l.deps.ForJob(ctx, dir, lane)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s: %w", job.Coder, err)
 	}
 	if failure != "" {
 		return Observation{Exit: -1, Note: "prepare failed: " + failure}, nil
 	}
-	o, err := l.observe(ctx, j, sl, p)
+	o, err := l.observe(ctx, j, lane, p)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe %s (probe %s): %w", job.Coder, job.Test.ID, err)
 	}
@@ -81,38 +83,38 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 // observe builds a prepared job and runs its probe once. The probe's output goes to a
 // file in the tree rather than through the judge's pipe, which keeps only a tail: the
 // file keeps the head, and the file size limit bounds it.
-func (l *Local) observe(ctx context.Context, j jobDir, sl slot, p placement) (Observation, error) {
+func (l *Local) observe(ctx context.Context, j deps.JobDir, lane sandbox.Lane, p contract.Placement) (Observation, error) {
 	c := l.contract
 	if c.Build != "" {
-		inv := j.invocation(sl, true)
-		inv.script, inv.runs, inv.timeout = p.expand(c.Build), 1, c.BuildTimeout
-		res, err := l.sb.execute(ctx, inv)
+		inv := j.Invocation(lane, true)
+		inv.Script, inv.Runs, inv.Timeout = p.Expand(c.Build), 1, c.BuildTimeout
+		res, err := l.sb.Execute(ctx, inv)
 		if err != nil {
 			return Observation{}, fmt.Errorf("build: %w", err)
 		}
-		if !res.passed(1) {
-			_, note := l.outcome(res, c.BuildTimeout, true)
-			return Observation{Exit: -1, Note: "build failed: " + note + "\n" + clip(res.output, "", MaxOutput)}, nil
+		if !res.Passed(1) {
+			_, note := l.sb.Outcome(res, c.BuildTimeout, true)
+			return Observation{Exit: -1, Note: "build failed: " + note + "\n" + sandbox.Clip(res.Output, "", MaxOutput)}, nil
 		}
 	}
 	name, err := outputName()
 	if err != nil {
 		return Observation{}, err
 	}
-	script := "exec >" + name + " 2>&1\n" + p.expand(cmp.Or(c.Probe, c.Run))
-	inv := j.invocation(sl, false)
-	inv.script, inv.runs, inv.timeout = script, 1, c.Timeout
-	res, err := l.sb.execute(ctx, inv)
+	script := "exec >" + name + " 2>&1\n" + p.Expand(cmp.Or(c.Probe, c.Run))
+	inv := j.Invocation(lane, false)
+	inv.Script, inv.Runs, inv.Timeout = script, 1, c.Timeout
+	res, err := l.sb.Execute(ctx, inv)
 	if err != nil {
 		return Observation{}, fmt.Errorf("probe run: %w", err)
 	}
-	o := Observation{Exit: res.exit}
+	o := Observation{Exit: res.Exit}
 	var notes []string
-	if !res.passed(1) {
-		_, note := l.outcome(res, c.Timeout, false)
+	if !res.Passed(1) {
+		_, note := l.sb.Outcome(res, c.Timeout, false)
 		notes = append(notes, note)
 	}
-	out, cut, err := readHead(j.dir, name, ObserveOutput)
+	out, cut, err := readHead(j.Dir, name, ObserveOutput)
 	switch {
 	case err != nil:
 		notes = append(notes, fmt.Sprintf("output unreadable: %v", err))

@@ -99,7 +99,7 @@ func TestObserveProbeCommand(t *testing.T) {
 	assert.Zero(t, o.Exit)
 	assert.Empty(t, o.Note)
 
-	job.Tree = shellTree().with("broken", "")
+	job.Tree = shellTree().With("broken", "")
 	o, err = l.Observe(context.Background(), job)
 	require.NoError(t, err)
 	assert.Empty(t, o.Output)

@@ -7,13 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // A tester that names a place gets its test built and run in the package it is about,
 // in that package's directory, as the ecosystem's own runner would.
 func TestTestRunsWhereItsTesterPutIt(t *testing.T) {
 	l := newGoJudge(t, 0, nil)
-	tree := goModule().with(
+	tree := goModule().With(
 		"sub/y.go", "package sub\n\n// Double doubles.\nfunc Double(n int) int { return 2 * n }\n",
 		"sub/y_test.go", "package sub\n\nimport \"testing\"\n\nfunc TestCoderOwn(t *testing.T) { t.Fatal(\"coder test ran\") }\n",
 		"sub/testdata/in.txt", "21\n",
@@ -36,7 +38,7 @@ func TestTestRunsWhereItsTesterPutIt(t *testing.T) {
 }
 
 func TestPythonTestInTestsWithSrcLayout(t *testing.T) {
-	c, ok := Preset("python")
+	c, ok := languages.Preset("python")
 	require.True(t, ok)
 	c.Prepare, c.Manifests = "", nil
 	if exec.Command("python3", "-c", "import pytest").Run() != nil {

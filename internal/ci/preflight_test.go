@@ -4,11 +4,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 func TestOwnTestsKeepTheTreesTestsAndRunThemAll(t *testing.T) {
 	for _, name := range []string{"go", "python", "node"} {
-		c, _ := Preset(name)
+		c, _ := languages.Preset(name)
 		own, ok := c.OwnTests()
 		assert.True(t, ok, name)
 		assert.Empty(t, own.Exclude, name)
@@ -20,9 +22,9 @@ func TestOwnTestsKeepTheTreesTestsAndRunThemAll(t *testing.T) {
 }
 
 func TestEnvironmentHintNamesWhatToInstall(t *testing.T) {
-	goC, _ := Preset("go")
-	pyC, _ := Preset("python")
-	nodeC, _ := Preset("node")
+	goC, _ := languages.Preset("go")
+	pyC, _ := languages.Preset("python")
+	nodeC, _ := languages.Preset("node")
 	for _, tc := range []struct {
 		c    Contract
 		v    Verdict

@@ -9,22 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-func TestPresetNames(t *testing.T) {
-	assert.Equal(t, []string{"go", "python", "node", "typescript", "rust", "java", "maven"}, Languages())
-	for _, name := range Languages() {
-		c, ok := Preset(name)
-		require.True(t, ok, name)
-		assert.Contains(t, c.Path, "{id}")
-		assert.Equal(t, name, c.Toolchain)
-		assert.Equal(t, 60*time.Second, c.Timeout)
-		_, err := LocalOptions{Contract: c}.withDefaults()
-		assert.NoError(t, err, name)
-	}
-	_, ok := Preset("cobol")
-	assert.False(t, ok)
-}
+	"github.com/dixit-bot/dixit/internal/ci/languages"
+)
 
 // presetJudge is a Local for a preset, or a skip when the host lacks its toolchain.
 func presetJudge(t *testing.T, name string, probe ...string) *Local {
@@ -32,7 +19,7 @@ func presetJudge(t *testing.T, name string, probe ...string) *Local {
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		t.Skipf("%s preset not tested: %v is unavailable here", name, probe)
 	}
-	c, _ := Preset(name)
+	c, _ := languages.Preset(name)
 	c.Timeout = 20 * time.Second
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), Logger: quietLogger()})
 	require.NoError(t, err)
@@ -89,4 +76,14 @@ func TestPresetNode(t *testing.T) {
 		{name: "pass", tree: tree, want: []Outcome{Pass}, runs: 2, test: []byte(fmt.Sprintf(body, "5"))},
 		{name: "fail", tree: tree, want: []Outcome{Fail}, output: "Expected values to be strictly equal", test: []byte(fmt.Sprintf(body, "6"))},
 	})
+}
+
+// TestEveryPresetMakesAJudge: every language's preset is a contract the local judge takes.
+func TestEveryPresetMakesAJudge(t *testing.T) {
+	for _, name := range languages.Names() {
+		c, ok := languages.Preset(name)
+		require.True(t, ok, name)
+		_, err := LocalOptions{Contract: c}.withDefaults()
+		assert.NoError(t, err, name)
+	}
 }

@@ -3,27 +3,9 @@ package ci
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
-
-// runnerReport is what one run's report says, whatever its format.
-type runnerReport struct {
-	tests    []testResult
-	suites   []string // names of groups of tests (node's describe, JUnit test suites)
-	summary  string   // the runner's own closing result: "pass", "fail" or "" (not seen)
-	complete bool     // the report reached its end: a closing result, root element or plan
-	damaged  string   // why the report could not be read, or ""
-	// Go's framing also tells when each test started, so a test that never finished and
-	// lines after the closing result show.
-	started    []string
-	unfinished []string
-	trailing   bool
-}
-
-// testResult is one test as the report names it.
-type testResult struct {
-	name    string // as the runner names it; Go subtests as Parent/sub
-	outcome string // "pass", "fail" or "skip"
-}
 
 // expectation is what a run's report must show to prove a pass.
 type expectation struct {
@@ -40,50 +22,50 @@ type expectation struct {
 
 // problem says why a report does not prove that the expected tests ran and passed,
 // none was skipped, and the report is complete; "" when it does.
-func (e expectation) problem(r runnerReport) string {
-	if r.damaged != "" {
-		return "the test report is damaged: " + r.damaged
+func (e expectation) problem(r reports.Run) string {
+	if r.Damaged != "" {
+		return "the test report is damaged: " + r.Damaged
 	}
-	if len(r.tests) == 0 && len(r.started) == 0 && !r.complete {
+	if len(r.Tests) == 0 && len(r.Started) == 0 && !r.Complete {
 		return missingReport
 	}
-	for _, t := range r.tests {
-		if e.isFile(t.name) {
+	for _, t := range r.Tests {
+		if e.isFile(t.Name) {
 			return "the test file reported no test of its own, only that its process ended: " +
 				"the code under test may have ended the process early"
 		}
-		switch t.outcome {
+		switch t.Outcome {
 		case "fail":
-			return fmt.Sprintf("the report says %s failed", t.name)
+			return fmt.Sprintf("the report says %s failed", t.Name)
 		case "skip":
-			return fmt.Sprintf("%s was skipped", t.name)
+			return fmt.Sprintf("%s was skipped", t.Name)
 		}
 	}
-	if r.summary == "fail" {
+	if r.Summary == "fail" {
 		return "the report says the run failed"
 	}
-	if len(r.unfinished) > 0 {
-		return fmt.Sprintf("%s started but never finished: the code under test may have ended the process early", r.unfinished[0])
+	if len(r.Unfinished) > 0 {
+		return fmt.Sprintf("%s started but never finished: the code under test may have ended the process early", r.Unfinished[0])
 	}
-	if !r.complete {
+	if !r.Complete {
 		return "the test report is incomplete: the code under test may have ended the process early"
 	}
-	if r.trailing {
+	if r.Trailing {
 		return "the test report goes on after its closing result: something other than the test runner wrote to it"
 	}
 	passed := map[string]int{}
-	for _, t := range r.tests {
-		passed[t.name]++
+	for _, t := range r.Tests {
+		passed[t.Name]++
 	}
 	if e.unique {
-		for _, t := range r.tests {
-			if n := passed[t.name]; n > 1 {
-				return fmt.Sprintf("the report names %s %d times: something other than the test runner wrote to it", t.name, n)
+		for _, t := range r.Tests {
+			if n := passed[t.Name]; n > 1 {
+				return fmt.Sprintf("the report names %s %d times: something other than the test runner wrote to it", t.Name, n)
 			}
 		}
 	}
 	for _, want := range e.names {
-		if !ran(want, passed, r.suites) {
+		if !ran(want, passed, r.Suites) {
 			return fmt.Sprintf("the expected test %s did not run", want)
 		}
 	}

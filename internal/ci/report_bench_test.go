@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // BenchmarkProofPerRun measures what proving a pass costs per run. For each preset, one
@@ -66,7 +68,7 @@ func benchContract(b *testing.B, preset string) Contract {
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		b.Skipf("%s: %v is unavailable here", preset, probe)
 	}
-	c, _ := Preset(preset)
+	c, _ := languages.Preset(preset)
 	c.Timeout = 20 * time.Second
 	return c
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/reports"
 )
 
 // reportOf hands data to a fresh evidence as one run's report, the way it arrives: as
@@ -20,19 +22,19 @@ func reportOf(format string, fromOutput bool, e expectation, data []byte) string
 	if fromOutput {
 		for len(data) > 0 {
 			n := min(len(data), 7)
-			ev.output(data[:n])
+			ev.Output(data[:n])
 			data = data[n:]
 		}
-		ev.endRun()
+		ev.EndRun()
 	} else {
-		ev.startBlock(1)
+		ev.StartBlock(1)
 		enc := base64.StdEncoding.EncodeToString(data)
 		for len(enc) > 0 {
 			n := min(len(enc), 76)
-			ev.blockLine(enc[:n])
+			ev.BlockLine(enc[:n])
 			enc = enc[n:]
 		}
-		ev.endBlock()
+		ev.EndBlock()
 	}
 	_, problem := ev.firstProblem(1)
 	return problem
@@ -90,7 +92,7 @@ func TestReportsProveAPass(t *testing.T) {
 		{"tap, fewer points than planned", ReportTAP, false, expectation{}, []byte("1..2\nok 1 - a\n"), "the test report is incomplete"},
 		{"tap, bail out", ReportTAP, false, expectation{}, []byte("1..1\nBail out! no database\n"), "Bail out! no database"},
 		{"empty file", ReportTAP, false, nodeNames, []byte("\n"), missingReport},
-		{"larger than the cap", ReportTAP, false, nodeNames, make([]byte, maxReport+1), "larger than"},
+		{"larger than the cap", ReportTAP, false, nodeNames, make([]byte, reports.MaxReport+1), "larger than"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,9 +111,9 @@ func TestReportsProveAPass(t *testing.T) {
 func TestEachRunNeedsItsOwnReport(t *testing.T) {
 	pass := recorded(t, "node_pass.tap")
 	block := func(ev *evidence, run int, data []byte) {
-		ev.startBlock(run)
-		ev.blockLine(base64.StdEncoding.EncodeToString(data))
-		ev.endBlock()
+		ev.StartBlock(run)
+		ev.BlockLine(base64.StdEncoding.EncodeToString(data))
+		ev.EndBlock()
 	}
 	ev := newEvidence(Contract{Report: ReportTAP, Run: "x {report}"}, expectation{})
 	block(ev, 1, pass)
@@ -129,8 +131,8 @@ func TestEachRunNeedsItsOwnReport(t *testing.T) {
 	framed := recorded(t, "go_pass.framed")
 	ev = newEvidence(Contract{Report: ReportTest2JSON, Run: "./dixit.test -test.v=test2json"}, expectation{})
 	for range 3 {
-		ev.output(framed)
-		ev.endRun()
+		ev.Output(framed)
+		ev.EndRun()
 	}
 	run, problem = ev.firstProblem(2)
 	assert.Equal(t, 2, run)
@@ -148,36 +150,6 @@ func TestExpectedTests(t *testing.T) {
 	jsFile := []byte("test('adds', () => {});\ndescribe(\"group\", () => {\n  it('inner', () => {});\n});\ntest(`templ ${x}`, () => {});\ntest.only('only', () => {});\n")
 	assert.Equal(t, []string{"adds", "group", "only"}, expect(Contract{}, "dixit_1.test.js", jsFile).names)
 	assert.Nil(t, expect(Contract{}, "check.sh", []byte("test_a()")).names)
-}
-
-func TestCheckReport(t *testing.T) {
-	cases := []struct {
-		c    Contract
-		want string // "" when valid
-	}{
-		{Contract{Run: "./dixit.test -test.v=test2json", Report: ReportTest2JSON}, ""},
-		{Contract{Run: "go test -json . > {report}", Report: ReportTest2JSON}, ""},
-		{Contract{Run: "go test -json .", Report: ReportTest2JSON}, "add that flag to run"},
-		{Contract{Run: "pytest --junitxml={report}", Report: ReportJUnit}, ""},
-		{Contract{Run: "pytest", Report: ReportJUnit}, "put {report} in run"},
-		{Contract{Run: "make test", Report: ""}, ""},
-		{Contract{Run: "make test", Report: ReportNone}, ""},
-		{Contract{Run: "prove --archive {report}", Report: ReportNone}, "name its format"},
-		{Contract{Run: "make test", Report: "xunit"}, `unknown report "xunit"`},
-	}
-	for _, c := range cases {
-		err := c.c.CheckReport()
-		if c.want == "" {
-			assert.NoError(t, err, c.c.Run)
-		} else if assert.Error(t, err, c.c.Run) {
-			assert.Contains(t, err.Error(), c.want)
-		}
-	}
-	for _, name := range []string{"go", "python", "node"} {
-		p, _ := Preset(name)
-		assert.NoError(t, p.CheckReport(), name)
-		assert.True(t, p.proven(), "the %s preset must prove its passes", name)
-	}
 }
 
 // TestTheVerdictCacheKnowsTheReport: a verdict given on the exit status alone is not

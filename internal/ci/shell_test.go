@@ -69,8 +69,8 @@ func TestLocalJudgeErrors(t *testing.T) {
 		{name: "tree cannot be written", jobs: []Job{ok, {Coder: "c", Tree: failingTree{}, Test: Test{ID: "x"}}}, want: "disk on fire"},
 		{name: "work dir unusable", jobs: []Job{ok}, want: "job dir",
 			setup: func(t *testing.T, l *Local) context.Context {
-				require.NoError(t, os.RemoveAll(l.work))
-				require.NoError(t, os.WriteFile(l.work, nil, 0o644))
+				require.NoError(t, os.RemoveAll(l.sb.WorkDir()))
+				require.NoError(t, os.WriteFile(l.sb.WorkDir(), nil, 0o644))
 				return context.Background()
 			}},
 		{name: "context cancelled", jobs: []Job{ok, shellJob("slow", "sleep 10\n")}, want: "context canceled",

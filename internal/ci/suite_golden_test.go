@@ -25,11 +25,11 @@ func TestSuiteGoldenFilesComeFromTheBase(t *testing.T) {
 	set := NewRegressionSet(rs[0])
 	require.Equal(t, []string{"example.com/golden/render.TestTitle"}, set.Tests, rs[0].Output)
 
-	cheat := base.with(
+	cheat := base.With(
 		"render/render.go", "package render\n\n// Title renders a title.\nfunc Title(s string) string { return \"## \" + s }\n",
 		"render/testdata/title.golden", "## x",
 	)
-	extra := base.with("render/testdata/more.golden", "new data the coder's own tests read")
+	extra := base.With("render/testdata/more.golden", "new data the coder's own tests read")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "cheat", Tree: cheat, Tests: base}, {Coder: "extra", Tree: extra, Tests: base}})
 	require.NoError(t, err)
 	regs := Regressions(set, rs[0])

@@ -2,13 +2,17 @@ package ci
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // gitTree is a commit of a local repository, written with git archive.
@@ -32,7 +36,7 @@ func TestSuiteMeasureThisRepository(t *testing.T) {
 	}
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	require.NoError(t, err)
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	c.Timeout = 6 * time.Second // a package gets a minute
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: sharedCache, Parallel: 1, Logger: quietLogger()})
 	require.NoError(t, err)
@@ -48,7 +52,7 @@ func TestSuiteMeasureThisRepository(t *testing.T) {
 	require.NoError(t, err)
 	r, set := rs[0], NewRegressionSet(rs[0])
 	t.Logf("outcome %s: %d tests, regression set %d, flaky %d, %.1fs for 2 runs", r.Outcome, len(r.Tests), len(set.Tests), len(set.Flaky), r.Seconds)
-	for _, name := range sortedNames(r.Tests) {
+	for _, name := range slices.Sorted(maps.Keys(r.Tests)) {
 		if r.Tests[name] != Pass {
 			t.Logf("  %s (passed %d of %d) %s", name, r.Passed[name], r.Runs, r.Messages[name])
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // suiteTree reads a directory of testdata/suite as a tree.
@@ -35,11 +37,11 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 	assert.Equal(t, []string{"example.com/suite/calc.TestAdd", "example.com/suite/calc.TestSub", "example.com/suite/show.TestSum"}, set.Tests)
 	assert.Equal(t, []string{"example.com/suite/calc.TestFlaky"}, set.Flaky, "passed one run of two")
 
-	broken := base.with("calc/calc.go", brokenSub)
+	broken := base.With("calc/calc.go", brokenSub)
 	// The coder also rewrote the test to expect its wrong answer: the base's test runs.
-	cheat := broken.with("calc/calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n")
-	feature := base.with("calc/mul.go", "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n")
-	noBuild := base.with("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a + }\n")
+	cheat := broken.With("calc/calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n")
+	feature := base.With("calc/mul.go", "package calc\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n")
+	noBuild := base.With("calc/calc.go", "package calc\n\nfunc Add(a, b int) int { return a + }\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{
 		{Coder: "broken", Tree: broken, Tests: base},
 		{Coder: "cheat", Tree: cheat, Tests: base},
@@ -70,11 +72,11 @@ func TestSuiteGoCatchesABrokenExistingTestEvenWhenTheCoderEditsIt(t *testing.T) 
 
 func TestSuiteAffectedGoPackages(t *testing.T) {
 	l := newGoJudge(t, 30*time.Second, nil)
-	base := suiteTree(t, "go").with("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n",
+	base := suiteTree(t, "go").With("calc/testdata/golden.txt", "3\n", "cmd/tool/main.go", "package main\n\nfunc main() {}\n",
 		"report/report.go", "package report\n",
 		"report/report_test.go", "package report\n\nimport (\n\t\"testing\"\n\n\t\"example.com/suite/calc\"\n)\n\nfunc TestTotal(t *testing.T) { _ = calc.Add }\n")
 	// The coder's copy of report's test no longer imports calc; the base's, which runs, does.
-	coder := base.with("report/report_test.go", "package report\n")
+	coder := base.With("report/report_test.go", "package report\n")
 	for _, tc := range []struct {
 		name    string
 		changed []string
@@ -95,7 +97,7 @@ func TestSuiteAffectedGoPackages(t *testing.T) {
 }
 
 func TestSuitePreparedFailureIsTheEnvironmentNotTheTests(t *testing.T) {
-	c, _ := Preset("go")
+	c, _ := languages.Preset("go")
 	c.Prepare = "echo 'cannot reach the module proxy' >&2; exit 1"
 	l := depsJudge(t, c, "")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: suiteTree(t, "go")}})
@@ -109,7 +111,7 @@ func TestSuitePreparedFailureIsTheEnvironmentNotTheTests(t *testing.T) {
 
 func TestSuitePythonSrcLayoutTakesTheBasesTestsAndSettings(t *testing.T) {
 	pythonWithPytest(t)
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	ctx := context.Background()
 	base := suiteTree(t, "python")
@@ -124,7 +126,7 @@ func TestSuitePythonSrcLayoutTakesTheBasesTestsAndSettings(t *testing.T) {
 	set := NewRegressionSet(rs[0])
 
 	// The coder breaks sub, weakens its test and deselects it in settings of its own.
-	cheat := base.with("src/calc/__init__.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+	cheat := base.With("src/calc/__init__.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
 		"tests/test_calc.py", "def test_add():\n    pass\n",
 		"pytest.ini", "[pytest]\naddopts = -k 'not sub'\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "cheat", Tree: cheat, Tests: base}})
@@ -140,7 +142,7 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 	if exec.Command("node", "--version").Run() != nil {
 		t.Skip("node is not installed here")
 	}
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	l := depsJudge(t, c, "")
 	ctx := context.Background()
 	base := suiteTree(t, "node")
@@ -154,7 +156,7 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 	}, rs[0].Tests)
 	set := NewRegressionSet(rs[0])
 
-	broken := base.with("calc.js", "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n",
+	broken := base.With("calc.js", "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n",
 		"test/calc.test.js", "require('node:test')('adds', () => {});\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -164,49 +166,6 @@ func TestSuiteNodeNamesTestsByFile(t *testing.T) {
 		{Test: "test/calc.test.js::subtracts", Reason: "fails: Expected values to be strictly equal: 8 !== 2"},
 	}, Regressions(set, rs[0]))
 	assert.Contains(t, rs[0].Output, "subtracts", "the runner's readable output says which")
-}
-
-func TestSuiteRegressionReasons(t *testing.T) {
-	base := SuiteResult{Outcome: Pass, Runs: 3,
-		Tests:  map[string]Outcome{"a": Pass, "b": Pass, "c": Pass, "d": Pass, "flaky": Fail, "broken": Fail},
-		Passed: map[string]int{"a": 3, "b": 3, "c": 3, "d": 3, "flaky": 2, "broken": 0}}
-	set := NewRegressionSet(base)
-	require.Equal(t, RegressionSet{Tests: []string{"a", "b", "c", "d"}, Flaky: []string{"flaky"}, Runs: 3}, set)
-
-	tree := SuiteResult{Outcome: Pass, Runs: 2,
-		Tests:    map[string]Outcome{"a": Pass, "b": Fail, "c": Skipped, "flaky": Fail},
-		Passed:   map[string]int{"a": 2, "b": 1, "c": 0, "flaky": 0},
-		Messages: map[string]string{"b": "want 2"}}
-	assert.Equal(t, []Regression{
-		{Test: "b", Reason: "failed in 1 of 2 runs: want 2"},
-		{Test: "c", Reason: "was skipped"},
-		{Test: "d", Reason: "did not run: the tree no longer has it, or its file or package failed before it ran"},
-	}, Regressions(set, tree), "a flaky test of the base is no regression")
-
-	assert.Empty(t, Regressions(set, SuiteResult{Outcome: Pass, Scope: []string{}}), "an empty scope ran nothing")
-	assert.Empty(t, NewRegressionSet(SuiteResult{Outcome: Timeout, Tests: base.Tests, Passed: base.Passed}).Tests,
-		"a base whose suite did not finish guards nothing")
-}
-
-func TestSuiteNamesAndScopes(t *testing.T) {
-	for _, tc := range []struct{ file, classname, name, want string }{
-		{"tests/test_x.py", "tests.test_x", "test_y", "tests/test_x.py::test_y"},
-		{"tests/test_x.py", "tests.test_x.TestC", "test_m[1]", "tests/test_x.py::TestC::test_m[1]"},
-		{"tests/test_broken.py", "", "tests.test_broken", "tests/test_broken.py"},
-	} {
-		assert.Equal(t, tc.want, pythonNodeID(tc.file, tc.classname, tc.name))
-	}
-	assert.Equal(t, "deep::inner::x", rustTestPath("deep::inner", "x"))
-	assert.Equal(t, "top", rustTestPath("crate", "top"))
-	assert.Equal(t, "inner::nested", rustTestPath("integration", "inner::nested"))
-	scope := []string{"example.com/m/a", "tests/test_x.py", "example.com/m/c/..."}
-	assert.True(t, inScope("example.com/m/c.TestX", scope))
-	assert.True(t, inScope("example.com/m/c/d.TestX", scope))
-	assert.True(t, inScope("example.com/m/a.TestX", scope))
-	assert.False(t, inScope("example.com/m/a/b.TestX", scope), "a sub-package is a package of its own")
-	assert.True(t, inScope("tests/test_x.py::TestC::test_m", scope))
-	assert.True(t, inScope("tests/test_x.py", scope))
-	assert.False(t, inScope("tests/test_y.py::test_z", scope))
 }
 
 func TestSuiteRustNamesTestsByTarget(t *testing.T) {
@@ -222,7 +181,7 @@ func TestSuiteRustNamesTestsByTarget(t *testing.T) {
 	}, rs[0].Tests, "libtest leaves ignored tests out of its report")
 	set := NewRegressionSet(rs[0])
 
-	broken := base.with("src/lib.rs", "pub fn double(x: i64) -> i64 {\n    x + 1\n}\n",
+	broken := base.With("src/lib.rs", "pub fn double(x: i64) -> i64 {\n    x + 1\n}\n",
 		"tests/it.rs", "#[test]\nfn doubles_two() {}\n")
 	rs, err = l.RunSuite(ctx, 1, []SuiteJob{{Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -237,7 +196,7 @@ func TestSuiteWithoutItsRunnerIsTheEnvironmentNotTheTests(t *testing.T) {
 	if exec.Command("python3", "-c", "import pytest").Run() == nil {
 		t.Skip("the first python3 on PATH has pytest here: TestAMissingPytestSaysWhichPythonAndWhatToInstall covers the check")
 	}
-	c, _ := Preset("python")
+	c, _ := languages.Preset("python")
 	l := depsJudge(t, c, "")
 	tree := suiteTree(t, "python")
 	delete(tree, "pyproject.toml") // no manifest, no virtual environment to make first
@@ -252,7 +211,7 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 	if exec.Command("node", "--version").Run() != nil {
 		t.Skip("node is not installed here")
 	}
-	c, _ := Preset("node")
+	c, _ := languages.Preset("node")
 	c.Timeout = 300 * time.Millisecond // the suite's one file gets ten times that
 	l := depsJudge(t, c, "")
 	tree := mapTree{"test/hang.test.js": "require('node:test')('hangs', () => new Promise(() => setInterval(() => {}, 1000)));\n"}
@@ -263,19 +222,6 @@ func TestSuiteThatHangsTimesOutAsAWhole(t *testing.T) {
 	assert.Empty(t, NewRegressionSet(rs[0]).Tests, "a base whose suite never finishes guards nothing")
 }
 
-func TestSuiteGoMessages(t *testing.T) {
-	out := "\x16=== RUN   TestA\n    a_test.go:9: want 3\n\x16--- FAIL: TestA (0.00s)\n" +
-		"\x16=== RUN   TestB\n    b_test.go:12: \n        \tError Trace:\t/src/b_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n" +
-		"\x16=== RUN   TestC/sub\n    c_test.go:3: in a subtest\n" +
-		"\x16=== RUN   TestD\n    d_test.go:7: \n        \tError Trace:\t/src/d_test.go:7\n        \tError:      \tReceived unexpected error:\n        \t            \tdial tcp: connection refused\n"
-	assert.Equal(t, map[string]string{
-		"TestA": "a_test.go:9: want 3",
-		"TestB": "b_test.go:12: Not equal:",
-		"TestC": "c_test.go:3: in a subtest",
-		"TestD": "d_test.go:7: Received unexpected error: dial tcp: connection refused",
-	}, goMessages([]byte(out)))
-}
-
 func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {
 	if exec.Command("npm", "--version").Run() != nil {
 		t.Skip("npm is not installed here")
@@ -284,8 +230,8 @@ func TestSuiteTypeScriptRunsTheBasesSpecsWithItsLoader(t *testing.T) {
 	l := ecosystemJudge(t, "typescript", []string{"node", "--version"})
 	spec := "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { double } from './calc.ts';\n\n" +
 		"test('doubles', () => { const n: number = double(21); assert.strictEqual(n, 42); });\n"
-	base := testdataTree(t, "ts-tsx").with("calc.spec.ts", spec)
-	broken := base.with("calc.ts", "export function double(n: number): number {\n  return n + 2;\n}\n",
+	base := testdataTree(t, "ts-tsx").With("calc.spec.ts", spec)
+	broken := base.With("calc.ts", "export function double(n: number): number {\n  return n + 2;\n}\n",
 		"calc.spec.ts", "import { test } from 'node:test';\ntest('doubles', () => {});\n")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)
@@ -299,7 +245,7 @@ func TestSuiteJavaNamesTestsByClassAndMethod(t *testing.T) {
 	l := ecosystemJudge(t, "java", []string{"javac", "-version"},
 		[]string{"test", "-f", "/usr/share/java/junit-platform-console-standalone.jar"})
 	base := suiteTree(t, "java")
-	broken := base.with("src/main/java/calc/Calc.java", "package calc;\n\npublic final class Calc {\n    public static int twice(int x) { return 2 * x; }\n\n    public static int half(int x) { return x; }\n}\n",
+	broken := base.With("src/main/java/calc/Calc.java", "package calc;\n\npublic final class Calc {\n    public static int twice(int x) { return 2 * x; }\n\n    public static int half(int x) { return x; }\n}\n",
 		"src/test/java/calc/CalcTest.java", "package calc;\n\nclass CalcTest {}\n")
 	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: base}, {Coder: "broken", Tree: broken, Tests: base}})
 	require.NoError(t, err)

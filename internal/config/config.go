@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
@@ -90,7 +91,7 @@ const (
 )
 
 func Defaults() Settings {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	return Settings{
 		Protocol: ProtocolDixit, MaxIterations: 8, Critics: Critics{Copies: 1},
 		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
@@ -213,9 +214,9 @@ func (f file) settings() (Settings, error) {
 	}
 	if t := f.Test; t != nil {
 		if t.Preset != nil {
-			p, ok := ci.Preset(*t.Preset)
+			p, ok := languages.Preset(*t.Preset)
 			if !ok {
-				return Settings{}, strictyaml.Errorf("test.preset", "unknown preset %q; must be one of %s", *t.Preset, strings.Join(ci.Languages(), ", "))
+				return Settings{}, strictyaml.Errorf("test.preset", "unknown preset %q; must be one of %s", *t.Preset, strings.Join(languages.Names(), ", "))
 			}
 			s.Test = p
 		} else if t.Path != nil || t.Run != nil {
@@ -293,7 +294,7 @@ func (s Settings) Validate() error {
 		{"test.manifests", s.Test.Prepare == "" || len(s.Test.Manifests) > 0, "must list the files that say which dependencies to install (such as go.mod, package-lock.json) when test.prepare is set: the prepare runs only when one of them is there"},
 		{"test.memory", s.Test.Memory == 0 || s.Test.Memory >= minMemory && s.Test.Memory <= maxMemory, fmt.Sprintf("must be between 64MiB and 1TiB (got %s)", ci.FormatBytes(s.Test.Memory))},
 		{"test.toolchain_path", s.Test.ToolchainPath == "" || path.IsAbs(s.Test.ToolchainPath) && s.Test.Toolchain != "", fmt.Sprintf("must be the absolute path of the toolchain's command, such as /usr/bin/python3, with test.toolchain set (got %q)", s.Test.ToolchainPath)},
-		{"test.toolchain", s.Test.Toolchain == "" || slices.Contains(ci.Languages(), s.Test.Toolchain), fmt.Sprintf("must be %s or empty (got %q)", ci.LanguageList(), s.Test.Toolchain)},
+		{"test.toolchain", s.Test.Toolchain == "" || slices.Contains(languages.Names(), s.Test.Toolchain), fmt.Sprintf("must be %s or empty (got %q)", languages.List(), s.Test.Toolchain)},
 	}
 	for _, c := range checks {
 		if !c.ok {

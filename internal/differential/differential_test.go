@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 )
@@ -160,7 +161,7 @@ func TestRunFailures(t *testing.T) {
 // implementations that agree on every ordinary input and differ on build metadata
 // ("1.0.0+build" against "1.0.0"), plus one that does not compile.
 func TestRunFindsPlantedDisagreement(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	contract.Timeout = 30 * time.Second
 	cache := os.Getenv("DIXIT_CI_TEST_CACHE") // the ci tests' warm Go build cache
 	if cache == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/mutation"
 )
@@ -41,7 +42,7 @@ func clampFiles() []gitstate.File {
 // gremlins' default operators on Clamp: each comparison gets its boundary and its
 // negation; the coder's test file is not mutated.
 func TestGenerateClamp(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	mutants, err := mutation.Generate(clampFiles(), contract.Private)
 	require.NoError(t, err)
 	var ids []string
@@ -77,7 +78,7 @@ func TestRunClampWithTheJudge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go in the judge")
 	}
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	contract.Timeout = 0
 	local, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(),
 		CacheDir: filepath.Join(os.TempDir(), "dixit-test-gocache"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
 // ExecContract is the judge's python contract as --execute uses it: the preset, with
 // pytest told to print one progress character per test and nothing else.
 func ExecContract() ci.Contract {
-	c, _ := ci.Preset("python")
+	c, _ := languages.Preset("python")
 	c.Env = maps.Clone(pytestEnv)
 	return c
 }

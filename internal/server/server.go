@@ -19,8 +19,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/app"
 	"github.com/dixit-bot/dixit/internal/apprun"
 	"github.com/dixit-bot/dixit/internal/cast"
-	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/actions"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 	"github.com/dixit-bot/dixit/internal/ghapp"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/reconcile"
@@ -135,14 +135,14 @@ func newHTTPServer(h http.Handler) *http.Server {
 // checkSandbox proves, before any webhook is taken, that the configured sandbox starts
 // here and that the code it will judge cannot read the App's secret files. Fail closed:
 // a server runs untrusted code only with the isolation its operator chose.
-func checkSandbox(cfg serveconfig.Config, logger *slog.Logger) (ci.Sandbox, error) {
-	mode := ci.Sandbox(cmp.Or(cfg.Sandbox, string(ci.SandboxBwrap)))
+func checkSandbox(cfg serveconfig.Config, logger *slog.Logger) (sandbox.Mode, error) {
+	mode := sandbox.Mode(cmp.Or(cfg.Sandbox, string(sandbox.Bwrap)))
 	results := cmp.Or(cfg.ResultCache, filepath.Join(cfg.StateDir, "cache"))
-	isolation, err := ci.CheckHost(ci.HostCheck{
-		Sandbox: mode, StateDir: cfg.StateDir, Private: []string{cfg.StateDir, results}, Logger: logger,
+	isolation, err := sandbox.CheckHost(sandbox.HostCheck{
+		Mode: mode, StateDir: cfg.StateDir, Private: []string{cfg.StateDir, results}, Logger: logger,
 		Secrets: map[string]string{"github.private_key_file": cfg.GitHub.PrivateKeyFile, "github.webhook_secret_file": cfg.GitHub.SecretFile},
 	})
-	var unavailable *ci.UnavailableError
+	var unavailable *sandbox.UnavailableError
 	if errors.As(err, &unavailable) {
 		return "", fmt.Errorf("%w. Or, knowing that tests then run without any isolation, set sandbox: none in the configuration (DIXIT_SANDBOX=none)", err)
 	}

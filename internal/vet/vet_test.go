@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 	"github.com/dixit-bot/dixit/internal/mutation"
@@ -39,7 +40,7 @@ func candidate(id, check string) orchestrate.Candidate {
 // them, which every independent implementation passes; a correct patch succeeds only when
 // the run ended with the testers exhausted.
 func TestAPlantedBugFailsTheVettedTestThatCatchesIt(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	contract.Timeout = 30 * time.Second
 	cache := os.Getenv("DIXIT_CI_TEST_CACHE")
 	if cache == "" {
@@ -142,7 +143,7 @@ func TestWithdrawOnlyTakesBackAPass(t *testing.T) {
 // a suite that checks a sum kills both of its mutants, one that only checks the empty sum
 // kills neither, and with nothing vetted nothing is measured.
 func TestScoreMutantsSaysHowStrongTheSuiteIsOnThePatch(t *testing.T) {
-	contract, _ := ci.Preset("go")
+	contract, _ := languages.Preset("go")
 	contract.Timeout = 30 * time.Second
 	cache := os.Getenv("DIXIT_CI_TEST_CACHE")
 	if cache == "" {

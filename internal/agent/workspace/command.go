@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
 )
 
 type runArgs struct {
@@ -25,7 +25,7 @@ func (w *Workspace) run(ctx context.Context, raw string) (string, error) {
 		return "", toolErrorf("command is required")
 	}
 	res, err := w.opts.Runner.Exec(ctx, w.dir, a.Command, w.opts.CommandTimeout)
-	if errors.Is(err, ci.ErrNoSandbox) {
+	if errors.Is(err, agentexec.ErrNoSandbox) {
 		// True and actionable for the agent; the operator's side is in the server's log.
 		return "", toolErrorf("run_command is unavailable on this machine: commands may only run inside a sandbox, " +
 			"and none is available here. Keep working with the file tools.")
@@ -48,7 +48,7 @@ func (w *Workspace) run(ctx context.Context, raw string) (string, error) {
 		b.WriteString("(no output)")
 		return b.String(), nil
 	}
-	if len(res.Output) >= ci.ExecOutput-utf8.UTFMax { // the runner kept only the tail
+	if len(res.Output) >= agentexec.MaxOutput-utf8.UTFMax { // the runner kept only the tail
 		b.WriteString("output (only its last part):\n")
 	} else {
 		b.WriteString("output:\n")

@@ -19,12 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
 // fakeRunner records commands and answers with a fixed result.
 type fakeRunner struct {
-	res   ci.ExecResult
+	res   agentexec.Result
 	err   error
 	calls []fakeCall
 }
@@ -34,26 +36,26 @@ type fakeCall struct {
 	timeout      time.Duration
 }
 
-func (f *fakeRunner) Exec(_ context.Context, dir, command string, timeout time.Duration) (ci.ExecResult, error) {
+func (f *fakeRunner) Exec(_ context.Context, dir, command string, timeout time.Duration) (agentexec.Result, error) {
 	f.calls = append(f.calls, fakeCall{dir, command, timeout})
 	return f.res, f.err
 }
 
 func TestRunCommandResults(t *testing.T) {
-	long := strings.Repeat("x", ci.ExecOutput)
+	long := strings.Repeat("x", agentexec.MaxOutput)
 	cases := []struct {
 		name string
-		res  ci.ExecResult
+		res  agentexec.Result
 		want string
 	}{
-		{"success", ci.ExecResult{Exit: 0, Output: "ok  \texample.com/x\t0.01s\n"}, "exit code 0\noutput:\nok  \texample.com/x\t0.01s\n"},
-		{"failure is a result", ci.ExecResult{Exit: 2, Output: "x.go:3: undefined: y\n"}, "exit code 2\noutput:\nx.go:3: undefined: y\n"},
-		{"no output", ci.ExecResult{Exit: 1}, "exit code 1\n(no output)"},
-		{"timeout", ci.ExecResult{Exit: -1, TimedOut: true, Note: "timed out after 5s", Output: "started\n"},
+		{"success", agentexec.Result{Exit: 0, Output: "ok  \texample.com/x\t0.01s\n"}, "exit code 0\noutput:\nok  \texample.com/x\t0.01s\n"},
+		{"failure is a result", agentexec.Result{Exit: 2, Output: "x.go:3: undefined: y\n"}, "exit code 2\noutput:\nx.go:3: undefined: y\n"},
+		{"no output", agentexec.Result{Exit: 1}, "exit code 1\n(no output)"},
+		{"timeout", agentexec.Result{Exit: -1, TimedOut: true, Note: "timed out after 5s", Output: "started\n"},
 			"stopped: the command ran longer than 5s\noutput:\nstarted\n"},
-		{"output flood", ci.ExecResult{Exit: -1, OverLimit: true, Note: "output exceeded 8388608 bytes", Output: long},
+		{"output flood", agentexec.Result{Exit: -1, OverLimit: true, Note: "output exceeded 8388608 bytes", Output: long},
 			"stopped: output exceeded 8388608 bytes\noutput (only its last part):\n" + long},
-		{"resource limit", ci.ExecResult{Exit: 153, OverLimit: true, Note: "killed by SIGXFSZ: file size limit exceeded"},
+		{"resource limit", agentexec.Result{Exit: 153, OverLimit: true, Note: "killed by SIGXFSZ: file size limit exceeded"},
 			"stopped: killed by SIGXFSZ: file size limit exceeded (exit code 153)\n(no output)"},
 	}
 	for _, c := range cases {
@@ -79,7 +81,7 @@ func TestRunCommandRunnerFailure(t *testing.T) {
 // TestRunCommandSandboxed runs commands through a real local judge: the toolchain is
 // there, the network is not, and files pass both ways between the tools and commands.
 func TestRunCommandSandboxed(t *testing.T) {
-	contract, ok := ci.Preset("go")
+	contract, ok := languages.Preset("go")
 	require.True(t, ok)
 	judge, err := ci.NewLocal(ci.LocalOptions{Contract: contract, WorkDir: t.TempDir(), Parallel: 1,
 		Sandbox: ci.SandboxBwrap, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/agentexec"
 	"github.com/dixit-bot/dixit/internal/llm"
 )
 
 // Runner runs a shell command with dir as its working directory, sandboxed.
 // *ci.Local is one.
 type Runner interface {
-	Exec(ctx context.Context, dir, command string, timeout time.Duration) (ci.ExecResult, error)
+	Exec(ctx context.Context, dir, command string, timeout time.Duration) (agentexec.Result, error)
 }
 
 var _ Runner = (*ci.Local)(nil)

@@ -284,61 +284,9 @@ func (j *Judge) Run(ctx context.Context, reruns int, jobs []ci.Job) ([]ci.Verdic
 		return nil, err
 	}
 	st := BatchStats{Trees: len(b.trees), Tests: len(b.tests)}
-	defer func() {
-		st.Seconds = time.Since(start).Seconds()
-		j.mu.Lock()
-		j.stats.Batches++
-		if len(j.batches) < 10000 {
-			j.batches = append(j.batches, st)
-		}
-		j.mu.Unlock()
-		j.log.Info("actions batch", "batch", st.Batch, "runs", st.Runs, "trees", st.Trees, "tests", st.Tests,
-			"minutes", st.Minutes, "seconds", st.Seconds, "failures", len(st.Failures))
-	}()
-	todo := b.trees
-	var lastErr error
-	for attempt := 0; ; attempt++ {
-		res, err := j.attempt(ctx, b, todo, &st)
-		if err != nil {
-			var infra *infraError
-			if !errors.As(err, &infra) {
-				return nil, fmt.Errorf("actions judge: %w", err)
-			}
-			// The whole dispatch failed (no run, or it never completed): all again.
-			res = nil
-			st.Failures = append(st.Failures, err.Error())
-			lastErr = err
-		}
-		var left []*tree
-		for _, t := range todo {
-			r, ok := res[t.hash]
-			if ok && r.err == nil {
-				t.verdicts = r.verdicts
-				continue
-			}
-			if ok {
-				st.Failures = append(st.Failures, r.err.Error())
-				lastErr = r.err
-			}
-			left = append(left, t)
-		}
-		if len(left) == 0 {
-			break
-		}
-		if attempt >= j.cfg.Retries {
-			return nil, fmt.Errorf("actions judge: batch %s: %d of %d trees without verdicts after %d dispatches: %w",
-				st.Batch, len(left), len(b.trees), attempt+1, lastErr)
-		}
-		todo = left
-		wait := j.cfg.RetryBackoff << attempt
-		j.log.Warn("actions batch: retrying after an infrastructure failure", "batch", st.Batch,
-			"trees", len(left), "wait", wait, "err", lastErr)
-		j.mu.Lock()
-		j.stats.Retries++
-		j.mu.Unlock()
-		if err := sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("actions judge: %w", err)
-		}
+	defer j.record(&st, start)
+	if err := j.classify(ctx, b, &st); err != nil {
+		return nil, err
 	}
 	out := make([]ci.Verdict, len(jobs))
 	for i, job := range jobs {
@@ -349,6 +297,76 @@ func (j *Judge) Run(ctx context.Context, reruns int, jobs []ci.Job) ([]ci.Verdic
 	j.stats.Verdicts += len(out)
 	j.mu.Unlock()
 	return out, nil
+}
+
+// record keeps a batch's figures and logs them.
+func (j *Judge) record(st *BatchStats, start time.Time) {
+	st.Seconds = time.Since(start).Seconds()
+	j.mu.Lock()
+	j.stats.Batches++
+	if len(j.batches) < 10000 {
+		j.batches = append(j.batches, *st)
+	}
+	j.mu.Unlock()
+	j.log.Info("actions batch", "batch", st.Batch, "runs", st.Runs, "trees", st.Trees, "tests", st.Tests,
+		"minutes", st.Minutes, "seconds", st.Seconds, "failures", len(st.Failures))
+}
+
+// classify dispatches the batch's trees until each has its verdicts, again for those an
+// infrastructure failure left without, at most Retries times more.
+func (j *Judge) classify(ctx context.Context, b *batch, st *BatchStats) error {
+	todo := b.trees
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		res, err := j.attempt(ctx, b, todo, st)
+		if err != nil {
+			var infra *infraError
+			if !errors.As(err, &infra) {
+				return fmt.Errorf("actions judge: %w", err)
+			}
+			// The whole dispatch failed (no run, or it never completed): all again.
+			res = nil
+			st.Failures = append(st.Failures, err.Error())
+			lastErr = err
+		}
+		left := settle(todo, res, st, &lastErr)
+		if len(left) == 0 {
+			return nil
+		}
+		if attempt >= j.cfg.Retries {
+			return fmt.Errorf("actions judge: batch %s: %d of %d trees without verdicts after %d dispatches: %w",
+				st.Batch, len(left), len(b.trees), attempt+1, lastErr)
+		}
+		todo = left
+		wait := j.cfg.RetryBackoff << attempt
+		j.log.Warn("actions batch: retrying after an infrastructure failure", "batch", st.Batch,
+			"trees", len(left), "wait", wait, "err", lastErr)
+		j.mu.Lock()
+		j.stats.Retries++
+		j.mu.Unlock()
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("actions judge: %w", err)
+		}
+	}
+}
+
+// settle keeps the verdicts of the trees a dispatch classified and returns those it did
+// not, noting each tree's failure in st and lastErr.
+func settle(todo []*tree, res map[string]treeResult, st *BatchStats, lastErr *error) []*tree {
+	var left []*tree
+	for _, t := range todo {
+		r, ok := res[t.hash]
+		if ok && r.err == nil {
+			t.verdicts = r.verdicts
+			continue
+		}
+		if ok {
+			st.Failures = append(st.Failures, r.err.Error())
+			*lastErr = r.err
+		}
+		left = append(left, t)
+	}
+	return left
 }
 
 // infraError is a failure of a whole dispatch that a new dispatch may not have.

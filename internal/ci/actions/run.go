@@ -73,29 +73,9 @@ func (j *Judge) attempt(ctx context.Context, b *batch, todo []*tree, st *BatchSt
 // dispatch starts the workflow. It asks GitHub for the run id (return_run_details);
 // 0 means GitHub did not say (a 204), and the run must be found by its name.
 func (j *Judge) dispatch(ctx context.Context, b *batch, todo []*tree, batchID, batchCommit string) (int64, error) {
-	type coder struct {
-		Name string `json:"name"`
-		Ref  string `json:"ref"`
-	}
-	coders := make([]coder, len(todo))
-	for i, t := range todo {
-		coders[i] = coder{Name: t.name, Ref: t.commit}
-	}
-	codersJSON, err := json.Marshal(coders)
+	body, err := j.dispatchBody(b, todo, batchID, batchCommit)
 	if err != nil {
 		return 0, err
-	}
-	body := map[string]any{
-		"ref":                j.branch,
-		"return_run_details": true,
-		"inputs": map[string]string{
-			"run_id":      j.o.Run,
-			"batch_id":    batchID,
-			"batch_ref":   batchCommit,
-			"coders":      string(codersJSON),
-			"reruns":      fmt.Sprint(b.reruns),
-			"bot_version": j.o.BotVersion,
-		},
 	}
 	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/dispatches", j.o.Owner, j.o.Repo, WorkflowFile)
 	req, err := j.o.Client.NewRequest(http.MethodPost, u, body)
@@ -118,25 +98,60 @@ func (j *Judge) dispatch(ctx context.Context, b *batch, todo []*tree, batchID, b
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
+	return 0, j.dispatchFailed(err)
+}
+
+// dispatchBody is the dispatch's request: the workshop's branch and the workflow's
+// inputs, the trees to classify among them.
+func (j *Judge) dispatchBody(b *batch, todo []*tree, batchID, batchCommit string) (map[string]any, error) {
+	type coder struct {
+		Name string `json:"name"`
+		Ref  string `json:"ref"`
+	}
+	coders := make([]coder, len(todo))
+	for i, t := range todo {
+		coders[i] = coder{Name: t.name, Ref: t.commit}
+	}
+	codersJSON, err := json.Marshal(coders)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"ref":                j.branch,
+		"return_run_details": true,
+		"inputs": map[string]string{
+			"run_id":      j.o.Run,
+			"batch_id":    batchID,
+			"batch_ref":   batchCommit,
+			"coders":      string(codersJSON),
+			"reruns":      fmt.Sprint(b.reruns),
+			"bot_version": j.o.BotVersion,
+		},
+	}, nil
+}
+
+// dispatchFailed says what a failed dispatch means: what to change in the workshop's
+// settings or workflow, or an infrastructure failure a new dispatch may not have.
+func (j *Judge) dispatchFailed(err error) error {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		where := fmt.Sprintf("dispatch of %s on branch %s of the workshop %s/%s", WorkflowFile, j.branch, j.o.Owner, j.o.Repo)
 		switch code := er.Response.StatusCode; {
 		case code == http.StatusForbidden || code == http.StatusUnauthorized:
-			return 0, fmt.Errorf("%s: %d %s: the App needs the `actions: write` permission on the workshop repository (accept it in the installation's settings), and GitHub Actions must be enabled there (Settings → Actions → General)",
+			return fmt.Errorf("%s: %d %s: the App needs the `actions: write` permission on the workshop repository (accept it in the installation's settings), and GitHub Actions must be enabled there (Settings → Actions → General)",
 				where, code, er.Message)
 		case code == http.StatusNotFound:
-			return 0, fmt.Errorf("%s: 404: the workflow is not on that branch; the App keeps it at %s (see docs/actions.md)",
+			return fmt.Errorf("%s: 404: the workflow is not on that branch; the App keeps it at %s (see docs/actions.md)",
 				where, ".github/workflows/"+WorkflowFile)
 		case code == http.StatusUnprocessableEntity:
-			return 0, fmt.Errorf("%s: 422 %s: the workflow on the branch does not take the inputs this bot sends (is it the current template?)",
+			return fmt.Errorf("%s: 422 %s: the workflow on the branch does not take the inputs this bot sends (is it the current template?)",
 				where, er.Message)
 		case code >= 500:
-			return 0, infra("%s: %w", where, err)
+			return infra("%s: %w", where, err)
 		}
-		return 0, fmt.Errorf("%s: %w", where, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
-	return 0, infra("dispatch of %s in %s/%s: %w", WorkflowFile, j.o.Owner, j.o.Repo, err)
+	return infra("dispatch of %s in %s/%s: %w", WorkflowFile, j.o.Owner, j.o.Repo, err)
 }
 
 // RunName is the name the workflow gives a run (its run-name), by which the judge finds

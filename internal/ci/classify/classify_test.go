@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/ci/languages"
 	"github.com/dixit-bot/dixit/internal/gitstate"
 )
 
@@ -36,7 +37,7 @@ func TestBatchRoundTripAndContracts(t *testing.T) {
 
 	c, err := ContractFromJSON(b.Contract)
 	require.NoError(t, err)
-	want, _ := ci.Preset("go")
+	want, _ := languages.Preset("go")
 	want.Timeout = c.Timeout
 	assert.Equal(t, want, c)
 	assert.Equal(t, "30s", c.Timeout.String())
@@ -99,7 +100,7 @@ func TestClassifyReportsAJudgeFailure(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"x.go": "package x\n"})
 	tree, err := gitstate.ReadDir(dir)
 	require.NoError(t, err)
-	c, _ := ci.Preset("go")
+	c, _ := languages.Preset("go")
 	tests := []ci.Test{{ID: "t1", Content: []byte("package x\n")}}
 	res, err := Classify(context.Background(), Options{Batch: "b", Coder: "amber", Tree: tree, Tests: tests,
 		Reruns: 3, Contract: c, Sandbox: "nonsense"})

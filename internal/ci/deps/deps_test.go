@@ -1,0 +1,42 @@
+package deps
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/languages"
+)
+
+func TestPrepareKeys(t *testing.T) {
+	src := t.TempDir()
+	write := func(name, content string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(src, name), []byte(content), 0o644))
+	}
+	c, _ := languages.Preset("python")
+	write("requirements.txt", "pytest\n")
+	write("requirements-dev.txt", "ruff\n")
+	write("calc.py", "x = 1\n")
+	files, err := manifestFiles(src, c.Manifests)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"requirements-dev.txt", "requirements.txt"}, files, "only manifests, each once")
+	k1, err := depsKey(c, src, files)
+	require.NoError(t, err)
+	write("calc.py", "x = 2\n")
+	k2, _ := depsKey(c, src, files)
+	assert.Equal(t, k1, k2, "code changes keep the dependencies")
+	write("requirements-dev.txt", "ruff\nmypy\n")
+	k3, _ := depsKey(c, src, files)
+	assert.NotEqual(t, k1, k3, "a changed manifest is prepared anew")
+	c.Prepare += " --upgrade"
+	k4, _ := depsKey(c, src, files)
+	assert.NotEqual(t, k3, k4, "so is a changed prepare command")
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "requirements-x.txt")))
+	files, _ = manifestFiles(src, c.Manifests)
+	assert.NotContains(t, strings.Join(files, " "), "requirements-x.txt", "a symbolic link is not a manifest")
+}

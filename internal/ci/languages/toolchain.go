@@ -1,0 +1,203 @@
+package languages
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+)
+
+func goToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
+	goBin := cmp.Or(bin, "go")
+	out, err := hostLines(ctx, goBin, "env", "GOROOT", "GOMODCACHE")
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	if len(out) != 2 || out[0] == "" {
+		return sandbox.Toolchain{}, fmt.Errorf("go env: unexpected output %q", out)
+	}
+	goroot, modcache := out[0], out[1]
+	tc := sandbox.Toolchain{
+		Mounts: []string{goroot},
+		Path:   []string{filepath.Join(goroot, "bin")},
+		Env: map[string]string{
+			// Only the compiler runs at build time: no cgo, no network, no toolchain switch.
+			"CGO_ENABLED": "0",
+			"GOPROXY":     "off",
+			"GOFLAGS":     "-mod=mod",
+			"GOTOOLCHAIN": "local",
+			"GOTELEMETRY": "off",
+			"GOPATH":      "/tmp/gopath",
+			"GOCACHE":     "/tmp/gocache",
+		},
+		CacheVar: "GOCACHE",
+		CacheSub: "go-build",
+		Check:    "go version",
+		// go mod download fetches through the module proxy and checks sum.golang.org;
+		// the builds then read only what it put in the cache.
+		PrepareEnv: map[string]string{"GOPROXY": goProxy(ctx, goBin), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},
+		DepsEnv:    map[string]string{"GOMODCACHE": "{deps}/gomod"},
+		TreeEnv:    goTreeEnv,
+	}
+	if modcache != "" {
+		tc.Env["GOMODCACHE"] = modcache
+		if _, err := os.Stat(modcache); err == nil {
+			tc.Mounts = append(tc.Mounts, modcache)
+			tc.Seed = filepath.Join(modcache, "cache", "download")
+		}
+	}
+	return tc, nil
+}
+
+// goProxy is the host's module proxy setting, for prepares: a server behind its own
+// proxy or mirror configures it the way go does.
+func goProxy(ctx context.Context, goBin string) string {
+	out, err := hostLines(ctx, goBin, "env", "GOPROXY")
+	if err != nil || len(out) != 1 || out[0] == "" || out[0] == "off" {
+		return "https://proxy.golang.org,direct"
+	}
+	return out[0]
+}
+
+// goTreeEnv builds a vendored module from its vendor/ directory, as go itself would
+// (the judge otherwise forces -mod=mod).
+func goTreeEnv(src string) map[string]string {
+	if fi, err := os.Lstat(filepath.Join(src, "vendor", "modules.txt")); err == nil && fi.Mode().IsRegular() {
+		return map[string]string{"GOFLAGS": "-mod=vendor"}
+	}
+	return nil
+}
+
+func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(bin, "python3"), "-c",
+		"import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.dirname(sys.executable))")
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	if len(out) != 3 {
+		return sandbox.Toolchain{}, fmt.Errorf("python3: unexpected output %q", out)
+	}
+	return sandbox.Toolchain{
+		Mounts: []string{out[0], out[1]},
+		Path:   []string{out[2]},
+		Env:    map[string]string{"PYTHONDONTWRITEBYTECODE": "1"},
+		Check:  "python3 -c pass && " + reportCheck,
+		// pip's own cache lives in the prepare's private HOME: only the venv is kept.
+		PrepareEnv: map[string]string{"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"},
+		DepsEnv:    map[string]string{"VIRTUAL_ENV": "{deps}/venv"},
+		DepsPath:   []string{"{deps}/venv/bin"},
+	}, nil
+}
+
+func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", "process.execPath")
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	if len(out) != 1 {
+		return sandbox.Toolchain{}, fmt.Errorf("node: unexpected output %q", out)
+	}
+	bin, err := filepath.EvalSymlinks(out[0])
+	if err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("node: %w", err)
+	}
+	prefix := filepath.Dir(filepath.Dir(bin))
+	return sandbox.Toolchain{
+		Mounts: []string{prefix},
+		Path:   []string{filepath.Dir(out[0]), filepath.Dir(bin)},
+		Check:  "node -e 0 && " + reportCheck,
+		// npm's download cache lives in the prepare's private HOME: only node_modules is
+		// kept, and it appears in the tree read-only.
+		PrepareEnv: map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"},
+		DepsPath:   []string{"{src}/node_modules/.bin"},
+		DepsBinds:  []string{"node_modules"},
+	}, nil
+}
+
+// rustToolchain mounts the active toolchain's sysroot (rustc, cargo and the standard
+// library), not rustup's proxies, which would look for their own home.
+func rustToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
+	out, err := hostLines(ctx, cmp.Or(bin, "rustc"), "--print", "sysroot")
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	if len(out) != 1 || !filepath.IsAbs(out[0]) {
+		return sandbox.Toolchain{}, fmt.Errorf("rustc --print sysroot: unexpected output %q", out)
+	}
+	sysroot := out[0]
+	if _, err := os.Stat(filepath.Join(sysroot, "bin", "cargo")); err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("cargo is not in the toolchain at %s: %w", sysroot, err)
+	}
+	return sandbox.Toolchain{
+		Mounts: []string{sysroot},
+		Path:   []string{filepath.Join(sysroot, "bin")},
+		// CARGO_HOME holds the registry cargo fetch fills; builds read it offline.
+		Env:        map[string]string{"CARGO_HOME": "/tmp/cargo", "CARGO_TERM_COLOR": "never", "CARGO_INCREMENTAL": "0"},
+		Check:      "cargo --version && " + reportCheck,
+		PrepareEnv: map[string]string{"CARGO_HOME": "{deps}/cargo"},
+		DepsEnv:    map[string]string{"CARGO_HOME": "{deps}/cargo", "CARGO_NET_OFFLINE": "true"},
+	}, nil
+}
+
+// javaToolchain mounts the JDK that java on the host's PATH belongs to, and names the
+// JUnit Platform console launcher of Debian's junit5 package.
+func javaToolchain(_ context.Context, javac string) (sandbox.Toolchain, error) {
+	bin, err := exec.LookPath(cmp.Or(javac, "javac"))
+	if err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("javac (a JDK) is not on the PATH: %w", err)
+	}
+	if bin, err = filepath.EvalSymlinks(bin); err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("javac: %w", err)
+	}
+	home := filepath.Dir(filepath.Dir(bin))
+	return sandbox.Toolchain{
+		Mounts: []string{home},
+		Path:   []string{filepath.Join(home, "bin")},
+		Env:    map[string]string{"JUNIT_CONSOLE": "/usr/share/java/junit-platform-console-standalone.jar"},
+		Check:  "javac -version && java -version && " + reportCheck,
+	}, nil
+}
+
+// mavenToolchain is the JDK's, with Maven (found on the host's PATH, under /usr on
+// Debian) and the offline repository it reads.
+func mavenToolchain(ctx context.Context, javac string) (sandbox.Toolchain, error) {
+	tc, err := javaToolchain(ctx, javac)
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("mvn (Maven) is not on the PATH: %w", err)
+	}
+	if mvn, err = filepath.EvalSymlinks(mvn); err != nil {
+		return sandbox.Toolchain{}, fmt.Errorf("mvn: %w", err)
+	}
+	home := filepath.Dir(filepath.Dir(mvn))
+	tc.Mounts = append(tc.Mounts, home)
+	tc.Path = append(tc.Path, filepath.Dir(mvn))
+	tc.Env = map[string]string{"MAVEN_REPO": "/usr/share/maven-repo", "JAVA_HOME": filepath.Dir(tc.Path[0])}
+	tc.Check = "mvn -v && " + reportCheck
+	return tc, nil
+}
+
+// reportCheck proves the sandbox can send a report file to the judge (the wrapper
+// encodes it with base64); the presets of these toolchains write one.
+const reportCheck = "base64 </dev/null"
+
+// hostLines runs a host command and returns its trimmed output lines.
+func hostLines(ctx context.Context, name string, args ...string) ([]string, error) {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n"), nil
+}

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Toolchain is what a contract's toolchain needs from the host inside the sandbox
+// (package languages finds it on the host).
+type Toolchain struct {
+	Mounts   []string          // host paths bound read-only at the same place
+	Path     []string          // directories put first on PATH
+	Env      map[string]string // set for builds and runs
+	BuildEnv map[string]string // set for builds only, over Env
+	CacheVar string            // variable naming the judge-owned build cache, if any
+	CacheSub string            // the cache's directory under CacheDir
+	Check    string            // a command that proves the toolchain works in the sandbox
+
+	// With a prepared dependency cache ("{deps}" in values is where it is mounted,
+	// "{src}" the tree): PrepareEnv is set over Env while preparing (with network),
+	// DepsEnv and DepsPath (first on PATH) while building and running, offline, and
+	// DepsBinds are the cache's directories that appear at the same place in the tree.
+	PrepareEnv map[string]string
+	DepsEnv    map[string]string
+	DepsPath   []string
+	DepsBinds  []string
+	// Seed is a host directory the prepare may take downloads from before the network
+	// (Go: the host's module cache as a file:// proxy), if the lanes can read it.
+	Seed string
+	// TreeEnv is what a tree's own layout calls for (Go's vendor/), read by the judge
+	// from its copy before anything of the tree runs.
+	TreeEnv func(src string) map[string]string
+}
+
+// hostMounts drops missing paths and paths already visible through another mount
+// (judged on their resolved form, so /usr/local/go is not bound twice).
+func hostMounts(base []string, extra []string) []string {
+	var keep, seen []string
+	covered := func(p string) bool {
+		for _, b := range append(append([]string{}, base...), seen...) {
+			if p == b || strings.HasPrefix(p, strings.TrimSuffix(b, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range extra {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || covered(real) {
+			continue
+		}
+		keep = append(keep, filepath.Clean(p))
+		seen = append(seen, real)
+	}
+	return keep
+}

@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestClip(t *testing.T) {
+	euro := "€" // three bytes
+	cases := []struct {
+		name string
+		out  []byte
+		note string
+		max  int
+		want string
+	}{
+		{name: "short output is kept", out: []byte("hello"), max: 100, want: "hello"},
+		{name: "note is appended", out: []byte("hello"), note: "exit status 1", max: 100, want: "hello\n[dixit] exit status 1\n"},
+		{name: "tail is kept", out: []byte("0123456789"), max: 4, want: "6789"},
+		{name: "no half character at the cut", out: []byte(strings.Repeat(euro, 4)), max: 7, want: euro + euro},
+		{name: "invalid bytes are replaced", out: []byte{'a', 0xff, 'b'}, max: 100, want: "a\uFFFDb"},
+		{name: "note wins over output", out: []byte("0123456789"), note: "n", max: 12, want: "9\n[dixit] n\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Clip(c.out, c.note, c.max)
+			assert.Equal(t, c.want, got)
+			assert.True(t, utf8.ValidString(got))
+			assert.LessOrEqual(t, len(got), c.max)
+		})
+	}
+}
+
+func TestTail(t *testing.T) {
+	tl := newTail(8)
+	for i := 0; i < 100; i++ {
+		tl.Write([]byte("abc"))
+	}
+	tl.Write([]byte("0123456789xyz"))
+	assert.Equal(t, "56789xyz", string(tl.Bytes()))
+}
+
+func TestRunOutput(t *testing.T) {
+	const m = "\x1eMARK\x1e"
+	cases := []struct {
+		name       string
+		chunks     []string
+		limit      int64
+		last, cur  string
+		overFlowed bool
+	}{
+		{name: "two runs", chunks: []string{"run 1\n" + m + "run 2\n" + m}, limit: 100, last: "run 2\n"},
+		{name: "marker split across reads", chunks: []string{"one" + m[:3], m[3:] + "two" + m[:1], m[1:]}, limit: 100, last: "two"},
+		{name: "killed mid-run", chunks: []string{"ok" + m + "partial"}, limit: 100, last: "ok", cur: "partial"},
+		{name: "limit is per run", chunks: []string{"12345678" + m + "12345678" + m}, limit: 10, last: "12345678"},
+		{name: "over the limit", chunks: []string{"12345" + m + "123456789012"}, limit: 10, last: "12345", cur: "123456789012", overFlowed: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			over := false
+			o := newRunOutput(m, c.limit, MaxOutput, func() { over = true })
+			for _, ch := range c.chunks {
+				o.write([]byte(ch))
+			}
+			o.pump(strings.NewReader("")) // EOF flushes what might have been a marker
+			assert.Equal(t, c.last, string(o.last))
+			assert.Equal(t, c.cur, string(o.cur.Bytes()))
+			assert.Equal(t, c.overFlowed, over)
+		})
+	}
+}
+
+func TestChildTimes(t *testing.T) {
+	assert.Equal(t, 1500*time.Millisecond, childTimes("0m1.25s 0m0.25s"))
+	assert.Equal(t, 61*time.Second, childTimes("1m1.000000s 0m0.000000s"))
+	assert.Zero(t, childTimes(""))
+}
+
+func TestClaimUIDs(t *testing.T) {
+	dir := t.TempDir()
+	a, locksA, err := claimUIDs(dir, 62000, 2)
+	require.NoError(t, err)
+	b, locksB, err := claimUIDs(dir, 62000, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{62001, 62002}, a, "62000 is the lanes' group, never a lane")
+	assert.Equal(t, []int{62003, 62004}, b, "a second judge gets other lanes")
+	releaseUIDs(locksA)
+	c, locksC, err := claimUIDs(dir, 62000, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []int{62001}, c, "released lanes are reused")
+	releaseUIDs(locksB)
+	releaseUIDs(locksC)
+	_, _, err = claimUIDs(dir, 62000, uidSpan+1)
+	assert.Error(t, err)
+}
