@@ -1,0 +1,54 @@
+// Package swesympy reads the swe-sympy pass matrices (one JSON file per instance: real
+// agent patches × real LLM-written test patches, with the base and the gold patch as
+// controls) into rules.Instances. It reads hostile input: every error names the file and
+// the field, and nothing missing is taken as a zero.
+package swesympy
+
+import "encoding/json"
+
+// The cells of a row: a test's verdict on one tree. "env" is the environment's failure,
+// never a test result.
+const (
+	cellPass = "pass"
+	cellFail = "fail"
+	cellEnv  = "env"
+)
+
+// wireMatrix is one instance's file. Pointers mark the fields that must be present.
+type wireMatrix struct {
+	InstanceID *string              `json:"instance_id"`
+	Version    *string              `json:"version"`
+	Env        json.RawMessage      `json:"env"`
+	Coders     *[]wireCoder         `json:"coders"`
+	Tests      *[]wireTest          `json:"tests"`
+	Rows       *map[string][]string `json:"rows"`
+	EnvCells   *[]wireEnvCell       `json:"env_cells"`
+}
+
+type wireCoder struct {
+	Name               *string         `json:"name"`
+	Source             *string         `json:"source"`
+	ResolvedOnlySource *bool           `json:"resolved_only_source"`
+	DuplicateOf        string          `json:"duplicate_of"`
+	PatchSHA256        *string         `json:"patch_sha256"`
+	Applies            *bool           `json:"applies"`
+	Resolved           *bool           `json:"resolved"` // null: the label could not be computed
+	PublishedLabel     string          `json:"published_label"`
+	LabelFailures      json.RawMessage `json:"label_failures"`
+}
+
+type wireTest struct {
+	Name        *string  `json:"name"`
+	Source      *string  `json:"source"`
+	Model       string   `json:"model"`
+	Functions   []string `json:"functions"`
+	DuplicateOf string   `json:"duplicate_of"`
+	Runnable    *bool    `json:"runnable"`
+	Reason      string   `json:"reason"`
+}
+
+type wireEnvCell struct {
+	Tree   string `json:"tree"`
+	Test   string `json:"test"`
+	Reason string `json:"reason"`
+}
