@@ -63,6 +63,8 @@ type PickFigures struct {
 	Pick    string `json:"pick"`
 	Correct Est    `json:"correct"`
 	Made    Est    `json:"made"` // share of panels where it did not fall back
+	// WhenMade is its correctness on those panels alone (BASELINE.md's "Dixit pick").
+	WhenMade Est `json:"correct_when_made"`
 }
 
 type rowKey struct {
@@ -81,7 +83,8 @@ func newRow(l layout, key rowKey, vecs [][]float64, weights [][]int32) Row {
 	for qi := range l.picks {
 		ms = append(ms,
 			func(s []float64) (float64, float64) { return s[l.pick(qi, qSum)], s[cPanels] },
-			func(s []float64) (float64, float64) { return s[l.pick(qi, qMade)], s[cPanels] })
+			func(s []float64) (float64, float64) { return s[l.pick(qi, qMade)], s[cPanels] },
+			func(s []float64) (float64, float64) { return s[l.pick(qi, qMadeSum)], s[l.pick(qi, qMade)] })
 	}
 	ests, reps := estimate(vecs, weights, l.size(), ms)
 	total := sums(vecs, nil, l.size())
@@ -105,9 +108,9 @@ func newRow(l layout, key rowKey, vecs [][]float64, weights [][]int32) Row {
 		at += nRuleMetrics
 	}
 	for _, q := range l.picks {
-		row.Picks = append(row.Picks, PickFigures{Pick: q, Correct: ests[at], Made: ests[at+1]})
+		row.Picks = append(row.Picks, PickFigures{Pick: q, Correct: ests[at], Made: ests[at+1], WhenMade: ests[at+2]})
 		row.pickReps[q] = reps[at]
-		at += 2
+		at += 3
 	}
 	return row
 }
