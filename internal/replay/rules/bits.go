@@ -58,11 +58,15 @@ type prepared struct {
 	pass, fail, env     []set // per coder
 	goldKnown, goldPass set
 	baseKnown, baseFail set
+	heldOut             []bool // per coder: counted by the vet figures when outside the panel
 }
 
-func prepare(in *Instance) *prepared {
+func prepare(in *Instance, heldOut func(Coder) bool) *prepared {
 	n := len(in.Tests)
 	p := &prepared{in: in, all: newSet(n), goldKnown: newSet(n), goldPass: newSet(n), baseKnown: newSet(n), baseFail: newSet(n)}
+	for _, c := range in.Coders {
+		p.heldOut = append(p.heldOut, heldOut == nil || heldOut(c))
+	}
 	for t, test := range in.Tests {
 		p.all.add(t)
 		if test.Gold != Env {

@@ -81,7 +81,7 @@ func (v *panelView) addTo(l layout, vecs ...[]float64) {
 	add(cShareCorrect, float64(v.correct)/float64(len(v.panel)))
 	for c, coder := range in.Coders {
 		switch {
-		case v.in[c]:
+		case v.in[c] || !v.pr.heldOut[c]:
 		case coder.Resolved:
 			add(cGoodPairs, 1)
 		default:
@@ -112,7 +112,7 @@ func (v *panelView) addRule(l layout, ri int, kept set, add func(int, float64)) 
 	add(l.rule(ri, rBaseKnown), float64(kept.countAnd(pr.baseKnown)))
 	add(l.rule(ri, rBaseFail), float64(kept.countAnd(pr.baseFail)))
 	for c, coder := range pr.in.Coders {
-		if v.in[c] {
+		if v.in[c] || !pr.heldOut[c] {
 			continue
 		}
 		var field int

@@ -50,6 +50,9 @@ type Corpus struct {
 	Instances []Instance
 	// Draw draws n panels of k coders per instance; nil draws uniformly from each pool.
 	Draw func(k int, seed int64, n int) Panels
+	// HeldOut says which coders outside a panel the vet figures count (nil: all of them),
+	// so that a corpus dominated by one weak source can be measured on the others too.
+	HeldOut func(Coder) bool
 	// Notes say what the loader left out and why; the report repeats them.
 	Notes []string
 }
@@ -77,7 +80,7 @@ func Run(ctx context.Context, c Corpus, cfg Config, progress func(string)) (*Rep
 	l := newLayout(cfg.Rules)
 	prepared := make([]*prepared, len(c.Instances))
 	for i := range c.Instances {
-		prepared[i] = prepare(&c.Instances[i])
+		prepared[i] = prepare(&c.Instances[i], c.HeldOut)
 	}
 	rep := &Report{Corpus: c.Name, Kind: c.Kind, Instances: len(c.Instances), Seed: cfg.Seed, PanelsPer: cfg.Panels,
 		Resamples: cfg.Resamples, Rules: slices.Clone(cfg.Rules), Picks: slices.Clone(l.picks), Notes: slices.Clone(c.Notes)}
