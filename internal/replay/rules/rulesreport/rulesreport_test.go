@@ -30,7 +30,8 @@ func matrix(t *testing.T, dir, id string) {
 		"tests":  []any{map[string]any{"name": "T", "source": "itl-gpt4o-full", "model": "gpt-4o", "functions": []any{"test_t"}, "duplicate_of": "", "runnable": true, "reason": ""}},
 		"rows": map[string]any{"base": []string{"fail"}, "gold": []string{"pass"},
 			"a0": []string{"pass"}, "a1": []string{"pass"}, "a2": []string{"pass"}, "a3": []string{"fail"}},
-		"env_cells": []any{}}
+		"env_cells": []any{}, "label_env": []any{}, "format": swesympy.Format,
+		"label_check": map[string]any{"f2p_fail_on_base": true, "gold_passes": true}}
 	b, err := json.Marshal(m)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), b, 0o644))

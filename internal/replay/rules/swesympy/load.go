@@ -45,7 +45,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Loaded, error) {
 	out := &Loaded{}
 	seen := map[string]string{}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || e.Name() == SummaryFile {
 			out.Notes.Ignored = append(out.Notes.Ignored, e.Name())
 			continue
 		}
@@ -54,6 +54,9 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Loaded, error) {
 		}
 		path := filepath.Join(dir, e.Name())
 		in, err := LoadFile(path, opts, &out.Notes)
+		if errors.Is(err, errLeftOut) {
+			continue // said in the notes
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +72,11 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Loaded, error) {
 	return out, nil
 }
 
-// LoadFile reads one instance's matrix, adding what it leaves out to notes.
+// SummaryFile is the writer's summary beside the matrices: not an instance.
+const SummaryFile = "summary.json"
+
+// LoadFile reads one instance's matrix, adding what it leaves out to notes. An instance
+// whose labels cannot be trusted is left out: the error is errLeftOut and notes say why.
 func LoadFile(path string, opts Options, notes *Notes) (rules.Instance, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,13 +91,13 @@ func LoadFile(path string, opts Options, notes *Notes) (rules.Instance, error) {
 		return rules.Instance{}, fmt.Errorf("%s: larger than %d bytes", path, MaxFile)
 	}
 	in, err := Parse(b, opts, notes)
-	if err != nil {
+	if err != nil && !errors.Is(err, errLeftOut) {
 		return rules.Instance{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if base := strings.TrimSuffix(filepath.Base(path), ".json"); base != in.ID {
 		return rules.Instance{}, fmt.Errorf("%s: instance_id is %s, not the file's name", path, in.ID)
 	}
-	return in, nil
+	return in, err
 }
 
 // Parse reads one matrix strictly: known fields only, one JSON value, every required
@@ -119,7 +126,10 @@ func (w *wireMatrix) required() error {
 	var missing []string
 	for name, absent := range map[string]bool{"instance_id": w.InstanceID == nil || *w.InstanceID == "",
 		"version": w.Version == nil, "coders": w.Coders == nil, "tests": w.Tests == nil, "rows": w.Rows == nil,
-		"env_cells": w.EnvCells == nil} {
+		"env_cells": w.EnvCells == nil, "label_env": w.LabelEnv == nil, "format": w.Format == nil,
+		"label_check":                  w.LabelCheck == nil,
+		"label_check.f2p_fail_on_base": w.LabelCheck != nil && w.LabelCheck.F2PFailOnBase == nil,
+		"label_check.gold_passes":      w.LabelCheck != nil && w.LabelCheck.GoldPasses == nil} {
 		if absent {
 			missing = append(missing, name)
 		}
@@ -127,6 +137,9 @@ func (w *wireMatrix) required() error {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fmt.Errorf("missing or empty field(s): %s", strings.Join(missing, ", "))
+	}
+	if *w.Format != Format {
+		return fmt.Errorf("format %q: this reader knows %s", *w.Format, Format)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ import (
 
 type obj = map[string]any
 
-func coder(name, source, sha string, resolved any, extra obj) obj {
+func coder(name, source, sha string, resolved bool, extra obj) obj {
 	c := obj{"name": name, "source": source, "resolved_only_source": false, "duplicate_of": "", "patch_sha256": sha,
 		"applies": true, "resolved": resolved, "published_label": "", "label_failures": []any{}}
 	for k, v := range extra {
@@ -42,7 +43,7 @@ func first() obj {
 			coder("a3", "agentless-gpt4o", "s3", false, nil),
 			coder("d1", "devin", "s4", false, obj{"published_label": "unresolved"}),
 			coder("m0", "moatless-resolved", "s5", true, obj{"resolved_only_source": true}),
-			coder("a4", "agentless-gpt4o", "s6", nil, nil),
+			coder("a4", "agentless-gpt4o", "s6", false, nil),
 		},
 		"tests": []any{test("itl-gpt4o-full", true, ""), test("itl-claude-full", true, ""),
 			test("itl-gpt4o-none", true, "itl-gpt4o-full"), test("otter-gpt4o", false, ""), test("copilot-basic", true, "")},
@@ -58,7 +59,16 @@ func first() obj {
 			"a4":   []string{"pass", "fail", "pass", "env", "fail"},
 		},
 		"env_cells": []any{obj{"tree": "a3", "test": "copilot-basic", "reason": "MemoryError"}},
+		// a4's label could not be computed: a label test gave no answer on its tree.
+		"label_env":   []any{obj{"tree": "a4", "test": "test_issue", "reason": "timeout"}},
+		"label_check": labelCheck(true, true), "format": Format, "sessions": 12, "inputs_sha256": "x",
+		"notes": []any{"a3: copilot-basic ran out of memory"},
 	}
+}
+
+func labelCheck(goldPasses, f2pFailOnBase bool) obj {
+	return obj{"f2p_fail_on_base": f2pFailOnBase, "gold_passes": goldPasses, "goldcheck": "agrees", "coders_resolved": 3,
+		"published_labels": 1, "published_labels_agree": 1, "published_disagreements": []any{}}
 }
 
 // second is sympy__sympy-2: three resolved coders; b0's env cell on Y takes Y out of the panel.
@@ -71,6 +81,7 @@ func second() obj {
 		"rows": obj{"base": []string{"fail", "env"}, "gold": []string{"pass", "pass"},
 			"b0": []string{"pass", "env"}, "b1": []string{"pass", "pass"}, "b2": []string{"pass", "fail"}},
 		"env_cells": []any{obj{"tree": "b0", "test": "Y", "reason": "timeout"}, obj{"tree": "base", "test": "Y", "reason": "import"}},
+		"label_env": []any{}, "label_check": labelCheck(true, true), "format": Format,
 	}
 }
 
@@ -83,6 +94,7 @@ func writeDir(t *testing.T, ms ...obj) string {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, m["instance_id"].(string)+".json"), b, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "progress.log"), []byte("half done"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"totals":{}}`), 0o644))
 	return dir
 }
 
@@ -106,7 +118,7 @@ func TestLoadLeavesOutWhatItMust(t *testing.T) {
 	assert.Equal(t, []rules.Cell{rules.Fail, rules.Pass, rules.Env}, one.Cells[3])
 	assert.Equal(t, Notes{Instances: 2, Coders: 10, Pool: 8, ResolvedOnlyLeftOut: 1, Unlabelled: []string{"sympy__sympy-1 a4"},
 		Tests: 7, Kept: 5, NotRunnable: 1, DuplicateTests: 1, EnvCells: 2, ListedEnvCells: 3, BaseEnv: 1,
-		Ignored: []string{"progress.log"}}, got.Notes)
+		Ignored: []string{"progress.log", "summary.json"}, FileNotes: []string{"sympy__sympy-1: a3: copilot-basic ran out of memory"}}, got.Notes)
 
 	with, err := LoadDir(context.Background(), writeDir(t, first()), Options{IncludeResolvedOnly: true, KeepDuplicateTests: true})
 	require.NoError(t, err)
@@ -125,6 +137,23 @@ func TestLoadLeavesOutWhatItMust(t *testing.T) {
 //
 // sympy-2, panel b0, b1, b2 all ✓ (band > 0.8): Y is out (b0's env cell), X passed by all:
 // seed keeps nothing.
+func TestAnInstanceWithUntrustedLabelsIsLeftOutAndSaid(t *testing.T) {
+	broken := second()
+	broken["label_check"] = labelCheck(false, true)
+	broken["label_check"].(obj)["gold_not_passing"] = []any{"test_y"}
+	got, err := LoadDir(context.Background(), writeDir(t, first(), broken), Options{})
+	require.NoError(t, err)
+	require.Len(t, got.Instances, 1)
+	assert.Equal(t, []string{"sympy__sympy-2: the gold patch does not pass its own tests (test_y)"}, got.Notes.InstancesLeftOut)
+	assert.Contains(t, strings.Join(got.Notes.Lines(false), "\n"), "instances left out, their labels not trustworthy (1): sympy__sympy-2")
+
+	broken["label_check"] = labelCheck(true, false)
+	broken["label_check"].(obj)["f2p_passing_on_base"] = []any{"test_x"}
+	got, err = LoadDir(context.Background(), writeDir(t, broken), Options{})
+	assert.ErrorContains(t, err, "no *.json file", "nothing left")
+	assert.Nil(t, got)
+}
+
 func TestFiguresOnHandMadeMatrices(t *testing.T) {
 	got, err := LoadDir(context.Background(), writeDir(t, first(), second()), Options{})
 	require.NoError(t, err)

@@ -2,7 +2,9 @@ package swesympy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/replay/rules"
 )
@@ -20,6 +22,9 @@ const (
 	rowBase = "base"
 	rowGold = "gold"
 )
+
+// errLeftOut marks an instance whose labels cannot be trusted: left out, and said so.
+var errLeftOut = errors.New("instance left out")
 
 func (m matrix) instance() (rules.Instance, error) {
 	tests, kept, err := m.tests()
@@ -53,6 +58,13 @@ func (m matrix) instance() (rules.Instance, error) {
 	}
 	if err := m.checkEnvCells(); err != nil {
 		return rules.Instance{}, err
+	}
+	if why := m.untrusted(); why != "" {
+		m.notes.InstancesLeftOut = append(m.notes.InstancesLeftOut, m.id+": "+why)
+		return rules.Instance{ID: m.id}, errLeftOut
+	}
+	for _, n := range m.w.Notes {
+		m.notes.FileNotes = append(m.notes.FileNotes, m.id+": "+n)
 	}
 	m.notes.Instances++
 	m.notes.Tests += len(tests)
@@ -141,7 +153,36 @@ func (m matrix) checkEnvCells() error {
 		}
 		m.notes.ListedEnvCells++
 	}
+	for i, e := range *m.w.LabelEnv {
+		if _, ok := rows[e.Tree]; !ok {
+			return fmt.Errorf("label_env[%d].tree %q is no row of the file", i, e.Tree)
+		}
+	}
 	return nil
+}
+
+// untrusted says why the instance's labels cannot be trusted, if they cannot: SWE-bench's
+// labels mean something only where the gold patch passes every label test and every
+// FAIL_TO_PASS test fails on the base.
+func (m matrix) untrusted() string {
+	lc := m.w.LabelCheck
+	var why []string
+	if !*lc.GoldPasses {
+		why = append(why, "the gold patch does not pass its own tests ("+strings.Join(lc.GoldFailures, ", ")+")")
+	}
+	if !*lc.F2PFailOnBase {
+		why = append(why, "FAIL_TO_PASS tests pass on the base ("+strings.Join(lc.F2PPassOnBase, ", ")+")")
+	}
+	return strings.Join(why, "; ")
+}
+
+// unlabelled are the trees whose label the environment kept from being computed.
+func (m matrix) unlabelled() map[string]bool {
+	out := map[string]bool{}
+	for _, e := range *m.w.LabelEnv {
+		out[e.Tree] = true
+	}
+	return out
 }
 
 func cellOf(s string) rules.Cell {

@@ -7,14 +7,15 @@ import (
 
 // Notes say what a load read and what it left out, so that nothing is silently counted.
 type Notes struct {
-	Instances int `json:"instances"`
-	Coders    int `json:"coders"` // in the files
-	Pool      int `json:"pool"`   // in the pools panels are drawn from
+	Instances        int      `json:"instances"`
+	InstancesLeftOut []string `json:"instances_left_out,omitempty"` // labels not trustworthy, and why
+	Coders           int      `json:"coders"`                       // in the files
+	Pool             int      `json:"pool"`                         // in the pools panels are drawn from
 
 	ResolvedOnlyLeftOut    int      `json:"resolved_only_left_out"`
 	ResolvedOnlyKept       int      `json:"resolved_only_kept"`
 	ResolvedOnlyUnresolved []string `json:"resolved_only_unresolved,omitempty"` // published as resolving, not resolved here
-	Unlabelled             []string `json:"unlabelled,omitempty"`               // label not computed: left out
+	Unlabelled             []string `json:"unlabelled,omitempty"`               // label env: left out
 	PublishedDisagree      []string `json:"published_disagree,omitempty"`
 
 	Tests          int `json:"tests"` // in the files
@@ -27,7 +28,8 @@ type Notes struct {
 	GoldEnv        int `json:"gold_env"` // kept tests with no result on the gold patch
 	BaseEnv        int `json:"base_env"`
 
-	Ignored []string `json:"ignored_files,omitempty"` // in the folder, not *.json
+	Ignored   []string `json:"ignored_files,omitempty"` // in the folder, not an instance's matrix
+	FileNotes []string `json:"file_notes,omitempty"`    // what the matrices' writer noted
 }
 
 // Lines says the notes in sentences for a report.
@@ -41,6 +43,9 @@ func (n Notes) Lines(includeResolvedOnly bool) []string {
 	out = append(out, fmt.Sprintf("tests: %d in the files, %d kept; %d not runnable and %d duplicate texts left out", n.Tests, n.Kept, n.NotRunnable, n.DuplicateTests))
 	out = append(out, fmt.Sprintf("env cells (environment failures, never results) on pool coders: %d; a test with one on a panel coder is left out of that panel", n.EnvCells))
 	out = append(out, fmt.Sprintf("kept tests with no result on the gold patch: %d, on the base: %d", n.GoldEnv, n.BaseEnv))
+	if len(n.InstancesLeftOut) > 0 {
+		out = append(out, fmt.Sprintf("instances left out, their labels not trustworthy (%d): %s", len(n.InstancesLeftOut), strings.Join(n.InstancesLeftOut, "; ")))
+	}
 	if len(n.Unlabelled) > 0 {
 		out = append(out, fmt.Sprintf("coders left out because their label could not be computed (%d): %s", len(n.Unlabelled), strings.Join(n.Unlabelled, ", ")))
 	}
@@ -51,7 +56,10 @@ func (n Notes) Lines(includeResolvedOnly bool) []string {
 		out = append(out, fmt.Sprintf("published labels that disagree with the labels computed here (%d): %s", len(n.PublishedDisagree), strings.Join(n.PublishedDisagree, "; ")))
 	}
 	if len(n.Ignored) > 0 {
-		out = append(out, fmt.Sprintf("files in the folder that are not *.json, ignored: %s", strings.Join(n.Ignored, ", ")))
+		out = append(out, fmt.Sprintf("files in the folder that are not an instance's matrix, ignored: %s", strings.Join(n.Ignored, ", ")))
+	}
+	if len(n.FileNotes) > 0 {
+		out = append(out, fmt.Sprintf("the matrices' own notes (%d): %s", len(n.FileNotes), strings.Join(n.FileNotes[:min(10, len(n.FileNotes))], "; ")))
 	}
 	return out
 }

@@ -13,6 +13,7 @@ func (m matrix) pool() ([]wireCoder, error) {
 	for _, c := range coders {
 		names[*c.Name] = true
 	}
+	unlabelled := m.unlabelled()
 	var pool []wireCoder
 	for i, c := range coders {
 		if err := checkCoder(c, names); err != nil {
@@ -20,7 +21,7 @@ func (m matrix) pool() ([]wireCoder, error) {
 		}
 		m.notes.Coders++
 		where := m.id + " " + *c.Name
-		if c.Resolved != nil {
+		if !unlabelled[*c.Name] {
 			if disagree(c.PublishedLabel, *c.Resolved) {
 				m.notes.PublishedDisagree = append(m.notes.PublishedDisagree,
 					fmt.Sprintf("%s: published %s, resolved=%t here", where, c.PublishedLabel, *c.Resolved))
@@ -30,7 +31,7 @@ func (m matrix) pool() ([]wireCoder, error) {
 			}
 		}
 		switch {
-		case c.Resolved == nil:
+		case unlabelled[*c.Name]:
 			m.notes.Unlabelled = append(m.notes.Unlabelled, where)
 		case *c.ResolvedOnlySource && !m.opts.IncludeResolvedOnly:
 			m.notes.ResolvedOnlyLeftOut++
@@ -55,11 +56,13 @@ func checkCoder(c wireCoder, names map[string]bool) error {
 		return fmt.Errorf(".patch_sha256 missing or empty")
 	case c.Applies == nil:
 		return fmt.Errorf(".applies missing")
+	case c.Resolved == nil:
+		return fmt.Errorf(".resolved missing")
 	case c.DuplicateOf != "" && !names[c.DuplicateOf]:
 		return fmt.Errorf(".duplicate_of names %s, which is no coder of the file", c.DuplicateOf)
 	case !isArray(c.LabelFailures):
 		return fmt.Errorf(".label_failures is not a list")
-	case c.Resolved != nil && *c.Resolved && !*c.Applies:
+	case *c.Resolved && !*c.Applies:
 		// SWE-bench: a patch that does not apply is unresolved. Both at once is a broken file.
 		return fmt.Errorf(": resolved but does not apply")
 	}

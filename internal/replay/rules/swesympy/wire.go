@@ -14,15 +14,40 @@ const (
 	cellEnv  = "env"
 )
 
+// Format is the matrix format this reader knows (the writer's swebench.FormatVersion).
+const Format = "swe-matrix/1"
+
 // wireMatrix is one instance's file. Pointers mark the fields that must be present.
 type wireMatrix struct {
-	InstanceID *string              `json:"instance_id"`
-	Version    *string              `json:"version"`
-	Env        json.RawMessage      `json:"env"`
-	Coders     *[]wireCoder         `json:"coders"`
-	Tests      *[]wireTest          `json:"tests"`
-	Rows       *map[string][]string `json:"rows"`
-	EnvCells   *[]wireEnvCell       `json:"env_cells"`
+	InstanceID   *string              `json:"instance_id"`
+	Version      *string              `json:"version"`
+	Env          json.RawMessage      `json:"env"`
+	Coders       *[]wireCoder         `json:"coders"`
+	Tests        *[]wireTest          `json:"tests"`
+	Rows         *map[string][]string `json:"rows"`
+	EnvCells     *[]wireEnvCell       `json:"env_cells"`
+	LabelCheck   *wireLabelCheck      `json:"label_check"`
+	LabelEnv     *[]wireEnvCell       `json:"label_env"` // label tests the environment kept from an answer, per tree
+	Notes        []string             `json:"notes"`
+	Sessions     int                  `json:"sessions"`
+	InputsSHA256 string               `json:"inputs_sha256"`
+	Format       *string              `json:"format"`
+}
+
+// wireLabelCheck is how the controls of the labels came out: every FAIL_TO_PASS test
+// fails on the base, every label test passes on the gold patch.
+type wireLabelCheck struct {
+	F2PFailOnBase   *bool    `json:"f2p_fail_on_base"`
+	GoldPasses      *bool    `json:"gold_passes"`
+	F2PPassOnBase   []string `json:"f2p_passing_on_base"`
+	P2PFailOnBase   []string `json:"p2p_not_passing_on_base"`
+	GoldFailures    []string `json:"gold_not_passing"`
+	NamesNotFound   []string `json:"names_not_found"`
+	Goldcheck       string   `json:"goldcheck"`
+	CodersResolved  int      `json:"coders_resolved"`
+	Published       int      `json:"published_labels"`
+	PublishedAgree  int      `json:"published_labels_agree"`
+	PublishedDisagr []string `json:"published_disagreements"`
 }
 
 type wireCoder struct {
@@ -35,6 +60,7 @@ type wireCoder struct {
 	Resolved           *bool           `json:"resolved"` // null: the label could not be computed
 	PublishedLabel     string          `json:"published_label"`
 	LabelFailures      json.RawMessage `json:"label_failures"`
+	ApplyError         string          `json:"apply_error"`
 }
 
 type wireTest struct {
