@@ -16,6 +16,10 @@ func Markdown(res *Result) string {
 		"A pick is scored by its expected correctness on each panel; one with nothing to go on falls back to a uniform panel coder "+
 		"(the hybrid to CodeT's pick), and \"made\" is how often it did not.\n\n", res.Command, res.Seconds)
 	writeAims(&b, res)
+	b.WriteString("## Headline tables\n\n")
+	for _, rep := range res.Reports {
+		writeHeadline(&b, rep)
+	}
 	for _, rep := range res.Reports {
 		writeCorpus(&b, rep)
 	}
