@@ -84,7 +84,8 @@ func Run(ctx context.Context, c Corpus, cfg Config, progress func(string)) (*Rep
 	}
 	rep := &Report{Corpus: c.Name, Kind: c.Kind, Instances: len(c.Instances), Seed: cfg.Seed, PanelsPer: cfg.Panels,
 		Resamples: cfg.Resamples, Rules: slices.Clone(cfg.Rules), Picks: slices.Clone(l.picks), Notes: slices.Clone(c.Notes)}
-	weights := resamples(cfg.Seed, c.Name+"/"+c.Kind, len(c.Instances), cfg.Resamples)
+	// One set of resamples per corpus, whatever the panel kind: kinds compare on the same draws.
+	weights := resamples(cfg.Seed, c.Name, len(c.Instances), cfg.Resamples)
 	for _, k := range cfg.Sizes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
