@@ -71,10 +71,14 @@ type PickCheck struct {
 	Surely bool     `json:"beats_all"` // every other difference's interval lies above 0
 }
 
-// PickChecks finds the best pick of every report's band-"all" rows.
+// PickChecks finds the best pick of every report's band-"all" rows (not twice for a
+// corpus measured again with fewer held-out coders: its picks are the same).
 func PickChecks(reports []*Report) []PickCheck {
 	var out []PickCheck
 	for _, rep := range reports {
+		if rep.SomeHeldOut {
+			continue
+		}
 		for i := range rep.Rows {
 			row := &rep.Rows[i]
 			if row.Band != Bands[0] {

@@ -4,17 +4,20 @@ import "math"
 
 // Report is one corpus measured: a row per panel size and band.
 type Report struct {
-	Corpus    string   `json:"corpus"`
-	Kind      string   `json:"panel_kind"`
-	Instances int      `json:"instances"`
-	Seed      int64    `json:"seed"`
-	PanelsPer int      `json:"panels_per_instance"`
-	Resamples int      `json:"bootstrap_resamples"`
-	Rules     []Rule   `json:"rules"`
-	Picks     []string `json:"picks"`
-	Notes     []string `json:"notes,omitempty"`
-	Skipped   []string `json:"skipped,omitempty"`
-	Rows      []Row    `json:"rows"`
+	Corpus string `json:"corpus"`
+	Kind   string `json:"panel_kind"`
+	// SomeHeldOut: the vet figures count only some held-out coders (Corpus.HeldOut). The
+	// picks are the same as on the corpus without the filter.
+	SomeHeldOut bool     `json:"some_held_out,omitempty"`
+	Instances   int      `json:"instances"`
+	Seed        int64    `json:"seed"`
+	PanelsPer   int      `json:"panels_per_instance"`
+	Resamples   int      `json:"bootstrap_resamples"`
+	Rules       []Rule   `json:"rules"`
+	Picks       []string `json:"picks"`
+	Notes       []string `json:"notes,omitempty"`
+	Skipped     []string `json:"skipped,omitempty"`
+	Rows        []Row    `json:"rows"`
 }
 
 // Row is one panel size K and band of the share of resolved coders in the panel.

@@ -82,7 +82,7 @@ func Run(ctx context.Context, c Corpus, cfg Config, progress func(string)) (*Rep
 	for i := range c.Instances {
 		prepared[i] = prepare(&c.Instances[i], c.HeldOut)
 	}
-	rep := &Report{Corpus: c.Name, Kind: c.Kind, Instances: len(c.Instances), Seed: cfg.Seed, PanelsPer: cfg.Panels,
+	rep := &Report{Corpus: c.Name, Kind: c.Kind, SomeHeldOut: c.HeldOut != nil, Instances: len(c.Instances), Seed: cfg.Seed, PanelsPer: cfg.Panels,
 		Resamples: cfg.Resamples, Rules: slices.Clone(cfg.Rules), Picks: slices.Clone(l.picks), Notes: slices.Clone(c.Notes)}
 	// One set of resamples per corpus, whatever the panel kind: kinds compare on the same draws.
 	weights := resamples(cfg.Seed, c.Name, len(c.Instances), cfg.Resamples)
