@@ -117,7 +117,7 @@ func TestLoadLeavesOutWhatItMust(t *testing.T) {
 		{Name: "copilot-basic", Source: "copilot-basic", Gold: rules.Fail, Base: rules.Fail},
 	}, one.Tests)
 	assert.Equal(t, []rules.Cell{rules.Fail, rules.Pass, rules.Env}, one.Cells[3])
-	assert.Equal(t, Notes{Instances: 2, Coders: 10, Pool: 8, ResolvedOnlyLeftOut: 1, Unlabelled: []string{"sympy__sympy-1 a4"},
+	assert.Equal(t, Notes{Instances: 2, Coders: 10, Pool: 8, Resolved: 5, ResolvedOnlyLeftOut: 1, Unlabelled: []string{"sympy__sympy-1 a4"},
 		Tests: 7, Kept: 5, NotRunnable: 1, DuplicateTests: 1, DuplicatesDropped: 1, EnvCells: 2, ListedEnvCells: 3, BaseEnv: 1,
 		Ignored: []string{"progress.log", "summary.json"}, FileNotes: []string{"sympy__sympy-1: a3: copilot-basic ran out of memory"}}, got.Notes)
 

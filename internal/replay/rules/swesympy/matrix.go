@@ -49,6 +49,7 @@ func (m matrix) instance() (rules.Instance, error) {
 	}
 	for _, c := range pool {
 		in.Coders = append(in.Coders, rules.Coder{Name: *c.Name, Source: *c.Source, Resolved: *c.Resolved, Group: *c.PatchSHA256})
+		m.notes.Resolved += one(*c.Resolved)
 		cells := make([]rules.Cell, len(kept))
 		for i, t := range kept {
 			cells[i] = cellOf(rows[*c.Name][t])

