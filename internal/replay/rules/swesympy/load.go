@@ -139,8 +139,8 @@ func (w *wireMatrix) required() error {
 		slices.Sort(missing)
 		return fmt.Errorf("missing or empty field(s): %s", strings.Join(missing, ", "))
 	}
-	if *w.Format != Format {
-		return fmt.Errorf("format %q: this reader knows %s", *w.Format, Format)
+	if !slices.Contains(Formats, *w.Format) {
+		return fmt.Errorf("format %q: this reader knows %s", *w.Format, strings.Join(Formats, " and "))
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func second() obj {
 		"rows": obj{"base": []string{"fail", "env"}, "gold": []string{"pass", "pass"},
 			"b0": []string{"pass", "env"}, "b1": []string{"pass", "pass"}, "b2": []string{"pass", "fail"}},
 		"env_cells": []any{obj{"tree": "b0", "test": "Y", "reason": "timeout"}, obj{"tree": "base", "test": "Y", "reason": "import"}},
-		"label_env": []any{}, "label_check": labelCheck(true, true), "format": Format,
+		"label_env": []any{}, "label_check": labelCheck(true, true), "format": "swe-matrix/1",
 	}
 }
 

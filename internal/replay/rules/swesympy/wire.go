@@ -14,8 +14,13 @@ const (
 	cellEnv  = "env"
 )
 
-// Format is the matrix format this reader knows (the writer's swebench.FormatVersion).
-const Format = "swe-matrix/1"
+// Formats are the matrix formats this reader knows (the writer's swebench.FormatVersion).
+// Version 2 only adds env.pytest_addopts (pytest's plain asserts: no outcome changes), and
+// env is not read here.
+var Formats = []string{"swe-matrix/1", "swe-matrix/2"}
+
+// Format is the newest of Formats, what a new matrix carries.
+const Format = "swe-matrix/2"
 
 // wireMatrix is one instance's file. Pointers mark the fields that must be present.
 type wireMatrix struct {
