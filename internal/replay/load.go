@@ -19,6 +19,7 @@ const MaxLine = 64 << 20
 type Problem struct {
 	TaskID     string
 	EntryPoint string
+	Prompt     string // the signature and docstring the coders were given
 	Coders     []Coder
 	Tests      []Test
 	Pass       [][]bool // Pass[coder][test], in Coders × Tests order
@@ -167,7 +168,7 @@ func (w *wireProblem) problem() (Problem, error) {
 	case w.PassMatrix == nil:
 		return Problem{}, fmt.Errorf("%s: pass_matrix missing", *w.TaskID)
 	}
-	p := Problem{TaskID: *w.TaskID, EntryPoint: w.EntryPoint}
+	p := Problem{TaskID: *w.TaskID, EntryPoint: w.EntryPoint, Prompt: w.Prompt}
 	ids := map[string]bool{}
 	for i, c := range *w.Coders {
 		if c.ID == nil || *c.ID == "" || c.Source == nil || *c.Source == "" || c.HiddenPass == nil {
