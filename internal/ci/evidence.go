@@ -53,7 +53,19 @@ func (e *evidence) EndRun() {
 	defer e.mu.Unlock()
 	e.unframe.End(e.keep)
 	e.ended++
-	e.problems[e.ended] = e.judge()
+	e.record(e.ended, e.judge())
+}
+
+// record keeps run's judgement.
+func (e *evidence) record(run int, problem string) { e.problems[run] = problem }
+
+// Failed says whether run's report showed it did not pass, once it has been judged
+// (sandbox.Stopper): the sandbox then stops the reruns there.
+func (e *evidence) Failed(run int) (failed, known bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	problem, known := e.problems[run]
+	return problem != "", known
 }
 
 // StartBlock begins the report of run (an "R run" line on the report pipe).
@@ -97,7 +109,8 @@ func (e *evidence) EndBlock() {
 	if _, seen := e.problems[e.block]; seen {
 		problem = "the test report arrived twice: something other than the test runner wrote it"
 	}
-	e.problems[e.block], e.block = problem, 0
+	e.record(e.block, problem)
+	e.block = 0
 }
 
 func (e *evidence) keep(b []byte) {

@@ -45,7 +45,7 @@ const minHostileKinds = 25
 // lines before its package clause:
 //
 //	// hostile: what it attempts
-//	// want: fail timeout overlimit build_failed (the verdicts that mean it was contained)
+//	// want: fail timeout overlimit build_failed tampered (the verdicts that mean it was contained)
 //	// output: a fragment the verdict's output must contain (optional)
 //	// known-gap: why the judge does not contain it yet (optional; then a pass is reported, not failed)
 //	// cross-job: yes (optional: it runs on the victim's tree first, then on a clean tree in every lane)
@@ -277,7 +277,7 @@ func loadHostileKinds(t *testing.T, env hostileEnv, secret string) []hostileKind
 			case "want":
 				for _, w := range strings.Fields(value) {
 					o, ok := map[string]Outcome{"fail": Fail, "timeout": Timeout, "overlimit": OverLimit,
-						"over_limit": OverLimit, "build_failed": BuildFailed, "buildfailed": BuildFailed}[w]
+						"over_limit": OverLimit, "build_failed": BuildFailed, "buildfailed": BuildFailed, "tampered": Tampered}[w]
 					require.True(t, ok, "%s: unknown outcome %q in want (pass is never wanted)", f, w)
 					k.want = append(k.want, o)
 				}

@@ -6,19 +6,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/deps"
 	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/ci/tripwire"
 )
 
 // execute builds a prepared job once, then runs it up to reruns times in one sandbox,
 // stopping at the first run that exits non-zero. A run that exits 0 passes only when
 // its runner's report proves it (unless the contract names no report).
-func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, reruns int, p contract.Placement) (Verdict, error) {
-	c := l.contract
+func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, reruns int, plan jobPlan) (Verdict, error) {
+	c, p := l.contract, plan.Placement
 	// Read before the build, which may run code of the coder's.
-	ev, err := l.evidence(j.Dir, p.Rel)
+	ev, err := l.evidence(j.Dir, p.Rel, plan.wires)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -26,7 +29,7 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 		return v, err
 	}
 	inv := j.Invocation(lane, false)
-	inv.Script, inv.Runs, inv.Timeout = p.Expand(c.Run), reruns, c.Timeout
+	inv.Script, inv.Runs, inv.Timeout = plan.script(p.Expand(c.Run)), reruns, c.Timeout
 	var reports sandbox.Reports
 	if ev != nil {
 		reports = ev
@@ -35,9 +38,24 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 	if err != nil {
 		return Verdict{}, fmt.Errorf("runs: %w", err)
 	}
+	res.Output = tripwire.Scrub(res.Output, plan.wires)
 	runs := min(res.Starts, reruns) // a test can forge extra start reports
 	v := Verdict{Outcome: Pass, Runs: runs}
 	switch {
+	case plan.armed() && res.Exit == tamperedExit && res.Ends > 0 && !res.TimedOut && !res.Flooded:
+		v.Outcome, v.Output = exitedZero(res.Output, ev, plan, runs, reruns)
+	case res.Stopped: // a run's report showed it failed: the runs after it were not started
+		if o, note := l.sb.Outcome(res, c.Timeout, false); o != Fail && res.Exit != 0 {
+			v.Outcome, v.Output = o, sandbox.Clip(res.Output, fmt.Sprintf("run %d of %d: %s", runs, reruns, note), MaxOutput)
+			break // a limit ended the run: that, not its missing report, is why it failed
+		}
+		run, problem := ev.firstProblem(reruns)
+		v.Runs = run // the run after it may have begun before the sandbox was stopped
+		output := res.Output
+		if out, ok := res.Recent[run]; ok {
+			output = tripwire.Scrub(out, plan.wires)
+		}
+		v.Outcome, v.Output = reportVerdict(output, plan, run, reruns, problem)
 	case !res.Passed(reruns):
 		o, note := l.sb.Outcome(res, c.Timeout, false)
 		v.Outcome = o
@@ -46,11 +64,34 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 		v.Output = sandbox.Clip(nil, exitOnlyNote, MaxOutput)
 	default:
 		if run, problem := ev.firstProblem(reruns); problem != "" {
-			v.Outcome = Fail
-			v.Output = sandbox.Clip(res.Output, fmt.Sprintf("run %d of %d: exit status 0 but %s", run, reruns, problem), MaxOutput)
+			v.Outcome, v.Output = reportVerdict(res.Output, plan, run, reruns, problem)
 		}
 	}
 	return v, nil
+}
+
+// exitedZero is the verdict of an armed run whose runner exited 0, which it cannot
+// honestly do with a wire that must fail: tampered, in the words of the report's own
+// evidence of it when there is some.
+func exitedZero(output []byte, ev *evidence, plan jobPlan, runs, reruns int) (Outcome, string) {
+	if run, problem := ev.firstProblem(reruns); strings.HasPrefix(problem, tamperedPrefix) {
+		return reportVerdict(output, plan, run, reruns, problem)
+	}
+	return Tampered, sandbox.Clip(output, fmt.Sprintf("run %d of %d: tampered: the test process exited 0 though a check of the judge's own in it must fail: "+
+		"something in the process ended it early or rewrote its result", runs, reruns), MaxOutput)
+}
+
+// reportVerdict is the verdict of a run whose report proves no pass: Tampered when the
+// judge's own checks say the report is not the runner's account, else Fail.
+func reportVerdict(output []byte, plan jobPlan, run, reruns int, problem string) (Outcome, string) {
+	if why, ok := strings.CutPrefix(problem, tamperedPrefix); ok {
+		return Tampered, sandbox.Clip(output, fmt.Sprintf("run %d of %d: tampered: %s", run, reruns, why), MaxOutput)
+	}
+	status := "exit status 0 but "
+	if plan.armed() {
+		status = "" // the runner exits non-zero on every run: a wire fails
+	}
+	return Fail, sandbox.Clip(output, fmt.Sprintf("run %d of %d: %s%s", run, reruns, status, problem), MaxOutput)
 }
 
 // build runs the contract's build command, when it has one, and says whether the job
@@ -84,7 +125,7 @@ func (l *Local) build(ctx context.Context, j deps.JobDir, lane sandbox.Lane, p c
 // evidence is what the runs of a prepared job must report, or nil when the contract
 // names no report. The tests' names come from the placed test file, as the judge wrote
 // it, before anything has run in the job's directory.
-func (l *Local) evidence(dir, rel string) (*evidence, error) {
+func (l *Local) evidence(dir, rel string, wires []tripwire.Wire) (*evidence, error) {
 	c := l.contract
 	if !c.Proven() {
 		return nil, nil
@@ -98,7 +139,18 @@ func (l *Local) evidence(dir, rel string) (*evidence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the placed test: %w", err)
 	}
-	return newEvidence(c, expect(c, rel, content)), nil
+	e := expect(c, rel, content)
+	e.wires = wires
+	if len(wires) > 0 { // the placed file holds the wires: they are not the proposal's tests
+		names := e.names[:0:0]
+		for _, n := range e.names {
+			if !slices.ContainsFunc(wires, func(w tripwire.Wire) bool { return w.Name == n }) {
+				names = append(names, n)
+			}
+		}
+		e.names = names
+	}
+	return newEvidence(c, e), nil
 }
 
 // fileTooLarge reports whether build output says a step hit the file size limit.

@@ -122,6 +122,8 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
+	plan := l.arm(p, job.Test.Content)
+	job.Test.Content = plan.content
 	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Verdict{}, err
 	}
@@ -132,7 +134,7 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 	if failure != "" {
 		return Verdict{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
-	v, err := l.execute(ctx, j, lane, reruns, p)
+	v, err := l.execute(ctx, j, lane, reruns, plan)
 	l.sb.TrimCache()
 	if err != nil {
 		return Verdict{}, err

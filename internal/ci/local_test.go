@@ -140,12 +140,13 @@ func TestLocalStats(t *testing.T) {
 	l := newGoJudge(t, 5*time.Second, nil)
 	runBatch(t, l, 4, []judgeCase{
 		{name: "pass", test: goTest("", passTest), want: []Outcome{Pass}, runs: 4},
-		// Exit status 0 with nothing run proves nothing; all four runs still count.
-		{name: "no tests at all", test: []byte("package x\n"), want: []Outcome{Fail}, runs: 4, output: "exit status 0 but no test ran"},
+		// A run with nothing of the file's own proves nothing: the first run's report
+		// says so, and the reruns stop there.
+		{name: "no tests at all", test: []byte("package x\n"), want: []Outcome{Fail}, runs: 1, output: "run 1 of 4: no test ran"},
 	})
 	s := l.Stats()
 	assert.Equal(t, 2, s.Executions)
-	assert.Equal(t, 8, s.Runs)
+	assert.Equal(t, 5, s.Runs)
 	assert.Zero(t, s.CacheHits)
 	assert.Positive(t, s.Seconds)
 }

@@ -31,6 +31,7 @@ const (
 	BuildFailed   = contract.BuildFailed
 	OverLimit     = contract.OverLimit
 	PrepareFailed = contract.PrepareFailed
+	Tampered      = contract.Tampered
 )
 
 // The reports a contract can name (internal/ci/contract).

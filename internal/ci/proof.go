@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/reports"
+	"github.com/dixit-bot/dixit/internal/ci/tripwire"
 )
 
 // expectation is what a run's report must show to prove a pass.
@@ -18,7 +19,13 @@ type expectation struct {
 	// path is the test file's place in the tree: node reports the file itself as a test
 	// when it declared none, which is what an early process.exit(0) looks like.
 	path string
+	// wires are the judge's own checks laid into the file (package tripwire): they are
+	// not the proposal's tests, and each must come out as it must.
+	wires []tripwire.Wire
 }
+
+// tamperedPrefix starts a problem that makes the verdict Tampered rather than Fail.
+const tamperedPrefix = "tampered: "
 
 // problem says why a report does not prove that the expected tests ran and passed,
 // none was skipped, and the report is complete; "" when it does.
@@ -29,7 +36,17 @@ func (e expectation) problem(r reports.Run) string {
 	if len(r.Tests) == 0 && len(r.Started) == 0 && !r.Complete {
 		return missingReport
 	}
+	if why := e.tampered(r); why != "" {
+		return tamperedPrefix + why
+	}
+	wire := map[string]bool{}
+	for _, w := range e.wires {
+		wire[w.Name] = true
+	}
 	for _, t := range r.Tests {
+		if wire[t.Name] {
+			continue
+		}
 		if e.isFile(t.Name) {
 			return "the test file reported no test of its own, only that its process ended: " +
 				"the code under test may have ended the process early"
@@ -41,7 +58,7 @@ func (e expectation) problem(r reports.Run) string {
 			return fmt.Sprintf("%s was skipped", t.Name)
 		}
 	}
-	if r.Summary == "fail" {
+	if r.Summary == "fail" && len(e.wires) == 0 { // with wires, one must fail
 		return "the report says the run failed"
 	}
 	if len(r.Unfinished) > 0 {
@@ -53,13 +70,22 @@ func (e expectation) problem(r reports.Run) string {
 	if r.Trailing {
 		return "the test report goes on after its closing result: something other than the test runner wrote to it"
 	}
-	passed := map[string]int{}
+	return e.allRan(r, wire)
+}
+
+// allRan says why the tests the file defines, and no test twice, are not all among the
+// report's passes (every other outcome was refused before); wires do not count.
+func (e expectation) allRan(r reports.Run, wire map[string]bool) string {
+	passed, reported := map[string]int{}, map[string]int{}
 	for _, t := range r.Tests {
-		passed[t.Name]++
+		reported[t.Name]++
+		if !wire[t.Name] {
+			passed[t.Name]++ // any other outcome returned above
+		}
 	}
 	if e.unique {
 		for _, t := range r.Tests {
-			if n := passed[t.Name]; n > 1 {
+			if n := reported[t.Name]; n > 1 {
 				return fmt.Sprintf("the report names %s %d times: something other than the test runner wrote to it", t.Name, n)
 			}
 		}
@@ -71,6 +97,49 @@ func (e expectation) problem(r reports.Run) string {
 	}
 	if len(passed) == 0 {
 		return "no test ran"
+	}
+	return ""
+}
+
+// tampered says why the wires show that the report is not the runner's own account of
+// the tests, or "": a wire came out the other way, went missing while the proposal's
+// tests passed, or the closing result says all passed though a wire must fail.
+func (e expectation) tampered(r reports.Run) string {
+	if len(e.wires) == 0 {
+		return ""
+	}
+	wire := map[string]bool{}
+	for _, w := range e.wires {
+		wire[w.Name] = true
+	}
+	// A name reported twice counts as passed if either report says so: a forged pass
+	// beside the runner's failure is still a forged pass.
+	outcomes := map[string]string{}
+	passed := map[string]int{}
+	proposalPassed := true
+	for _, t := range r.Tests {
+		if prev, seen := outcomes[t.Name]; !seen || prev != "pass" {
+			outcomes[t.Name] = t.Outcome
+		}
+		if wire[t.Name] {
+			continue
+		}
+		if t.Outcome == "pass" {
+			passed[t.Name]++
+		} else {
+			proposalPassed = false
+		}
+	}
+	for _, want := range e.names {
+		if !ran(want, passed, r.Suites) {
+			proposalPassed = false
+		}
+	}
+	if why := tripwire.Check(e.wires, outcomes, proposalPassed); why != "" {
+		return why
+	}
+	if r.Summary == "pass" {
+		return "the runner's closing result says every test passed, though a check of the judge's own in the same process must fail"
 	}
 	return ""
 }

@@ -135,6 +135,7 @@ type file struct {
 		Memory         *string           `yaml:"memory"`
 		ToolchainPath  *string           `yaml:"toolchain_path"`
 		Env            map[string]string `yaml:"env"`
+		Tripwires      *bool             `yaml:"tripwires"`
 	} `yaml:"test"`
 	Agents *agentsFile `yaml:"agents"`
 	Budget *Budget     `yaml:"budget"`
@@ -230,6 +231,9 @@ func (f file) settings() (Settings, error) {
 		setStr(&s.Test.Toolchain, t.Toolchain)
 		setStr(&s.Test.Prepare, t.Prepare)
 		setStr(&s.Test.ToolchainPath, t.ToolchainPath)
+		if t.Tripwires != nil {
+			s.Test.SkipTripwires = !*t.Tripwires
+		}
 		if t.PrepareTimeout != nil {
 			s.Test.PrepareTimeout = *t.PrepareTimeout
 		}

@@ -66,6 +66,10 @@ type Contract struct {
 	// /usr/bin/python3 where pyenv's comes first but lacks pytest. Its directory then
 	// comes first on the sandbox's PATH.
 	ToolchainPath string `yaml:"toolchain_path,omitempty" json:"toolchain_path,omitempty"`
+	// SkipTripwires leaves out the judge's own checks that are otherwise laid into every
+	// Go and Python test file (package tripwire): a run command that selects tests by name
+	// would not run them, and every verdict would read as tampered. test.tripwires: false.
+	SkipTripwires bool `yaml:"skip_tripwires,omitempty" json:"skip_tripwires,omitempty"`
 	// Env adds variables to the sandbox's otherwise scrubbed environment.
 	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 }
@@ -91,6 +95,10 @@ const (
 	// runner is missing. It says nothing about the test: the environment (or the tree's
 	// manifests) must change, and the verdict cache never keeps it.
 	PrepareFailed Outcome = "prepare_failed"
+	// Tampered: the judge's own checks in the test's process (package tripwire) did not
+	// come out as they must, so something in that process changed what the runner
+	// reports. Never a pass, whatever else the report says.
+	Tampered Outcome = "tampered"
 )
 
 // Private reports whether a file of a coder's tree is one of its own tests, which the

@@ -40,14 +40,14 @@ func pythonPreset() contract.Contract {
 		// A coder's conftest.py or test files could rewrite outcomes; -c /dev/null
 		// ignores its pytest configuration for the same reason.
 		Exclude: []string{"test_*.py", "*_test.py", "conftest.py"},
-		Run:     pythonPath + "python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. --junitxml={report} {path}",
+		Run:     pythonPath + `python3 -m pytest -q -p no:cacheprovider -c /dev/null --rootdir=. -o "pythonpath=$dixit_path" --junitxml={report} {path}`,
 		// A virtual environment that sees the system's packages, with the project's
 		// requirements installed over them.
 		Prepare:   pythonPrepare,
 		Manifests: []string{"pyproject.toml", "requirements*.txt"},
 		Report:    contract.ReportJUnit,
 		// -s lets the probe's prints through instead of capturing them.
-		Probe:     pythonPath + "python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. {path}",
+		Probe:     pythonPath + `python3 -m pytest -q -s -p no:cacheprovider -c /dev/null --rootdir=. -o "pythonpath=$dixit_path" {path}`,
 		Timeout:   60 * time.Second,
 		Toolchain: "python",
 	}
@@ -73,10 +73,14 @@ func nodePreset() contract.Contract {
 	}
 }
 
-// pythonPath makes the project importable from a test anywhere in the tree: the root
-// (python3 -m adds it) and, in a src/ layout, src/ (the prepare does not install the
-// project itself).
-const pythonPath = `[ -d src ] && export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"; `
+// pythonPath makes the project importable from a test anywhere in the tree, its root and
+// (in a src/ layout) src/, without letting the tree choose the runner: the working
+// directory is kept off sys.path at start-up (PYTHONSAFEPATH, Python 3.11's -P), so a
+// pytest.py in the tree is not what "python3 -m pytest" runs, and the tree's directories
+// join sys.path through pytest's own pythonpath setting, after pytest has loaded. Plugins
+// are not auto-loaded from installed entry points, where a *.dist-info in the tree could
+// add one; a contract that needs a plugin names it (test.env: PYTEST_PLUGINS).
+const pythonPath = `export PYTHONSAFEPATH=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1; dixit_path="$PWD"; [ -d src ] && dixit_path="$PWD/src $PWD"; `
 
 // pythonPrepare makes the virtual environment: the requirements files as they are, and
 // from pyproject.toml the project's dependencies and its test, tests, testing and dev

@@ -45,6 +45,7 @@ func junitWalk(n xmlNode, r *Run) {
 		r.Tests = append(r.Tests, Result{Name: n.attr("name"), Outcome: junitOutcome(n)})
 		return
 	}
+	first := len(r.Tests)
 	for _, c := range n.Nodes {
 		junitWalk(c, r)
 	}
@@ -53,15 +54,28 @@ func junitWalk(n xmlNode, r *Run) {
 	}
 	name := n.attr("name")
 	r.Suites = append(r.Suites, name)
-	// A suite's counts must agree with its cases: one that counts a failure or a skip
-	// its cases do not show proves nothing either.
-	for _, count := range []struct{ attr, outcome string }{
-		{"failures", "fail"}, {"errors", "fail"}, {"skipped", "skip"},
-	} {
-		if k, err := strconv.Atoi(n.attr(count.attr)); err == nil && k > 0 {
-			r.Tests = append(r.Tests, Result{Name: "test suite " + name, Outcome: count.outcome})
-		}
+	shown := map[string]int{}
+	for _, t := range r.Tests[first:] {
+		shown[t.Outcome]++
 	}
+	// A suite's counts must agree with its cases: one that counts more failures or skips
+	// than its cases show proves nothing either. (Fewer is a case's own result.)
+	failures, errs := atoi(n.attr("failures")), atoi(n.attr("errors"))
+	if failures+errs > shown["fail"] {
+		r.Tests = append(r.Tests, Result{Name: "test suite " + name, Outcome: "fail"})
+	}
+	if atoi(n.attr("skipped")) > shown["skip"] {
+		r.Tests = append(r.Tests, Result{Name: "test suite " + name, Outcome: "skip"})
+	}
+}
+
+// atoi reads a count attribute; a missing or malformed one counts nothing.
+func atoi(s string) int {
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 0 {
+		return 0
+	}
+	return k
 }
 
 // junitOutcome is a test case's result from its children.

@@ -14,14 +14,20 @@ import (
 
 // Result is what the runs of one invocation did.
 type Result struct {
-	Starts, Ends int           // runs begun and finished
-	Exit         int           // status of the last finished run (128+n: signal n), else of the sandbox
-	SandboxExit  int           // status of the sandbox process itself
-	TimedOut     bool          // a run outlived its timeout; everything was killed
-	Flooded      bool          // a run wrote more than the output limit; everything was killed
-	OOMKilled    bool          // the kernel killed a process for going over the memory cgroup's limit
-	CPU          time.Duration // CPU time of the last finished run's processes
-	Output       []byte        // tail of the last run's output
+	Starts, Ends int  // runs begun and finished
+	Exit         int  // status of the last finished run (128+n: signal n), else of the sandbox
+	SandboxExit  int  // status of the sandbox process itself
+	TimedOut     bool // a run outlived its timeout; everything was killed
+	Flooded      bool // a run wrote more than the output limit; everything was killed
+	OOMKilled    bool // the kernel killed a process for going over the memory cgroup's limit
+	// Stopped: the reports said a run failed (Stopper), and the runs left were not
+	// started: they could not have changed the verdict.
+	Stopped bool
+	CPU     time.Duration // CPU time of the last finished run's processes
+	Output  []byte        // tail of the last run's output
+	// Recent holds the tails of the last few finished runs by number (as the output's
+	// separators counted them), for a verdict about a run other than the last.
+	Recent map[int][]byte
 }
 
 // Passed reports whether every requested run, and no other, started and finished with
@@ -42,6 +48,15 @@ type Reports interface {
 	BlockLine(line string)
 	BlockUnread()
 	EndBlock()
+}
+
+// Stopper is a Reports that can tell, once a run has ended, that its report showed it
+// failed: the invocation then ends there, as the wrapper's own stop at a non-zero exit
+// would, for runs whose exit status cannot say it (a runner that must report failures
+// of the judge's own checks exits non-zero every time). known is false while the run's
+// report has not been judged yet (its pipe is read apart from the wrapper's).
+type Stopper interface {
+	Failed(run int) (failed, known bool)
 }
 
 // killGrace is how long a killed sandbox gets to tear itself down before its whole
@@ -68,7 +83,8 @@ func (s *Sandbox) Judged(ctx context.Context, inv Invocation, reports Reports) (
 	}
 	defer r.close()
 	r.read(s, inv, reports)
-	res := r.wait(ctx, inv)
+	stopper, _ := reports.(Stopper)
+	res := r.wait(ctx, inv, stopper)
 	s.kill(r.cmd, int(r.nsInit.Load()), inv.Lane, r.waited)
 	s.drain(r)
 	if err := ctx.Err(); err != nil {
@@ -160,7 +176,7 @@ func (r *running) read(s *Sandbox, inv Invocation, reports Reports) {
 
 // wait waits for the process to end, a run to outlive its timeout, the output to go
 // over its limit or the context to end, and says which of the limits ended it.
-func (r *running) wait(ctx context.Context, inv Invocation) Result {
+func (r *running) wait(ctx context.Context, inv Invocation, stopper Stopper) Result {
 	var res Result
 	timer := time.NewTimer(inv.Timeout)
 	defer timer.Stop()
@@ -169,15 +185,28 @@ func (r *running) wait(ctx context.Context, inv Invocation) Result {
 	// timeouts plus one for the wrapper's own work, whatever it reports.
 	deadline := time.NewTimer(time.Duration(max(inv.Runs, 1)+1) * inv.Timeout)
 	defer deadline.Stop()
-	seen := 0
+	seen, judged := 0, 0 // reports seen; runs whose report was found to pass
 	for {
 		select {
 		case <-r.waited:
 			return res
 		case <-r.prog.notify: // each report starts a new timeout: a run began or ended
-			if p := r.prog.snapshot(); p.starts+p.ends != seen {
+			p := r.prog.snapshot()
+			if p.starts+p.ends != seen {
 				seen = p.starts + p.ends
 				timer.Reset(inv.Timeout)
+			}
+			// After the last run the process ends by itself, with its own status.
+			for stopper != nil && judged < p.ends && p.ends < inv.Runs {
+				failed, known := stopper.Failed(judged + 1)
+				if !known {
+					break // its report is still on its way: ask again at the next report
+				}
+				if failed {
+					res.Stopped = true
+					return res
+				}
+				judged++
 			}
 		case <-timer.C:
 			res.TimedOut = true
@@ -227,8 +256,8 @@ func (r *running) result(res Result, oomKilled bool) (Result, error) {
 	if p.ends > 0 {
 		res.Exit = p.status
 	}
-	res.Output = r.out.last
-	if res.TimedOut || res.Flooded || p.ends < p.starts {
+	res.Output, res.Recent = r.out.last, r.out.recent
+	if !res.Stopped && (res.TimedOut || res.Flooded || p.ends < p.starts) {
 		res.Output = r.out.cur.Bytes() // killed in the middle of a run
 	}
 	if !p.started && !res.TimedOut && !res.Flooded {

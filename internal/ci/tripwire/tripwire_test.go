@@ -232,3 +232,27 @@ func testifyVersion(t *testing.T) string {
 	t.Fatal("go.mod does not require testify")
 	return ""
 }
+
+func TestScrubLeavesTheProposalsLines(t *testing.T) {
+	wires := []Wire{{Name: "TestMergeItemSingle20", Want: MustFail}, {Name: "test_sort_key_empty_12", Want: MustFail}}
+	goOut := "\x16=== RUN   TestAdd\n\x16--- PASS: TestAdd (0.00s)\n\x16=== RUN   TestMergeItemSingle20\n" +
+		"    calc_test.go:20: \n        \tError Trace:\tcalc_test.go:20\n        \tError: Not equal\n\x16--- FAIL: TestMergeItemSingle20 (0.00s)\n" +
+		"\x16=== RUN   TestSub\n    calc_test.go:9: Sub(3, 1) = 4, want 2\n\x16--- FAIL: TestSub (0.00s)\n\x16FAIL\n"
+	got := string(Scrub([]byte(goOut), wires))
+	assert.NotContains(t, got, "MergeItem")
+	assert.NotContains(t, got, "Not equal")
+	assert.Contains(t, got, "Sub(3, 1) = 4, want 2")
+	assert.Contains(t, got, "--- FAIL: TestSub")
+
+	pyOut := "F.F\n=================================== FAILURES ===================================\n" +
+		"____________________________ test_sort_key_empty_12 ____________________________\n\n    def test_sort_key_empty_12():\n>       assert 2 + 2 == 5\nE       assert (2 + 2) == 5\n\n" +
+		"___________________________________ test_add ___________________________________\n\n    def test_add():\n>       assert add(2, 3) == 5\nE       assert -1 == 5\n" +
+		"=========================== short test summary info ============================\n" +
+		"FAILED test_calc.py::test_sort_key_empty_12 - assert (2 + 2) == 5\nFAILED test_calc.py::test_add - assert -1 == 5\n2 failed, 1 passed in 0.02s\n"
+	got = string(Scrub([]byte(pyOut), wires))
+	assert.NotContains(t, got, "sort_key")
+	assert.NotContains(t, got, "2 + 2")
+	assert.Contains(t, got, "E       assert -1 == 5")
+	assert.Contains(t, got, "FAILED test_calc.py::test_add")
+	assert.Equal(t, pyOut, string(Scrub([]byte(pyOut), nil)), "no wires, nothing taken")
+}
