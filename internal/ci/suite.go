@@ -61,7 +61,8 @@ type SuiteJob struct {
 	Tests Tree
 	// Only restricts the suite: Go package directories ("pkg/a", "." for the root),
 	// Python and Node test files or directories, Rust target files, relative to the
-	// tree's root (Java runs every class whatever it says). nil runs
+	// tree's root, or pytest node ids ("tests/test_x.py::test_y", "…::TestC::test_m",
+	// "…::test_p[1]") (Java runs every class whatever it says). nil runs
 	// everything; empty (not nil) runs nothing, as Affected says of a change that
 	// touches no package.
 	Only []string
@@ -71,6 +72,10 @@ type SuiteJob struct {
 // failed in none.
 const Skipped Outcome = "skipped"
 
+// XFailed is a pytest test's outcome in a suite when it failed as its xfail mark
+// expected in some run and neither failed nor was skipped in any.
+const XFailed Outcome = "xfailed"
+
 // SuiteResult is what became of a tree's own tests.
 type SuiteResult struct {
 	// Outcome is Pass when the suite ran and reported, whatever its tests did; else why
@@ -78,7 +83,7 @@ type SuiteResult struct {
 	// dependencies or the runner, never the tests), or Fail (no report came back).
 	Outcome Outcome `json:"outcome"`
 	// Tests holds each test the runner reported, by name: Pass only when it passed in
-	// every run, else Fail or Skipped. Go: "import/path.TestX" (top-level tests);
+	// every run, else Fail, Skipped or XFailed. Go: "import/path.TestX" (top-level tests);
 	// Python: "tests/test_x.py::test_y" (pytest's node id); Node and TypeScript:
 	// "test/x.test.js::name"; Rust: "tests/it.rs::name", "src/lib.rs::tests::name";
 	// Java: "calc.CalcTest#half()".

@@ -65,6 +65,9 @@ func junitCases(n xmlNode, name func(xmlNode) string) []suiteCase {
 	}
 	c := suiteCase{name: name(n), outcome: junitOutcome(n)}
 	for _, child := range n.Nodes {
+		if child.XMLName.Local == "skipped" && child.attr("type") == "pytest.xfail" && c.outcome == "skip" {
+			c.outcome = "xfail"
+		}
 		if l := child.XMLName.Local; l == "failure" || l == "error" {
 			c.message = firstLine(child.attr("message"))
 			break

@@ -8,18 +8,19 @@ type suiteTally struct {
 	passed   map[string]int
 	failed   map[string]bool
 	skipped  map[string]bool
+	xfailed  map[string]bool
 	messages map[string]string
 	output   string
 }
 
 func newSuiteTally() *suiteTally {
-	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
+	return &suiteTally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, xfailed: map[string]bool{}, messages: map[string]string{}}
 }
 
 // suiteCase is one test's outcome in one run.
 type suiteCase struct {
 	name    string
-	outcome string // "pass", "fail" or "skip"
+	outcome string // "pass", "fail", "skip" or "xfail"
 	message string // first line of the failure, or ""
 }
 
@@ -36,6 +37,8 @@ func (t *suiteTally) add(cases []suiteCase) {
 		case "pass":
 		case "skip":
 			t.skipped[c.name], ok[c.name] = true, false
+		case "xfail":
+			t.xfailed[c.name], ok[c.name] = true, false
 		default:
 			t.failed[c.name], ok[c.name] = true, false
 			if c.message != "" && t.messages[c.name] == "" {
@@ -62,6 +65,8 @@ func (t *suiteTally) result() SuiteResult {
 		switch {
 		case n == t.runs:
 			r.Tests[name] = Pass
+		case t.xfailed[name] && !t.failed[name] && !t.skipped[name]:
+			r.Tests[name] = XFailed
 		case t.failed[name] || !t.skipped[name]:
 			r.Tests[name] = Fail
 		default:
