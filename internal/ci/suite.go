@@ -61,8 +61,7 @@ type SuiteJob struct {
 	Tests Tree
 	// Only restricts the suite: Go package directories ("pkg/a", "." for the root),
 	// Python and Node test files or directories, Rust target files, relative to the
-	// tree's root, or pytest node ids ("tests/test_x.py::test_y", "…::TestC::test_m",
-	// "…::test_p[1]") (Java runs every class whatever it says). nil runs
+	// tree's root (Java runs every class whatever it says). nil runs
 	// everything; empty (not nil) runs nothing, as Affected says of a change that
 	// touches no package.
 	Only []string
