@@ -20,7 +20,14 @@ const (
 
 // FormatVersion changes whenever the same inputs would give a different matrix: cached
 // matrices of another version are computed again.
-const FormatVersion = "swe-matrix/1"
+const FormatVersion = "swe-matrix/2"
+
+// PytestAddopts is what every session adds to pytest's command line. Plain asserts: no
+// test's outcome changes (pytest's rewriting only explains a failing assert), and
+// rewriting the asserts of every laid-out copy of a big test module (sympy's
+// test_polytools.py: about 1.4 s of CPU each, fourteen copies a session) cost more than
+// the tests themselves.
+const PytestAddopts = "--assert=plain"
 
 // Matrix is one instance's pass matrix: every coder patch (and the base and the gold
 // patch) against every test patch, with SWE-bench's label of each coder patch.
@@ -54,6 +61,7 @@ type Env struct {
 	Python    string  `json:"python"`
 	Pytest    string  `json:"pytest"`
 	Isolation string  `json:"isolation"` // "bubblewrap" or "none"
+	Addopts   string  `json:"pytest_addopts"`
 	Seconds   float64 `json:"seconds"`   // wall time of the instance
 }
 
@@ -160,6 +168,7 @@ func Contract(python string, timeout, perTest time.Duration) ci.Contract {
 	c.Env = map[string]string{
 		"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
 		"PYTEST_PLUGINS": plugin, "DIXIT_TEST_TIMEOUT": fmt.Sprint(int(perTest.Seconds())),
+		"PYTEST_ADDOPTS": PytestAddopts,
 	}
 	// A python suite is one unit: RunSuite gives it ten contract timeouts.
 	c.Timeout = max(timeout/10, time.Second)

@@ -192,7 +192,7 @@ func (r *Runner) Instance(ctx context.Context, inst *Instance) (*Matrix, error) 
 
 	m := &Matrix{
 		InstanceID: inst.ID, Version: inst.Version,
-		Env:    Env{Python: r.python, Pytest: r.pytest, Isolation: isolation},
+		Env:    Env{Python: r.python, Pytest: r.pytest, Isolation: isolation, Addopts: PytestAddopts},
 		Rows:   map[string][]string{},
 		Format: FormatVersion, EnvCells: []EnvCell{}, LabelEnv: []EnvCell{},
 	}
