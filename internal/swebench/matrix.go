@@ -62,7 +62,7 @@ type Env struct {
 	Pytest    string  `json:"pytest"`
 	Isolation string  `json:"isolation"` // "bubblewrap" or "none"
 	Addopts   string  `json:"pytest_addopts"`
-	Seconds   float64 `json:"seconds"`   // wall time of the instance
+	Seconds   float64 `json:"seconds"` // wall time of the instance
 }
 
 // CoderRow describes one coder patch and its label.
