@@ -158,7 +158,7 @@ func TestStartCheckRefusesARunThatCannotWork(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-wrong")
 	t.Setenv("DIXIT_SKIP_DOCTOR", "")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"run", "--spec", spec, "--repo", t.TempDir(), "--state", t.TempDir(), "--model", "m"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"run", "--spec", spec, "--repo", liveRepo(t), "--state", t.TempDir(), "--model", "m"}, &stdout, &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "refused the API key")
 	assert.Contains(t, err.Error(), "--skip-doctor or DIXIT_SKIP_DOCTOR=1 starts anyway")

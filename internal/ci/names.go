@@ -94,6 +94,10 @@ type SuiteResult = suites.Result
 // Skipped is a test's outcome in a suite when its runner skipped it (suites.Skipped).
 const Skipped = suites.Skipped
 
+// XFailed is a pytest test's outcome in a suite when it failed as its xfail mark
+// expected (suites.XFailed).
+const XFailed = suites.XFailed
+
 // ErrNoSuite is RunSuite's error for a toolchain whose own tests the judge cannot run
 // yet (suites.ErrNoSuite).
 var ErrNoSuite = suites.ErrNoSuite

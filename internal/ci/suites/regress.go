@@ -104,6 +104,8 @@ func regressionReason(name string, r Result) string {
 		return ""
 	case o == Skipped:
 		return "was skipped"
+	case o == XFailed:
+		return "failed as its xfail mark expects"
 	}
 	why := fmt.Sprintf("failed in %d of %d runs", r.Runs-r.Passed[name], r.Runs)
 	if r.Passed[name] == 0 {

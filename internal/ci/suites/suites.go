@@ -77,6 +77,10 @@ type Job struct {
 // failed in none.
 const Skipped contract.Outcome = "skipped"
 
+// XFailed is a pytest test's outcome in a suite when it failed as its xfail mark
+// expected in some run and neither failed nor was skipped in any.
+const XFailed contract.Outcome = "xfailed"
+
 // Result is what became of a tree's own tests.
 type Result struct {
 	// Outcome is Pass when the suite ran and reported, whatever its tests did; else why
@@ -84,7 +88,7 @@ type Result struct {
 	// dependencies or the runner, never the tests), or Fail (no report came back).
 	Outcome contract.Outcome `json:"outcome"`
 	// Tests holds each test the runner reported, by name: Pass only when it passed in
-	// every run, else Fail or Skipped. Go: "import/path.TestX" (top-level tests);
+	// every run, else Fail, Skipped or XFailed. Go: "import/path.TestX" (top-level tests);
 	// Python: "tests/test_x.py::test_y" (pytest's node id); Node and TypeScript:
 	// "test/x.test.js::name"; Rust: "tests/it.rs::name", "src/lib.rs::tests::name";
 	// Java: "calc.CalcTest#half()".

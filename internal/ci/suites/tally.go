@@ -13,12 +13,13 @@ type tally struct {
 	passed   map[string]int
 	failed   map[string]bool
 	skipped  map[string]bool
+	xfailed  map[string]bool
 	messages map[string]string
 	output   string
 }
 
 func newTally() *tally {
-	return &tally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, messages: map[string]string{}}
+	return &tally{passed: map[string]int{}, failed: map[string]bool{}, skipped: map[string]bool{}, xfailed: map[string]bool{}, messages: map[string]string{}}
 }
 
 // add counts one run. A test reported twice in a run (a parametrized or repeated name)
@@ -34,6 +35,8 @@ func (t *tally) add(cases []languages.SuiteCase) {
 		case "pass":
 		case "skip":
 			t.skipped[c.Name], ok[c.Name] = true, false
+		case "xfail":
+			t.xfailed[c.Name], ok[c.Name] = true, false
 		default:
 			t.failed[c.Name], ok[c.Name] = true, false
 			if c.Message != "" && t.messages[c.Name] == "" {
@@ -60,6 +63,8 @@ func (t *tally) result() Result {
 		switch {
 		case n == t.runs:
 			r.Tests[name] = contract.Pass
+		case t.xfailed[name] && !t.failed[name] && !t.skipped[name]:
+			r.Tests[name] = XFailed
 		case t.failed[name] || !t.skipped[name]:
 			r.Tests[name] = contract.Fail
 		default:
