@@ -63,7 +63,7 @@ type Coder struct {
 	PublishedLabel     string   `json:"published_label"`
 	Submission         string   `json:"submission"`
 	DuplicateOf        string   `json:"duplicate_of"`
-	Normalised         bool     `json:"normalised"`
+	Normalised         string   `json:"normalised"` // what the corpus changed in the patch, if anything
 	Diff               []byte   `json:"-"`
 }
 
@@ -80,7 +80,7 @@ type TestPatch struct {
 	AppliesWith  string   `json:"applies_with"`
 	SHA256       string   `json:"sha256"`
 	DuplicateOf  string   `json:"duplicate_of"`
-	Normalised   bool     `json:"normalised"`
+	Normalised   string   `json:"normalised"` // what the corpus changed in the patch, if anything
 	Diff         []byte   `json:"-"`
 }
 

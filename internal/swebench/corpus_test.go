@@ -125,7 +125,8 @@ func TestLoadPatchesChecksEveryEntry(t *testing.T) {
 		return m
 	}
 	tester := func(extra map[string]any) map[string]any {
-		m := map[string]any{"source": "itl-gpt4o-full", "applies_with": "git-apply", "touched_tests": []string{"test_x"}, "sha256": sha256Hex([]byte(diff))}
+		m := map[string]any{"source": "itl-gpt4o-full", "applies_with": "git-apply", "touched_tests": []string{"test_x"}, "sha256": sha256Hex([]byte(diff)),
+			"normalised": "appended the missing final newline"} // a note, as the corpus writes it
 		for k, v := range extra {
 			m[k] = v
 		}

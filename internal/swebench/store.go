@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -128,6 +127,9 @@ type Totals struct {
 // reported in the summary and the others go on; a cancelled context stops the run.
 func (r *Runner) All(ctx context.Context, out string, force bool) (*Summary, error) {
 	sum := &Summary{}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
 	for _, inst := range r.corpus.Instances {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -153,6 +155,7 @@ func (r *Runner) All(ctx context.Context, out string, force bool) (*Summary, err
 			r.opts.Progress(fmt.Sprintf("%s: done in %.1f s (err %v)", inst.ID, time.Since(t0).Seconds(), err))
 		}
 		if err != nil {
+			r.opts.Progress(fmt.Sprintf("%s: failed: %v", inst.ID, err))
 			is.Error = err.Error()
 			sum.Instances = append(sum.Instances, is)
 			sum.Totals.Failed++
@@ -166,7 +169,7 @@ func (r *Runner) All(ctx context.Context, out string, force bool) (*Summary, err
 	if err != nil {
 		return sum, err
 	}
-	if err := os.WriteFile(filepath.Join(out, "summary.json"), append(data, '\n'), 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.WriteFile(filepath.Join(out, "summary.json"), append(data, '\n'), 0o644); err != nil {
 		return sum, err
 	}
 	return sum, nil
