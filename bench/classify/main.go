@@ -9,9 +9,11 @@
 //	    parallel (the sandbox would only make it slower);
 //	(c) bound: the Go contract's own build and run commands, with the test's place
 //	    substituted as the judge does, once per coder and then per rerun, plain exec, no
-//	    sandbox, coders spread over the cores: what (a) costs without isolation.
+//	    sandbox, coders spread over the cores: what (a) costs without isolation;
+//	(d) unarmed: (a) without the judge's tripwires (test.tripwires: false): what the
+//	    checks of its own in every test process cost.
 //
-// All three stop a coder at its first failing run and use warm, separate build caches
+// All four stop a coder at its first failing run and use warm, separate build caches
 // (one untimed warm-up round each). With -example "" five small generated coders are used.
 //
 // A ratio compares the same work only when the methods reach the same verdicts: every
@@ -74,6 +76,16 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 		return err
 	}
 	defer judge.Close()
+	// The same judge without its tripwires (docs/judge.md): what the checks of its own in
+	// every test process cost.
+	bare := contract
+	bare.SkipTripwires = true
+	unarmed, err := ci.NewLocal(ci.LocalOptions{Contract: bare, CacheDir: filepath.Join(cacheDir, "judge"),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return err
+	}
+	defer unarmed.Close()
 	var jobs []ci.Job
 	for _, c := range coders {
 		jobs = append(jobs, ci.Job{Coder: c.name, Tree: c, Test: ci.Test{ID: "bench", Content: test}})
@@ -104,6 +116,14 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 	methods := []method{
 		{"local", func(ctx context.Context) ([]bool, error) {
 			vs, err := judge.Run(ctx, reruns, jobs)
+			out := make([]bool, len(vs))
+			for i, v := range vs {
+				out[i] = v.Passed()
+			}
+			return out, err
+		}},
+		{"unarmed", func(ctx context.Context) ([]bool, error) {
+			vs, err := unarmed.Run(ctx, reruns, jobs)
 			out := make([]bool, len(vs))
 			for i, v := range vs {
 				out[i] = v.Passed()
@@ -160,8 +180,9 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 		return err
 	}
 	fmt.Printf("the methods agree: every round of each passes %v\n", results[0].passing)
-	fmt.Printf("naive/local = %.1fx (target >= 10x)\nlocal/bound = %.2fx (target <= 1.3x)\n",
-		times["naive"].Seconds()/times["local"].Seconds(), times["local"].Seconds()/times["bound"].Seconds())
+	fmt.Printf("naive/local = %.1fx (target >= 10x)\nlocal/bound = %.2fx (target <= 1.3x)\nlocal/unarmed = %.2fx (the tripwires' cost; target < 1.10x)\n",
+		times["naive"].Seconds()/times["local"].Seconds(), times["local"].Seconds()/times["bound"].Seconds(),
+		times["local"].Seconds()/times["unarmed"].Seconds())
 	s := judge.Stats()
 	fmt.Printf("judge stats: %d executions, %d runs, %.1fs inside Run\n", s.Executions, s.Runs, s.Seconds)
 	return nil
