@@ -68,6 +68,9 @@ type PickFigures struct {
 	Made    Est    `json:"made"` // share of panels where it did not fall back
 	// WhenMade is its correctness on those panels alone (BASELINE.md's "Dixit pick").
 	WhenMade Est `json:"correct_when_made"`
+	// Solvable is its correctness on the panels holding a resolved coder: where most
+	// instances have few, the panels where no pick can be right would hide the differences.
+	Solvable Est `json:"correct_when_solvable"`
 }
 
 type rowKey struct {
@@ -83,11 +86,13 @@ func newRow(l layout, key rowKey, vecs [][]float64, weights [][]int32) Row {
 	for ri := range l.rules {
 		ms = append(ms, ruleMetrics(l, ri)...)
 	}
+	oracle := l.pick(l.pickIndex(PickOracle), qSum) // Σ over panels holding a resolved coder
 	for qi := range l.picks {
 		ms = append(ms,
 			func(s []float64) (float64, float64) { return s[l.pick(qi, qSum)], s[cPanels] },
 			func(s []float64) (float64, float64) { return s[l.pick(qi, qMade)], s[cPanels] },
-			func(s []float64) (float64, float64) { return s[l.pick(qi, qMadeSum)], s[l.pick(qi, qMade)] })
+			func(s []float64) (float64, float64) { return s[l.pick(qi, qMadeSum)], s[l.pick(qi, qMade)] },
+			func(s []float64) (float64, float64) { return s[l.pick(qi, qSum)], s[oracle] })
 	}
 	ests, reps := estimate(vecs, weights, l.size(), ms)
 	total := sums(vecs, nil, l.size())
@@ -111,9 +116,9 @@ func newRow(l layout, key rowKey, vecs [][]float64, weights [][]int32) Row {
 		at += nRuleMetrics
 	}
 	for _, q := range l.picks {
-		row.Picks = append(row.Picks, PickFigures{Pick: q, Correct: ests[at], Made: ests[at+1], WhenMade: ests[at+2]})
+		row.Picks = append(row.Picks, PickFigures{Pick: q, Correct: ests[at], Made: ests[at+1], WhenMade: ests[at+2], Solvable: ests[at+3]})
 		row.pickReps[q] = reps[at]
-		at += 3
+		at += 4
 	}
 	return row
 }

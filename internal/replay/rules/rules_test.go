@@ -130,6 +130,7 @@ func TestPicksOnHandWorkedPanels(t *testing.T) {
 		require.True(t, ok, c.pick)
 		assert.InDelta(t, (c.a+c.b+c.c)/3, f.Correct.Value, 1e-12, c.pick)
 		assert.InDelta(t, c.made/3, f.Made.Value, 1e-12, c.pick+" made")
+		assert.InDelta(t, (c.a+c.b+c.c)/3, f.Solvable.Value, 1e-12, c.pick+": every panel holds a resolved coder")
 	}
 	d, ok := row.PickDiff(PickCodeT, PickRandom)
 	require.True(t, ok)
@@ -238,4 +239,21 @@ func TestRunRefusesBadInput(t *testing.T) {
 	assert.Equal(t, []Rule{Seed, Repro}, rules)
 	_, err = ParseRules("seed,majority")
 	assert.ErrorContains(t, err, `keep rule "majority"`)
+}
+
+func TestSolvableLeavesOutPanelsWithoutAResolvedCoder(t *testing.T) {
+	c := handCorpus()
+	c.Instances = append(c.Instances, Instance{ID: "D",
+		Coders: []Coder{{Name: "f0", Group: "1"}, {Name: "f1", Group: "2"}, {Name: "f2", Group: "3"}},
+		Tests:  []Test{{Name: "t0", Gold: P, Base: F}}, Cells: [][]Cell{{P}, {F}, {P}}})
+	c.Draw = func(int, int64, int) Panels { return Panels{{{0, 1, 2}}, {{0, 1, 2}}, {{0, 1, 2}}, {{0, 1, 2}}} }
+	cfg := DefaultConfig()
+	cfg.Sizes, cfg.Resamples = []int{3}, 0
+	rep, err := Run(context.Background(), c, cfg, nil)
+	require.NoError(t, err)
+	row, _ := rep.Row(3, "all")
+	codeT, _ := row.Pick(PickCodeT)
+	assert.InDelta(t, 2.5/4, codeT.Correct.Value, 1e-12, "D's panel counts, at 0")
+	assert.InDelta(t, 2.5/3, codeT.Solvable.Value, 1e-12, "D's panel has no resolved coder: left out")
+	assert.Equal(t, 3.0, codeT.Solvable.Over)
 }

@@ -32,6 +32,11 @@ func writeHeadline(b *strings.Builder, rep *rules.Report) {
 		p, _ := row.Pick(name)
 		return pct(p.Correct)
 	})
+	b.WriteString("Picks on the panels holding at least one resolved coder (where a pick can be right).\n\n")
+	writeByK(b, rep, ks, "pick", headlinePicks[:len(headlinePicks)-1], func(row *rules.Row, name string) string {
+		p, _ := row.Pick(name)
+		return pct(p.Solvable)
+	})
 	for _, k := range ks {
 		writeBands(b, rep, k)
 	}

@@ -148,10 +148,11 @@ func writeRow(b *strings.Builder, row *rules.Row) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f.Rule, count(f.Kept), pct(f.Empty), pct(f.GoldPrecision),
 			pct(f.FailsOnBase), pct(f.Caught), pct(f.ResolvedFailed), pct(f.ResolvedIfPasses), pct(f.NoVerdict))
 	}
-	b.WriteString("\n| pick | resolves | made | when made | minus CodeT |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| pick | resolves | made | when made | when the panel holds a resolved coder | minus CodeT |\n|---|---|---|---|---|---|\n")
 	for _, p := range row.Picks {
 		d, _ := row.PickDiff(p.Pick, rules.PickCodeT)
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", PickName(p.Pick), pct(p.Correct), bare(p.Made), bare(p.WhenMade), points(d))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", PickName(p.Pick), pct(p.Correct), bare(p.Made), bare(p.WhenMade),
+			pct(p.Solvable), points(d))
 	}
 	b.WriteString("\n")
 }

@@ -33,7 +33,7 @@ func TestLoadRefusesBrokenMatrices(t *testing.T) {
 		{"resolved but does not apply", func(m obj) { coders(m)[0].(obj)["applies"] = false }, "coders[0] (a0): resolved but does not apply"},
 		{"resolved is a string", func(m obj) { coders(m)[2].(obj)["resolved"] = "yes" }, "coders.resolved of type bool"},
 		{"resolved missing", func(m obj) { delete(coders(m)[2].(obj), "resolved") }, "coders[2] (a2).resolved missing"},
-		{"another format", func(m obj) { m["format"] = "swe-matrix/3" }, `format "swe-matrix/3": this reader knows swe-matrix/1 and swe-matrix/2`},
+		{"another format", func(m obj) { m["format"] = "swe-matrix/9" }, `format "swe-matrix/9": this reader knows swe-matrix/1, swe-matrix/2, swe-matrix/3`},
 		{"no label check", func(m obj) { delete(m, "label_check") }, "missing or empty field(s): label_check"},
 		{"label check without gold", func(m obj) { delete(m["label_check"].(obj), "gold_passes") }, "missing or empty field(s): label_check.gold_passes"},
 		{"label env on no tree", func(m obj) { m["label_env"] = []any{obj{"tree": "zz", "test": "t", "reason": ""}} }, `label_env[0].tree "zz" is no row`},

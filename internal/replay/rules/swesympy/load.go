@@ -140,7 +140,7 @@ func (w *wireMatrix) required() error {
 		return fmt.Errorf("missing or empty field(s): %s", strings.Join(missing, ", "))
 	}
 	if !slices.Contains(Formats, *w.Format) {
-		return fmt.Errorf("format %q: this reader knows %s", *w.Format, strings.Join(Formats, " and "))
+		return fmt.Errorf("format %q: this reader knows %s", *w.Format, strings.Join(Formats, ", "))
 	}
 	return nil
 }

@@ -15,12 +15,13 @@ const (
 )
 
 // Formats are the matrix formats this reader knows (the writer's swebench.FormatVersion).
-// Version 2 only adds env.pytest_addopts (pytest's plain asserts: no outcome changes), and
-// env is not read here.
-var Formats = []string{"swe-matrix/1", "swe-matrix/2"}
+// Their fields are the same: version 2 adds env.pytest_addopts (plain asserts; env is not
+// read here), version 3 changes only the time limits a test runs under (a test stopped at
+// its limit fails, as before).
+var Formats = []string{"swe-matrix/1", "swe-matrix/2", "swe-matrix/3"}
 
 // Format is the newest of Formats, what a new matrix carries.
-const Format = "swe-matrix/2"
+const Format = "swe-matrix/3"
 
 // wireMatrix is one instance's file. Pointers mark the fields that must be present.
 type wireMatrix struct {
