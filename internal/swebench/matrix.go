@@ -131,7 +131,8 @@ type Options struct {
 	Coders    []string
 	// TestTimeout bounds one test on a coder's tree; 0 derives it from the base's and
 	// the gold patch's sessions (3× the longer, within 2 and 10 minutes). A coder's
-	// session is bounded by that plus 3× the longer control session, at least 4 minutes.
+	// session is bounded by 4× that plus 3× the longer control session (8 to 40
+	// minutes): room for a few tests stopped at the limit.
 	TestTimeout time.Duration
 	Logger      *slog.Logger
 	Progress    func(string) // may be nil

@@ -171,7 +171,9 @@ func (r *Runner) Instance(ctx context.Context, inst *Instance) (*Matrix, error) 
 	if perTest <= 0 {
 		perTest = min(max(3*controlTime, 2*time.Minute), 10*time.Minute)
 	}
-	bound := max(perTest+3*controlTime, 4*time.Minute)
+	// Room for a few tests stopped at the limit in one session; past that the session
+	// is split.
+	bound := min(max(4*perTest+3*controlTime, 8*time.Minute), 40*time.Minute)
 	r.opts.Progress(fmt.Sprintf("%s: base and gold in %.1f s; %d coders, %d tests; a test on a coder's tree bounded at %s, a session at %s",
 		inst.ID, secs, len(coders), len(inst.Tests), perTest.Round(time.Second), bound.Round(time.Second)))
 
