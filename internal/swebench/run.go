@@ -162,7 +162,8 @@ func (r *Runner) Instance(ctx context.Context, inst *Instance) (*Matrix, error) 
 		return nil, fmt.Errorf("instance %s: the gold patch does not apply to the base: %w", inst.ID, err)
 	}
 	controls := append(run.sessions("base", base), run.sessions("gold", base.with(goldChanges))...)
-	isolation, secs, err := run.execute(ctx, controls, 20*time.Minute, 0)
+	// A test that hangs on the base (the issue may be that hang) fails at 5 minutes.
+	isolation, secs, err := run.execute(ctx, controls, 30*time.Minute, 5*time.Minute)
 	if err != nil {
 		return nil, err
 	}
