@@ -191,7 +191,7 @@ func Contract(python string, timeout, cpu, wall time.Duration) ci.Contract {
 		"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
 		"PYTEST_PLUGINS": plugin, "DIXIT_TEST_CPU": fmt.Sprint(int(cpu.Seconds())),
 		"DIXIT_TEST_TIMEOUT": fmt.Sprint(int(wall.Seconds())),
-		"PYTEST_ADDOPTS": PytestAddopts,
+		"PYTEST_ADDOPTS":     PytestAddopts,
 	}
 	// A python suite is one unit: RunSuite gives it ten contract timeouts.
 	c.Timeout = max(timeout/10, time.Second)
