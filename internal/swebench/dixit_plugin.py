@@ -8,16 +8,20 @@
 # one selected module fails to import ("ERROR: not found"); a file argument only reports
 # that module's collection error, and the others run.
 #
-# Time. A test that runs longer than DIXIT_TEST_TIMEOUT seconds (none when 0) is stopped
-# with DixitTestTimeout, a BaseException so that an `except Exception` in the test or the
-# code under test does not swallow it; pytest reports the test failed and the session
-# goes on. Without it, one test that hangs on a coder's patch would cost the session.
+# Time. A test that takes more than DIXIT_TEST_CPU seconds of CPU, or DIXIT_TEST_TIMEOUT
+# seconds of wall time (none when 0), is stopped with DixitTestTimeout, a BaseException
+# so that an `except Exception` in the test or the code under test does not swallow it,
+# raised again every second for a bare `except:` that does; pytest reports the test
+# failed and the session goes on. Without it, one test that hangs on a coder's patch
+# would cost the whole session. CPU time does not depend on how loaded the machine is;
+# wall time catches a test that hangs without computing.
 import os
 import signal
 
 import pytest
 
-_LIMIT = int(os.environ.get("DIXIT_TEST_TIMEOUT", "0") or 0)
+_CPU = int(os.environ.get("DIXIT_TEST_CPU", "0") or 0)
+_WALL = int(os.environ.get("DIXIT_TEST_TIMEOUT", "0") or 0)
 _SELECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dixit_select.txt")
 
 
@@ -41,19 +45,28 @@ class DixitTestTimeout(BaseException):
     pass
 
 
-def _expired(signum, frame):
-    raise DixitTestTimeout("the test ran longer than %d s (the matrix's per-test limit)" % _LIMIT)
+def _cpu_expired(signum, frame):
+    raise DixitTestTimeout("the test took more than %d s of CPU (the matrix's per-test limit)" % _CPU)
+
+
+def _wall_expired(signum, frame):
+    raise DixitTestTimeout("the test ran longer than %d s (the matrix's per-test limit)" % _WALL)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    if _LIMIT <= 0:
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, _expired)
-    signal.alarm(_LIMIT)
+    timers = []
+    if _CPU > 0:
+        timers.append((signal.SIGPROF, signal.ITIMER_PROF, _CPU, _cpu_expired))
+    if _WALL > 0:
+        timers.append((signal.SIGALRM, signal.ITIMER_REAL, _WALL, _wall_expired))
+    previous = []
+    for sig, timer, secs, handler in timers:
+        previous.append((sig, timer, signal.signal(sig, handler)))
+        signal.setitimer(timer, secs, 1.0)
     try:
         yield
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, timer, handler in previous:
+            signal.setitimer(timer, 0)
+            signal.signal(sig, handler)

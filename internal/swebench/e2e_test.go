@@ -177,6 +177,7 @@ func writeCalcCorpus(t *testing.T) string {
 		"noapply-1":  replaceDiff("calc/__init__.py", "def nothing():\n    pass\n", calcFixed),
 		"mulbreak-1": replaceDiff("calc/__init__.py", init, strings.Replace(calcFixed, "a * b", "a * b + 1", 1)),
 		"dup-1":      replaceDiff("calc/__init__.py", init, calcFixed),
+		"sleep-1":    replaceDiff("calc/__init__.py", init, strings.Replace(calcFixed, "return a + b", "import time\n    time.sleep(1000)", 1)),
 		"exit-1":     replaceDiff("calc/__init__.py", init, strings.Replace(calcFixed, "return a + b", "import os\n    os._exit(3)", 1)),
 		"testedit-1": replaceDiff("calc/__init__.py", init, calcFixed) + replaceDiff("calc/tests/test_calc.py", tests, "def test_add():\n    pass\n"),
 	}
@@ -286,6 +287,7 @@ func TestMatrixOfASyntheticInstance(t *testing.T) {
 		"hang-1":     {"t-dup-neg": "fail", "t-direct": "fail", "t-edit": "pass", "t-empty": "env", "t-import": "fail", "t-neg": "fail"},
 		"broken-1":   {"t-dup-neg": "fail", "t-direct": "fail", "t-edit": "fail", "t-empty": "env", "t-import": "fail", "t-neg": "fail"},
 		"noapply-1":  {"t-dup-neg": "fail", "t-direct": "fail", "t-edit": "fail", "t-empty": "env", "t-import": "fail", "t-neg": "fail"},
+		"sleep-1":    {"t-dup-neg": "fail", "t-direct": "fail", "t-edit": "pass", "t-empty": "env", "t-import": "fail", "t-neg": "fail"},
 		"exit-1":     {"t-dup-neg": "fail", "t-direct": "fail", "t-edit": "pass", "t-empty": "env", "t-import": "fail", "t-neg": "fail"},
 		"mulbreak-1": {"t-dup-neg": "pass", "t-direct": "pass", "t-edit": "fail", "t-empty": "env", "t-import": "fail", "t-neg": "pass"},
 		"testedit-1": {"t-dup-neg": "pass", "t-direct": "pass", "t-edit": "pass", "t-empty": "env", "t-import": "fail", "t-neg": "pass"},
@@ -298,7 +300,7 @@ func TestMatrixOfASyntheticInstance(t *testing.T) {
 		resolved[cd.Name] = cd.Resolved
 	}
 	assert.Equal(t, map[string]bool{"good-1": true, "dup-1": true, "abs-1": true, "testedit-1": true,
-		"hang-1": false, "broken-1": false, "noapply-1": false, "mulbreak-1": false, "exit-1": false}, resolved)
+		"hang-1": false, "broken-1": false, "noapply-1": false, "mulbreak-1": false, "exit-1": false, "sleep-1": false}, resolved)
 	assert.Equal(t, []string{"test_add"}, coderRow(m, "exit-1").LabelFailures, "the session that died is split until the test that ends it is alone")
 	assert.Equal(t, []string{"test_add"}, coderRow(m, "hang-1").LabelFailures)
 	assert.Equal(t, []string{"test_mul", "test_param", "test_zero"}, coderRow(m, "mulbreak-1").LabelFailures, "an xpass of the xfail test still passes")
@@ -316,7 +318,8 @@ func TestMatrixOfASyntheticInstance(t *testing.T) {
 	}
 	assert.Empty(t, m.LabelEnv)
 	joined := strings.Join(m.Notes, "\n")
-	assert.Contains(t, joined, "hang-1: test_add failed at the per-test time limit")
+	assert.Contains(t, joined, "hang-1: test_add failed at the per-test time limit: calc/tests/test_calc.py::test_add fail: dixit_plugin.DixitTestTimeout: the test took more than 3 s of CPU")
+	assert.Contains(t, joined, "sleep-1: test_add failed at the per-test time limit: calc/tests/test_calc.py::test_add fail: dixit_plugin.DixitTestTimeout: the test ran longer than 12 s")
 	assert.Contains(t, joined, "broken-1: pytest could not load the tree's conftest")
 	assert.Contains(t, joined, "exit-1: test_add fails without a report (the base and the gold patch answer it): the session ended fail")
 

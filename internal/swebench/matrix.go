@@ -21,7 +21,7 @@ const (
 
 // FormatVersion changes whenever the same inputs would give a different matrix: cached
 // matrices of another version are computed again.
-const FormatVersion = "swe-matrix/2"
+const FormatVersion = "swe-matrix/3"
 
 // PytestAddopts is what every session adds to pytest's command line. Plain asserts: no
 // test's outcome changes (pytest's rewriting only explains a failing assert), and
@@ -130,9 +130,9 @@ type Options struct {
 	// too); 0 keeps all. Coders, when given, keeps those named (and their originals).
 	MaxCoders int
 	Coders    []string
-	// TestTimeout bounds one test on a coder's tree; 0 derives it from the base's and
-	// the gold patch's sessions (3× the longer, within 2 and 10 minutes). A coder's
-	// session is bounded by that plus 3× the longer control session, at least 4 minutes.
+	// TestTimeout bounds the CPU time of one test on a coder's tree, and 4× it its wall
+	// time; 0 derives both from the longer of the base's and the gold patch's sessions
+	// (testLimits).
 	TestTimeout time.Duration
 	Logger      *slog.Logger
 	Progress    func(string) // may be nil
@@ -157,19 +157,42 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// limits are what a coder's session may take.
+type limits struct {
+	cpu, wall time.Duration // one test: CPU time (load does not change it), and wall time
+	session   time.Duration // the whole session
+}
+
+// testLimits derives a coder's limits from the longer control session, which ran every
+// test a coder's session runs: one test may take 3× its time in CPU (30 s to 10
+// minutes), which no test that behaves as it does on the controls reaches on any load,
+// and 10× in wall time (2 to 20 minutes) for one that hangs without computing. The
+// session has room for a quarter of its units stopped at the CPU limit (8 to 60
+// minutes); past that it is split.
+func (o Options) testLimits(control time.Duration, units int) limits {
+	l := limits{cpu: min(max(3*control, 30*time.Second), 10*time.Minute)}
+	l.wall = min(max(10*control, 2*time.Minute), 20*time.Minute)
+	if o.TestTimeout > 0 {
+		l.cpu, l.wall = o.TestTimeout, 4*o.TestTimeout
+	}
+	l.session = min(max(3*control+l.cpu*time.Duration((units+3)/4), 8*time.Minute), 60*time.Minute)
+	return l
+}
+
 // Contract is the judge's python contract as the matrix uses it: pytest from the tree's
 // root with its own settings, Debian's interpreter, PYTHONHASHSEED=0, nothing to
 // prepare (the corpus' environment is the system's python3 with pytest and mpmath, and
-// no registry is reachable). timeout is one session's bound; perTest, when not zero,
-// one test's (the plugin every tree gets stops a test that runs longer).
-func Contract(python string, timeout, perTest time.Duration) ci.Contract {
+// no registry is reachable). timeout is one session's bound; cpu and wall, when not
+// zero, one test's (the plugin every tree gets stops a test that takes longer).
+func Contract(python string, timeout, cpu, wall time.Duration) ci.Contract {
 	c, _ := languages.Preset("python")
 	c.Prepare, c.Manifests = "", nil
 	c.ToolchainPath = python
 	c.Env = map[string]string{
 		"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
-		"PYTEST_PLUGINS": plugin, "DIXIT_TEST_TIMEOUT": fmt.Sprint(int(perTest.Seconds())),
-		"PYTEST_ADDOPTS": PytestAddopts,
+		"PYTEST_PLUGINS": plugin, "DIXIT_TEST_CPU": fmt.Sprint(int(cpu.Seconds())),
+		"DIXIT_TEST_TIMEOUT": fmt.Sprint(int(wall.Seconds())),
+		"PYTEST_ADDOPTS":     PytestAddopts,
 	}
 	// A python suite is one unit: RunSuite gives it ten contract timeouts.
 	c.Timeout = max(timeout/10, time.Second)

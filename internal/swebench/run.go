@@ -163,18 +163,14 @@ func (r *Runner) Instance(ctx context.Context, inst *Instance) (*Matrix, error) 
 		return nil, fmt.Errorf("instance %s: the gold patch does not apply to the base: %w", inst.ID, err)
 	}
 	controls := append(run.sessions("base", base), run.sessions("gold", base.with(goldChanges))...)
-	isolation, secs, err := run.execute(ctx, controls, 20*time.Minute, 0)
+	// A test that hangs on the base (the issue may be that hang) fails at 5 minutes.
+	isolation, secs, err := run.execute(ctx, controls, 30*time.Minute, limits{cpu: 5 * time.Minute, wall: 10 * time.Minute})
 	if err != nil {
 		return nil, err
 	}
-	controlTime := time.Duration(secs * float64(time.Second))
-	perTest := r.opts.TestTimeout
-	if perTest <= 0 {
-		perTest = min(max(3*controlTime, 2*time.Minute), 10*time.Minute)
-	}
-	bound := max(perTest+3*controlTime, 4*time.Minute)
-	r.opts.Progress(fmt.Sprintf("%s: base and gold in %.1f s; %d coders, %d tests; a test on a coder's tree bounded at %s, a session at %s",
-		inst.ID, secs, len(coders), len(inst.Tests), perTest.Round(time.Second), bound.Round(time.Second)))
+	lim := r.opts.testLimits(time.Duration(secs*float64(time.Second)), len(controls[0].units))
+	r.opts.Progress(fmt.Sprintf("%s: base and gold in %.1f s; %d coders, %d tests; a test on a coder's tree stops at %s of CPU or %s, a session at %s",
+		inst.ID, secs, len(coders), len(inst.Tests), lim.cpu.Round(time.Second), lim.wall.Round(time.Second), lim.session.Round(time.Second)))
 
 	// Phase 2: each distinct coder tree.
 	var work []session
@@ -186,7 +182,7 @@ func (r *Runner) Instance(ctx context.Context, inst *Instance) (*Matrix, error) 
 		work = append(work, run.sessions(cd.Name, ct.tree)...)
 	}
 	if len(work) > 0 {
-		if _, _, err := run.execute(ctx, work, bound, perTest); err != nil {
+		if _, _, err := run.execute(ctx, work, lim.session, lim); err != nil {
 			return nil, err
 		}
 	}
@@ -339,10 +335,10 @@ func (run *instanceRun) record(row string, u unit, r raw) {
 // session that gave no report (it timed out, went over a limit, or pytest could not
 // write its report) in two until each unit has an answer. It returns the judge's
 // isolation and the longest session's seconds.
-func (run *instanceRun) execute(ctx context.Context, pending []session, bound, perTest time.Duration) (string, float64, error) {
+func (run *instanceRun) execute(ctx context.Context, pending []session, bound time.Duration, lim limits) (string, float64, error) {
 	o := run.r.opts
 	judge, err := ci.NewLocal(ci.LocalOptions{
-		Contract: Contract(o.Python, bound, perTest),
+		Contract: Contract(o.Python, bound, lim.cpu, lim.wall),
 		Parallel: o.Parallel, Sandbox: o.Sandbox, WorkDir: o.WorkDir, Logger: o.Logger,
 		Limits: sandbox.Limits{CPU: bound + 30*time.Second},
 	})
