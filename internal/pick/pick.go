@@ -21,8 +21,8 @@ type Input struct {
 	DualTests int
 	// Counted: Coder.Proposed was measured (a run from before it was has no counts).
 	Counted bool
-	Probed    bool // the probe's answers were compared: Agreement is measured
-	Sized     bool // the changes from the base revision were measured: Lines is known
+	Probed  bool // the probe's answers were compared: Agreement is measured
+	Sized   bool // the changes from the base revision were measured: Lines is known
 }
 
 // Coder is one coder's measures, in the configured order of Input.Coders.

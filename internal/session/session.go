@@ -21,8 +21,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
-	"github.com/dixit-bot/dixit/internal/vet"
 	"github.com/dixit-bot/dixit/internal/statusline"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // Options configure a local run.
