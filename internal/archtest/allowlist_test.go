@@ -24,9 +24,6 @@ func knownFanOut() map[string]int {
 func knownLongSignatures() map[string]int {
 	return map[string]int{
 		"bench/classify.perCoder":                    6,
-		"bench/parallel.compare":                     6,
-		"internal/ci/actions.Judge.collect":          6,
-		"internal/ghreport.Review":                   6,
 		"internal/replay/rules/rulesreport.writeByK": 6,
 		"internal/session.session.compare":           6,
 	}
