@@ -104,7 +104,7 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 		}
 		if f.data != "" {
 			if info, err := os.Stat(f.data); err == nil && info.IsDir() {
-				f.data = filepath.Join(f.data, "problems.jsonl") // a data set's folder, such as data/mbpp-replay
+				f.data = dataFile(f.data) // a data set's folder, such as data/mbpp-replay
 			}
 			if err := existing("data", f.data, aFile); err != nil {
 				return fmt.Errorf("eval: %w", err)
@@ -160,6 +160,14 @@ func runCorpus(cmd *cobra.Command, f *evalFlags) error {
 		Judge:   swebench.Options{Parallel: f.parallel, Sandbox: ci.Sandbox(f.sandbox), Logger: f.logger(cmd.ErrOrStderr())},
 		Command: "bot eval " + strings.Join(os.Args[2:], " ")}
 	return req.Run(cmd.Context(), cmd.OutOrStdout())
+}
+
+// dataFile is a replay data set's problems file in its folder: compressed or not.
+func dataFile(dir string) string {
+	if gz := filepath.Join(dir, "problems.jsonl.gz"); corpuseval.Exists(gz) {
+		return gz
+	}
+	return filepath.Join(dir, "problems.jsonl")
 }
 
 func splitList(s string) []string {

@@ -17,31 +17,33 @@ import (
 
 const (
 	corpus   = "../../../shared/data/swe-sympy"
-	instance = "sympy__sympy-17655"
+	instance = "sympy__sympy-17655" // computed in the current format
+	older    = "sympy__sympy-14976" // in swe-matrix/2, a kept format
 )
 
-// A matrix already computed from the same inputs is read back, not run again, and the
-// measurement covers the corpus' instances only, though the folder holds others.
+// A matrix already computed from the same inputs is read back, not run again (in the
+// current format or a kept one), and the measurement covers the instances asked for only,
+// though the folder holds others.
 func TestEvalReadsTheCachedMatrixAndMeasuresTheCorpusInstancesOnly(t *testing.T) {
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skip("the swe-sympy corpus is not beside the repository")
 	}
 	matrices := t.TempDir()
-	for _, id := range []string{instance, "sympy__sympy-14976"} {
+	for _, id := range []string{instance, older, "sympy__sympy-15017"} {
 		data, err := os.ReadFile(filepath.Join("../../data/swe-sympy-matrix", id+".json"))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(matrices, id+".json"), data, 0o644))
 	}
 	out := t.TempDir()
 	var stdout bytes.Buffer
-	req := corpuseval.Request{Corpus: corpus, Instances: []string{instance}, Matrices: matrices,
+	req := corpuseval.Request{Corpus: corpus, Instances: []string{instance, older}, Matrices: matrices,
 		Judge: swebench.Options{Sandbox: "none"}, Command: "bot eval --corpus test",
 		Rules: rulesreport.Request{Seed: 1, Panels: 5, Sizes: "3", Resamples: 50, Out: out}}
 	require.NoError(t, req.Run(context.Background(), &stdout), stdout.String())
 	text := stdout.String()
-	assert.Contains(t, text, "labels: 1 of 1 instances computed, 41 coders (16 resolve), 19 test patches; controls hold on 1")
-	assert.NotContains(t, text, instance+": done in", "the cached matrix is not run again")
-	assert.Contains(t, text, "swe-sympy (pool panels), 1 instances:")
+	assert.Contains(t, text, "labels: 2 of 2 instances computed, 74 coders (22 resolve), 33 test patches; controls hold on 2")
+	assert.NotContains(t, text, ": done in", "the cached matrices are not run again")
+	assert.Contains(t, text, "swe-sympy (pool panels), 2 instances:", "not the third matrix of the folder")
 	assert.Contains(t, text, "bot vet's gate (vet_gate: threshold, the default): catches ")
 	md, err := os.ReadFile(filepath.Join(out, "rules.md"))
 	require.NoError(t, err)

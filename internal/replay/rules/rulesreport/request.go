@@ -20,7 +20,7 @@ import (
 )
 
 // HumanEvalData is the HumanEval data set's place relative to the repository root.
-const HumanEvalData = "../shared/data/humaneval-replay/problems.jsonl"
+const HumanEvalData = "data/humaneval-replay/problems.jsonl.gz"
 
 // DefaultSeed is the seed of the published figures.
 const DefaultSeed = rules.DefaultSeed
