@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -35,7 +36,7 @@ func TestVetTakesAPatchAsADiff(t *testing.T) {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), []string{"vet", "--population", population, "--patch", patch, "--state", state,
 			"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &out, &errOut)
-		require.ErrorIs(t, err, errPatchFails, "%s\n%s", out.String(), errOut.String())
+		require.ErrorIs(t, err, cli.ErrPatchFails, "%s\n%s", out.String(), errOut.String())
 		v := readSummary(t, state).Vet
 		require.NotNil(t, v)
 		return string(v.Conclusion) + ": " + v.Why
