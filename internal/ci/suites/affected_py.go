@@ -248,7 +248,23 @@ func (g pyGraph) affectedTests(changed []string, isTest func(string) bool) []str
 			}
 		}
 	}
-	// What importing a hit module runs: its module-level importers, again and again.
+	for mod := range g.reach(hit) {
+		if rel, ok := g.file[mod]; ok && isTest(rel) {
+			tests[rel] = true
+		}
+	}
+	out := []string{}
+	for rel := range tests {
+		out = append(out, rel)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// reach is the modules the hit modules reach: their module-level importers, again and
+// again (what importing them runs), then one step more through any import (a function
+// that imports one when called). Never through a package's __init__.py.
+func (g pyGraph) reach(hit map[string]bool) map[string]bool {
 	for grew := true; grew; {
 		grew = false
 		for mod, imps := range g.top {
@@ -263,7 +279,6 @@ func (g pyGraph) affectedTests(changed []string, isTest func(string) bool) []str
 			}
 		}
 	}
-	// One step more through any import: a function that imports a hit module when called.
 	reached := map[string]bool{}
 	for mod, imps := range g.imports {
 		for imp := range imps {
@@ -275,15 +290,5 @@ func (g pyGraph) affectedTests(changed []string, isTest func(string) bool) []str
 	for mod := range hit {
 		reached[mod] = true
 	}
-	for mod := range reached {
-		if rel, ok := g.file[mod]; ok && isTest(rel) {
-			tests[rel] = true
-		}
-	}
-	out := []string{}
-	for rel := range tests {
-		out = append(out, rel)
-	}
-	sort.Strings(out)
-	return out
+	return reached
 }
