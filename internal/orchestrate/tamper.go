@@ -36,9 +36,9 @@ func TestTampers(cells []Cell) (tampered, judged int, blamed bool) {
 	return tampered, judged, tampered*2 > judged
 }
 
-// tamperEvidence is the line of a tampered verdict's output that says why, without the
+// TamperEvidence is the line of a tampered verdict's output that says why, without the
 // judge's "[dixit] " mark; the output's tail when no line says.
-func tamperEvidence(output string) string {
+func TamperEvidence(output string) string {
 	lines := strings.Split(strings.TrimSpace(output), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if strings.Contains(lines[i], "tampered: ") {
@@ -53,7 +53,7 @@ func tamperEvidence(output string) string {
 func (r *Run) noteTampered(ctx context.Context, lane string, cells []Cell) {
 	for _, c := range cells {
 		if c.Outcome == string(ci.Tampered) {
-			r.emit(ctx, Event{Kind: EvTampered, Agent: lane, Coder: c.Coder, Test: c.Test, Detail: tamperEvidence(c.Output)})
+			r.emit(ctx, Event{Kind: EvTampered, Agent: lane, Coder: c.Coder, Test: c.Test, Detail: TamperEvidence(c.Output)})
 		}
 	}
 }
