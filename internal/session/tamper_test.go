@@ -81,6 +81,8 @@ func TestATamperedCoderIsOutOfTheRun(t *testing.T) {
 	require.NotNil(t, v)
 	assert.Equal(t, vet.Failure, v.Conclusion, v.Why)
 	assert.Contains(t, v.Why, "(tampered)", "the failure sentence names the verdict")
+	require.NotEmpty(t, v.Vetted)
+	assert.Equal(t, 3, v.Vetted[0].Implementations, "d is no independent implementation")
 	assert.Contains(t, v.Why, "The patch tampered with the test runner on test good-1: run 1 of 2: tampered: ")
 }
 
