@@ -33,3 +33,11 @@ func tamperedSection(s runfile.Summary) string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// coderLabel is a coder's name where coders are listed, marked when it tampered.
+func coderLabel(c runfile.Coder) string {
+	if c.Tampered != nil {
+		return plain(c.Name) + " · **tampered**"
+	}
+	return plain(c.Name)
+}

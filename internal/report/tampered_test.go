@@ -51,6 +51,7 @@ func TestATamperedCoderIsOutAndNamed(t *testing.T) {
 		assert.Contains(t, md, "## Tampered: 1 coder\n")
 		assert.Contains(t, md, "| dune | `jun-2` | `run 1 of 20: tampered: a check of the judge's own that must fail (TestParseLineEmpty41)")
 		assert.Contains(t, md, "no tampered coder is a candidate for the pick")
+		assert.Contains(t, md, "| dune · **tampered** | 0 |", "the agents table marks it too")
 	}
 	assert.Empty(t, tamperedSection(runfile.Summary{Run: "r2", Coders: []runfile.Coder{{Name: "amber"}}}))
 
