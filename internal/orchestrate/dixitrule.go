@@ -69,7 +69,7 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 		}
 	}
 	class := r.dixitRule(len(v.PassedBy), len(v.PassedBy)+len(v.FailedBy))
-	_, _, blamed := TestTampers(cells)
+	_, _, blamed := TamperCount(cells)
 	if blamed {
 		// Most coders tampered on it: the test ends its own process or rewrites its
 		// report, and no coder is blamed for it.

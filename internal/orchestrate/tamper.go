@@ -21,9 +21,10 @@ type Tamper struct {
 	Evidence string `json:"evidence"`
 }
 
-// TestTampers reports whether a classification's cells blame the test rather than the
-// coders: most of the coders that were judged (prepared) came out tampered on it.
-func TestTampers(cells []Cell) (tampered, judged int, blamed bool) {
+// TamperCount counts a classification's tampered cells and the coders judged (prepared),
+// and says whether they blame the test rather than the coders: most of them came out
+// tampered on it.
+func TamperCount(cells []Cell) (tampered, judged int, blamed bool) {
 	for _, c := range cells {
 		switch c.Outcome {
 		case string(ci.PrepareFailed):

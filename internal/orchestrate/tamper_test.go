@@ -121,7 +121,7 @@ func TestATestThatTampersMostCodersIsRejected(t *testing.T) {
 			ev := classified(p.res.Events, "t1-1")
 			require.NotNil(t, ev)
 			assert.Equal(t, tc.class, ev.Class)
-			tampered, judged, blamed := orchestrate.TestTampers(ev.Cells)
+			tampered, judged, blamed := orchestrate.TamperCount(ev.Cells)
 			assert.Equal(t, tc.blamed, blamed, "%d of %d tampered", tampered, judged)
 			for _, e := range p.res.Events {
 				if e.Kind == orchestrate.EvTampered {

@@ -193,7 +193,7 @@ func Line(ev orchestrate.Event) string {
 		if ev.Detail == "stacked" {
 			verb = "re-tries "
 		}
-		tampered, judged, blamed := orchestrate.TestTampers(ev.Cells)
+		tampered, judged, blamed := orchestrate.TamperCount(ev.Cells)
 		voters, unprepared := judged-tampered, len(ev.Cells)-judged
 		note := ""
 		if unprepared > 0 {

@@ -46,7 +46,7 @@ func TestATamperedCoderIsOutOfTheRun(t *testing.T) {
 		}
 	}
 	assert.Equal(t, orchestrate.TooHard, classes["exit-1"].Class)
-	tampered, judged, blamed := orchestrate.TestTampers(classes["exit-1"].Cells)
+	tampered, judged, blamed := orchestrate.TamperCount(classes["exit-1"].Cells)
 	assert.True(t, blamed, "exit-1 tampered on %d of %d coders: %+v", tampered, judged, classes["exit-1"].Cells)
 
 	require.Len(t, res.Vetted, 1)
