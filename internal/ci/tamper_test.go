@@ -1,7 +1,9 @@
 package ci
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,5 +61,38 @@ func TestAHostileTestTampersEveryCoder(t *testing.T) {
 	require.NoError(t, err)
 	for i, v := range vs {
 		assert.Equal(t, Tampered, v.Outcome, "coder %s: %s", jobs[i].Coder, v.Output)
+	}
+}
+
+// TestPytestSkipsWithoutBubblewrap runs the skips a coder plants for pytest (the
+// coder_py_*skip* and coder_py_pytestmark_* fixtures) with --sandbox none, as
+// TestCodersCannotForgeAPass runs them under bubblewrap: none of them passes.
+func TestPytestSkipsWithoutBubblewrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pytest jobs")
+	}
+	contract := cheatContract(t, "python")
+	tree, _ := coderBase("python")
+	var jobs []Job
+	var mine []coderCheat
+	for _, c := range loadCoderCheats(t) {
+		if c.preset != "python" || !strings.Contains(c.name, "skip") && !strings.Contains(c.name, "pytestmark") {
+			continue
+		}
+		cheat := tree.With()
+		for name, content := range c.files {
+			cheat[name] = content
+		}
+		jobs = append(jobs, Job{Coder: c.name, Tree: cheat, Test: Test{ID: c.name, Content: c.test}})
+		mine = append(mine, c)
+	}
+	require.GreaterOrEqual(t, len(mine), 5, "py_skip_test, py_module_skip, py_conftest_skip, py_pytestmark_skip, py_pytestmark_xfail")
+	l, err := NewLocal(LocalOptions{Contract: contract, Sandbox: SandboxNone, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()})
+	require.NoError(t, err)
+	defer l.Close()
+	vs, err := l.Run(context.Background(), 2, jobs)
+	require.NoError(t, err)
+	for i, c := range mine {
+		t.Run(c.name, func(t *testing.T) { checkCheat(t, c, vs[i]) })
 	}
 }
