@@ -25,7 +25,7 @@ func writeHeadline(b *strings.Builder, rep *rules.Report) {
 	b.WriteString("Vetted suite, all panels: kept tests per panel; share passing on the gold; share failing on the base; P(resolved | passes the suite).\n\n")
 	writeByK(b, rep, ks, "rule", ruleNames(rep), func(row *rules.Row, name string) string {
 		f, _ := row.Rule(rules.Rule(name))
-		return fmt.Sprintf("%.1f; %s; %s; %s", f.Kept.Value, bare(f.GoldPrecision), bare(f.FailsOnBase), pct(f.ResolvedIfPasses))
+		return fmt.Sprintf("%s; %s; %s; %s", count(f.Kept), pct(f.GoldPrecision), pct(f.FailsOnBase), pct(f.ResolvedIfPasses))
 	})
 	b.WriteString("Picks, all panels: how often the picked coder resolves.\n\n")
 	writeByK(b, rep, ks, "pick", headlinePicks, func(row *rules.Row, name string) string {

@@ -20,6 +20,8 @@ func Summary(w io.Writer, res *Result) {
 			if gate, ok := row.Rule(rules.Threshold); ok {
 				fmt.Fprintf(w, "        bot vet's gate (vet_gate: threshold, the default): catches %s, fails %s, no verdict %s\n",
 					pct(gate.Caught), pct(gate.ResolvedFailed), bare(gate.NoVerdict))
+				fmt.Fprintf(w, "          its tests: %s a panel, %s pass on the gold, %s fail on the base; P(resolved | passes) %s\n",
+					count(gate.Kept), pct(gate.GoldPrecision), pct(gate.FailsOnBase), pct(gate.ResolvedIfPasses))
 			}
 			if p, ok := row.Pick(DefaultPick); ok {
 				fmt.Fprintf(w, "        the pick (pick: most_tests, the default) resolves %s; over the hybrid %s, CodeT %s, the Dixit pick %s\n",
