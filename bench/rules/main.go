@@ -1,6 +1,7 @@
-// Command rules runs issue 31's measurement (internal/replay/rules) until `bot eval` has
-// flags for it: the keep rules, the vet gate and the picks on HumanEval's recorded matrix
-// and on the swe-sympy matrices, written to -out as rules.md and rules.json.
+// Command rules runs issue 31's measurement (internal/replay/rules) on matrices already
+// computed: the keep rules, the vet gate and the picks on HumanEval's recorded matrix and
+// on a folder of swe-sympy matrices, written to -out as rules.md and rules.json. `bot eval
+// --corpus` is the same with the swe-sympy matrices computed where missing.
 //
 //	go run ./bench/rules                             # HumanEval, and swe-sympy if -swe is given
 //	go run ./bench/rules -swe DIR                    # a folder of swe-sympy matrices
