@@ -418,3 +418,25 @@ func TestGoPrepareTakesWhatTheHostDownloadedFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 }
+
+// test.requires is checked before any test runs: a module the python3 cannot import is
+// the environment's failure, named with the python3 and where to get it; one it has
+// passes unnoticed.
+func TestRequiredPythonModulesAreCheckedFirst(t *testing.T) {
+	pythonWithPytest(t)
+	c, _ := languages.Preset("python")
+	c.Requires = []string{"json", "dixit_no_such_module"}
+	l := depsJudge(t, c, "")
+	job := Job{Coder: "base", Tree: mapTree{"calc.py": "x = 1\n"}, Test: Test{ID: "t", Content: []byte("def test_x():\n    pass\n")}}
+	vs, err := l.Run(context.Background(), 1, []Job{job})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome, "a missing module is the environment's, not the test's")
+	assert.Contains(t, vs[0].Output, "the repository needs the Python module dixit_no_such_module (test.requires in dixit.yml), which the python3 the judge found (/")
+	assert.Contains(t, EnvironmentHint(c, vs[0]), "test.requires names dixit_no_such_module, which the python3 the judge found (/")
+	assert.Contains(t, EnvironmentHint(c, vs[0]), "apt-get install python3-dixit_no_such_module")
+
+	c.Requires = []string{"json"}
+	vs, err = depsJudge(t, c, "").Run(context.Background(), 1, []Job{job})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+}

@@ -10,6 +10,7 @@ var (
 	// would have fetched in one of these.
 	goMissingModule = regexp.MustCompile(`go: downloading (\S+) |(\S+?)@\S+: module lookup disabled|no required module provides package ([^;\s]+)|go: (\S+?)@\S+: (?:reading|verifying|unrecognized import path)`)
 	noPytest        = regexp.MustCompile(`pytest is not importable by the python3 the judge found: (\S+) \(`)
+	noRequired      = regexp.MustCompile(`the repository needs the Python module (\S+) \(test.requires in dixit.yml\), which the python3 the judge found \((\S*)\)`)
 	pyMissingModule = regexp.MustCompile(`No module named '?([\w.]+)'?`)
 	nodeMissing     = regexp.MustCompile(`Cannot find (?:module|package) '([^']+)'`)
 )
@@ -26,6 +27,10 @@ func EnvironmentHint(c Contract, v Verdict) string {
 		}
 		return "the Go build needs " + module + ", which the judge's prepare (" + c.Prepare + ") did not download: " +
 			"go.mod must require it and go.sum hold its sums (go get " + module + ", then commit both), or vendor the dependencies (go mod vendor)"
+	}
+	if m := noRequired.FindStringSubmatch(out); m != nil {
+		return "test.requires names " + m[1] + ", which the python3 the judge found (" + m[2] + ") cannot import: install it for that python3 " +
+			"(Debian's /usr/bin/python3: apt-get install python3-" + strings.ToLower(strings.SplitN(m[1], ".", 2)[0]) + "), or name a python3 that has it in test.toolchain_path"
 	}
 	if m := noPytest.FindStringSubmatch(out); m != nil {
 		return "pytest is not installed for the python3 the judge found (" + m[1] + "): install it for that python3, list pytest in the project's test requirements (the judge's prepare installs them), " +

@@ -154,10 +154,15 @@ type file struct {
 		ToolchainPath  *string           `yaml:"toolchain_path"`
 		Env            map[string]string `yaml:"env"`
 		Tripwires      *bool             `yaml:"tripwires"`
+		Requires       []string          `yaml:"requires"`
 	} `yaml:"test"`
 	Agents *agentsFile `yaml:"agents"`
 	Budget *Budget     `yaml:"budget"`
 }
+
+// pythonModule is a dotted Python module name: what test.requires may hold (it goes into
+// the preflight's script).
+var pythonModule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // maxFileSize bounds what we read: a config is a few hundred bytes.
 const maxFileSize = 64 << 10
@@ -251,6 +256,9 @@ func (f file) settings() (Settings, error) {
 		setStr(&s.Test.Toolchain, t.Toolchain)
 		setStr(&s.Test.Prepare, t.Prepare)
 		setStr(&s.Test.ToolchainPath, t.ToolchainPath)
+		if t.Requires != nil {
+			s.Test.Requires = t.Requires
+		}
 		if t.Tripwires != nil {
 			s.Test.SkipTripwires = !*t.Tripwires
 		}
@@ -333,6 +341,14 @@ func (s Settings) Validate() error {
 			key = "test.report"
 		}
 		return strictyaml.Errorf(key, "%v", err)
+	}
+	for _, m := range s.Test.Requires {
+		if s.Test.Toolchain != "python" {
+			return strictyaml.Errorf("test.requires", "names Python modules the toolchain must import; it needs the python toolchain (got %q)", s.Test.Toolchain)
+		}
+		if !pythonModule.MatchString(m) {
+			return strictyaml.Errorf("test.requires", "want a Python module's name, such as mpmath or numpy.linalg (got %q)", m)
+		}
 	}
 	for _, p := range s.Test.Manifests {
 		if _, err := path.Match(p, ""); err != nil || !safeRelPath(p) {

@@ -115,6 +115,8 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"not a mapping", "- 1\n- 2\n", "the file must hold keys and values"},
 		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
 		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},
+		{"requires outside python", "test:\n  preset: go\n  requires: [mpmath]\n", `line 3: test.requires: names Python modules the toolchain must import; it needs the python toolchain (got "go")`},
+		{"requires a shell word", "test:\n  preset: python\n  requires: [\"mpmath; rm -rf /\"]\n", `test.requires: want a Python module's name, such as mpmath or numpy.linalg (got "mpmath; rm -rf /")`},
 		{"pick", "pick: codet\n", `line 1: pick: must be hybrid or most_tests (got "codet")`},
 		{"vet gate", "vet_gate: seed\n", `line 1: vet_gate: must be threshold or vetted (got "seed")`},
 		{"memory without a unit", "test:\n  preset: node\n  memory: 4096\n", `line 3: test.memory: want a whole number and a unit, B, KiB, MiB, GiB or TiB, such as 4GiB (got "4096")`},

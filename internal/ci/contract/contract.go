@@ -66,6 +66,10 @@ type Contract struct {
 	// /usr/bin/python3 where pyenv's comes first but lacks pytest. Its directory then
 	// comes first on the sandbox's PATH.
 	ToolchainPath string `yaml:"toolchain_path,omitempty" json:"toolchain_path,omitempty"`
+	// Requires names what the repository needs of the toolchain beyond its runner, checked
+	// before any test runs: Python modules the python3 must import (sympy: mpmath), for a
+	// repository whose dependencies come from the system rather than a prepare.
+	Requires []string `yaml:"requires,omitempty" json:"requires,omitempty"`
 	// SkipTripwires leaves out the judge's own checks that are otherwise laid into every
 	// Go and Python test file (package tripwire): a run command that selects tests by name
 	// would not run them, and every verdict would read as tampered. test.tripwires: false.

@@ -113,10 +113,11 @@ func SuiteFor(c contract.Contract) (Suite, bool) {
 // pythonRunner proves pytest importable when the run uses it, and otherwise says which
 // python3 the judge found and what to install there.
 func pythonRunner(c contract.Contract) string {
+	check := pythonRequires(c.Requires)
 	if !strings.Contains(c.Run, "pytest") {
-		return ""
+		return strings.TrimSuffix(check, "\n")
 	}
-	return `cd "$TMPDIR" || exit 1
+	return check + `cd "$TMPDIR" || exit 1
 python3 -c 'import pytest' 2>/dev/null && exit 0
 python3 -c '
 import sys
@@ -124,6 +125,18 @@ venv = " in a virtual environment over " + sys.base_prefix if sys.prefix != sys.
 print("pytest is not importable by the python3 the judge found: %s (Python %s%s)." % (sys.executable, sys.version.split()[0], venv))'
 echo "The test contract runs pytest. Install it for that python3 ($(command -v python3) -m pip install pytest; Debian's /usr/bin/python3: apt-get install python3-pytest), list pytest in the project's requirements*.txt or pyproject.toml test extras (the judge's prepare installs them), or name a python3 that has it in test.toolchain_path (such as /usr/bin/python3)."
 exit 1`
+}
+
+// pythonRequires proves every module of test.requires importable, and otherwise names the
+// first missing one, the python3 that lacks it and where to get it. The names are checked
+// by config (dotted identifiers), so they are safe in the script.
+func pythonRequires(modules []string) string {
+	var b strings.Builder
+	for _, m := range modules {
+		fmt.Fprintf(&b, `(cd "$TMPDIR" && python3 -c 'import %[1]s') 2>/dev/null || { echo "the repository needs the Python module %[1]s (test.requires in dixit.yml), which the python3 the judge found ($(command -v python3)) cannot import: install it for that python3 (Debian: apt-get install python3-%[2]s; else $(command -v python3) -m pip install %[2]s), or name a python3 that has it in test.toolchain_path"; exit 1; }
+`, m, strings.ToLower(strings.SplitN(m, ".", 2)[0]))
+	}
+	return b.String()
 }
 
 // typescriptRunner proves the loader the preset runs node with resolvable from the tree.
