@@ -3,6 +3,7 @@ package scripted
 import (
 	"context"
 	"fmt"
+	"strings"
 	"os"
 
 	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
@@ -73,7 +74,7 @@ func NewCoder(w *gitstate.Workshop, run string, s Script) *Coder {
 
 func (c *Coder) Solve(_ context.Context, turn orchestrate.Turn) (string, error) {
 	k := min(turn.Draw, len(c.script.Versions))
-	tree, err := c.w.ImportDir(c.script.Versions[k-1])
+	tree, err := c.tree(c.script.Versions[k-1])
 	if err != nil {
 		return "", fmt.Errorf("coder %s version %d: %w", c.name, k, err)
 	}
@@ -89,6 +90,18 @@ func (c *Coder) Solve(_ context.Context, turn orchestrate.Turn) (string, error) 
 }
 
 func (c *Coder) Workspace(context.Context) (string, error) { return c.current.Workspace, nil }
+
+// tree writes a version into the workshop: a directory as it is, a diff applied to base/.
+func (c *Coder) tree(version string) (string, error) {
+	if !strings.HasSuffix(version, ".diff") {
+		return c.w.ImportDir(version)
+	}
+	files, err := patchedFiles(c.script.Base, version)
+	if err != nil {
+		return "", err
+	}
+	return c.w.WriteFiles(files)
+}
 
 // Restore brings back the history and moves the workspace ref back to the saved commit.
 func (c *Coder) Restore(_ context.Context, cp orchestrate.Checkpoint) error {

@@ -7,6 +7,8 @@
 //	dixit.yml             run settings (same schema as .github/dixit.yml)
 //	base/                 the repository at the base revision
 //	coders/<name>/<k>/    the coder's complete tree after its k-th solve (k = 1, 2, …)
+//	coders/<name>/<k>.diff  or the change from base/ (a unified diff, as git diff writes
+//	                      it): a big repository is not copied per coder version
 //	testers/<name>/<k>/   the tester's k-th proposal: one test file, at the top for the
 //	                      contract's default place, or at the path the tester names
 //	                      (testers/ann/1/internal/clamp/clamp_more_test.go)
@@ -18,12 +20,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
+	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/patchdiff"
 )
 
 // Population is a validated population directory.
@@ -49,6 +54,9 @@ type Script struct {
 	// Places are a tester's named places, one per version: the proposal's path under
 	// its version directory, or "" when the file is at the top (the default place).
 	Places []string
+	// Base is the population's base/ for a coder: a version that is a diff
+	// (<k>.diff) is applied to it.
+	Base string
 }
 
 var (
@@ -88,6 +96,12 @@ func Load(dir string) (*Population, error) {
 	}
 	if p.Coders, err = loadScripts(filepath.Join(dir, "coders"), true); err != nil {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
+	}
+	for i := range p.Coders {
+		p.Coders[i].Base = filepath.Join(dir, "base")
+		if err := checkDiffs(p.Coders[i]); err != nil {
+			return nil, fmt.Errorf("population %s: %w", dir, err)
+		}
 	}
 	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil && !(os.IsNotExist(errors.Unwrap(err)) && p.Settings.Testers == 0) {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
@@ -167,11 +181,22 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 			return nil, fmt.Errorf("%s%s: %w", rel, a.Name(), err)
 		}
 		ks := make([]int, 0, len(entries))
+		diffs := map[int]bool{}
 		for _, e := range entries {
-			k, err := strconv.Atoi(e.Name())
-			if err != nil || k < 1 || !e.IsDir() || strconv.Itoa(k) != e.Name() {
-				return nil, fmt.Errorf("%s%s/%s: expected directories named 1, 2, 3, …", rel, a.Name(), e.Name())
+			name, diff := strings.CutSuffix(e.Name(), ".diff")
+			diff = diff && trees && e.Type().IsRegular()
+			k, err := strconv.Atoi(name)
+			if err != nil || k < 1 || !(e.IsDir() || diff) || strconv.Itoa(k) != name {
+				want := "directories named 1, 2, 3, …"
+				if trees {
+					want += " (or diffs from base/ named 1.diff, 2.diff, …)"
+				}
+				return nil, fmt.Errorf("%s%s/%s: expected %s", rel, a.Name(), e.Name(), want)
 			}
+			if diffs[k] || (diff && slices.Contains(ks, k)) {
+				return nil, fmt.Errorf("%s%s: version %d is both a directory and a diff", rel, a.Name(), k)
+			}
+			diffs[k] = diff
 			ks = append(ks, k)
 		}
 		sort.Ints(ks)
@@ -181,6 +206,9 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 			}
 			dir := filepath.Join(root, a.Name(), strconv.Itoa(k))
 			if trees {
+				if diffs[k] {
+					dir += ".diff"
+				}
 				s.Versions = append(s.Versions, dir)
 				continue
 			}
@@ -228,4 +256,39 @@ func onlyFile(dir string) (file, place string, err error) {
 			return "", "", fmt.Errorf("a proposal is exactly one regular file (%s is not one)", strings.Join(parts, "/"))
 		}
 	}
+}
+
+// checkDiffs applies every version of a coder that is a diff, so that one that does not
+// apply to base/ is said when the population loads, not in the middle of a run.
+func checkDiffs(s Script) error {
+	for k, v := range s.Versions {
+		if !strings.HasSuffix(v, ".diff") {
+			continue
+		}
+		if _, err := patchedFiles(s.Base, v); err != nil {
+			return fmt.Errorf("coders/%s/%d.diff: %w", s.Name, k+1, err)
+		}
+	}
+	return nil
+}
+
+// patchedFiles is base with the diff in file applied: the coder's whole tree.
+func patchedFiles(base, file string) ([]gitstate.File, error) {
+	snap, err := gitstate.ReadDir(base)
+	if err != nil {
+		return nil, fmt.Errorf("read base/: %w", err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	files, err := patchdiff.Apply(snap.Files(), f)
+	if errors.Is(err, patchdiff.ErrNoDiff) {
+		return nil, errors.New("holds no diff")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("does not apply to base/: %w", err)
+	}
+	return files, nil
 }

@@ -124,3 +124,37 @@ func TestScriptedAgentsDrawInOrderAndRollBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok, "proposals are kept on the tester's hidden ref")
 }
+
+// A coder's version may be a diff from base/: its tree is the base with the diff applied,
+// and a diff that does not apply is said when the population loads.
+func TestACoderVersionMayBeADiffFromTheBase(t *testing.T) {
+	dir := population(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "coders", "b", "1")))
+	diff := "diff --git a/x.go b/x.go\nnew file mode 100644\n--- /dev/null\n+++ b/x.go\n@@ -0,0 +1 @@\n+package x // from a diff\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "coders", "b", "1.diff"), []byte(diff), 0o644))
+	pop, err := scripted.Load(dir)
+	require.NoError(t, err)
+	ws, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	commit, err := scripted.NewCoder(ws, "r1", pop.Coders[1]).Solve(context.Background(), orchestrate.Turn{Message: "go", Draw: 1})
+	require.NoError(t, err)
+	files, err := ws.Files(commit)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, f := range files {
+		got[f.Path] = string(f.Content)
+	}
+	assert.Equal(t, map[string]string{"go.mod": "module x\n", "x.go": "package x // from a diff\n"}, got, "the base, and the diff's change")
+
+	bad := "diff --git a/go.mod b/go.mod\n--- a/go.mod\n+++ b/go.mod\n@@ -1 +1 @@\n-module y\n+module z\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "coders", "b", "1.diff"), []byte(bad), 0o644))
+	_, err = scripted.Load(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "coders/b/1.diff: does not apply to base/")
+
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "coders", "b", "1"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "coders", "b", "1", "x.go"), []byte("package x\n"), 0o644))
+	_, err = scripted.Load(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "coders/b: version 1 is both a directory and a diff")
+}
