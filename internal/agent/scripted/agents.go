@@ -3,8 +3,8 @@ package scripted
 import (
 	"context"
 	"fmt"
-	"strings"
 	"os"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/agent/checkpoint"
 	"github.com/dixit-bot/dixit/internal/gitstate"
