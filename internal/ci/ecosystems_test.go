@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,34 @@ func TestPresetMaven(t *testing.T) {
 		test("    @Test\n    void twiceWrong() {\n        assertEquals(43, Calc.twice(21));\n    }\n"),
 		test("    @Test\n    @Disabled\n    void skipped() {}\n\n    @Test\n    void runs() {}\n"))
 	assert.Contains(t, vs[1].Output, "twiceWrong")
+}
+
+// TestPnpmVitestProjectWithAViteConfig judges a real pnpm project with the default
+// prepare: package.json names pnpm@10.34.9 (the judge installs it from npm, not the
+// host), pnpm-lock.yaml pins vite and vitest, and vitest loads vite.config.ts, which
+// vite bundles into node_modules/.vite-temp while node_modules stays read-only.
+func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs pnpm with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/pnpm")
+	c, ok := languages.Preset("typescript")
+	require.True(t, ok)
+	c.Run = "vitest run --reporter=default --reporter=junit --outputFile.junit={report} {path}"
+	c.Report = ReportJUnit
+	c.Memory = 4 << 30 // vite's WebAssembly reserves more than the default
+	l := depsJudge(t, c, os.Getenv("DEBUGCACHE"))
+	head := "import { test, expect } from 'vitest';\nimport { double } from './calc';\n\n"
+	pass := head + "test('doubles', () => {\n  expect(double(21)).toBe(42);\n  expect(process.env.DIXIT_CONFIG).toBe('from vite.config.ts');\n});\n"
+	if l.sb.Bubblewrap() {
+		pass += "import { writeFileSync } from 'node:fs';\n" +
+			"test('the dependencies are read-only', () => {\n  expect(() => writeFileSync('node_modules/vitest/package.json', '{}')).toThrow();\n});\n"
+	}
+	start := time.Now()
+	vs := ecosystemCases(t, l, testdataTree(t, "ts-pnpm-vitest"), pass,
+		head+"test('doubles wrong', () => { expect(double(21)).toBe(43); });\n", "")
+	assert.Contains(t, vs[1].Output, "doubles wrong")
+	assert.Equal(t, 1, l.Stats().Prepares, "one set of manifests, prepared once")
+	t.Logf("pnpm@10.34.9 and pnpm install of vite and vitest (cold): %.1fs; the two jobs %.1fs, %.1fs; all %.1fs",
+		l.Stats().PrepareSeconds, vs[0].Seconds, vs[1].Seconds, time.Since(start).Seconds())
 }

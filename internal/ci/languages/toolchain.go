@@ -117,6 +117,10 @@ func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, erro
 		PrepareEnv: map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"},
 		DepsPath:   []string{"{src}/node_modules/.bin"},
 		DepsBinds:  []string{"node_modules"},
+		// vite bundles its config into .vite-temp, vitest and vite keep caches in .vite,
+		// babel, eslint and others in .cache.
+		DepsScratch: []string{"node_modules/.vite-temp", "node_modules/.vite", "node_modules/.cache"},
+		Tools:       nodeTools,
 	}, nil
 }
 
