@@ -270,8 +270,13 @@ func (p prepare) tools(ctx context.Context, dir string) ([]string, string, error
 }
 
 // scratch makes, in a prepared cache, the directories where tools write caches of their
-// own (Toolchain.DepsScratch): the sandbox mounts a private writable one on each.
+// own (Toolchain.DepsScratch): bubblewrap mounts a private writable one on each. Without
+// it they are not made, so a tool that cannot write there looks elsewhere (vite: next
+// to its config, in the tree).
 func (p prepare) scratch(dir string) error {
+	if !p.c.cfg.Sandbox.Bubblewrap() {
+		return nil
+	}
 	for _, rel := range p.c.cfg.Sandbox.Toolchain().DepsScratch {
 		at := filepath.Join(dir, filepath.FromSlash(rel))
 		if fi, err := os.Stat(filepath.Dir(at)); p.tool != nil || err != nil || !fi.IsDir() {
