@@ -418,3 +418,25 @@ func TestGoPrepareTakesWhatTheHostDownloadedFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
 }
+
+// TestAMissingToolIsNamedInOurWords: a prepare whose command the judge lacks is told
+// which manifest needs what, not its own script back.
+func TestAMissingToolIsNamedInOurWords(t *testing.T) {
+	if _, err := exec.LookPath("bun"); err == nil {
+		t.Skip("bun is installed here: nothing is missing")
+	}
+	if exec.Command("node", "--version").Run() != nil {
+		t.Skip("node is not installed here")
+	}
+	c, _ := languages.Preset("node")
+	c.Prepare = "bun install --frozen-lockfile"
+	c.Manifests = append(c.Manifests, "bun.lock")
+	l := depsJudge(t, c, "")
+	tree := mapTree{"package.json": `{"name":"calc","private":true}`, "bun.lock": "{}\n", "calc.js": "exports.x = 1;\n"}
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "base", Tree: tree, Test: Test{ID: "t", Content: []byte("require('node:test')('x', () => {});\n")}}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome, vs[0].Output)
+	want := "bun.lock needs bun, which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml"
+	assert.Contains(t, vs[0].Output, "[dixit] "+want)
+	assert.Equal(t, want, EnvironmentHint(c, vs[0]))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -146,4 +147,34 @@ func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
 	assert.Equal(t, 1, l.Stats().Prepares, "one set of manifests, prepared once")
 	t.Logf("pnpm@10.34.9 and pnpm install of vite and vitest (cold): %.1fs; the two jobs %.1fs, %.1fs; all %.1fs",
 		l.Stats().PrepareSeconds, vs[0].Seconds, vs[1].Seconds, time.Since(start).Seconds())
+}
+
+// TestThePackageManagerIsInstalledOncePerVersion: two projects naming the same pnpm share
+// one install of it; a version npm does not have is told in our words.
+func TestThePackageManagerIsInstalledOncePerVersion(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs pnpm with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/pnpm")
+	c, _ := languages.Preset("node")
+	cache := t.TempDir()
+	l := depsJudge(t, c, cache)
+	lock := "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n"
+	project := func(name, pm string) mapTree {
+		return mapTree{"package.json": `{"name":"` + name + `","version":"1.0.0","private":true,"packageManager":"` + pm + `"}`, "pnpm-lock.yaml": lock}
+	}
+	test := Test{ID: "t", Content: []byte("require('node:test')('runs', () => {});\n")}
+	vs, err := l.Run(context.Background(), 1, []Job{
+		{Coder: "a", Tree: project("a", "pnpm@10.34.9"), Test: test},
+		{Coder: "b", Tree: project("b", "pnpm@10.34.9"), Test: test},
+		{Coder: "c", Tree: project("c", "pnpm@99.99.99"), Test: test},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, Pass, vs[1].Outcome, vs[1].Output)
+	assert.Equal(t, 2, l.Stats().Prepares, "each set of manifests is prepared")
+	tools, _ := filepath.Glob(filepath.Join(cache, "deps", "tool-*", ".dixit-prepared"))
+	assert.Len(t, tools, 1, "pnpm@10.34.9 was installed once for both")
+	assert.Equal(t, PrepareFailed, vs[2].Outcome, vs[2].Output)
+	assert.Contains(t, EnvironmentHint(c, vs[2]), "package.json (packageManager) needs pnpm@99.99.99, which the judge could not install from the npm registry")
 }

@@ -235,6 +235,8 @@ func (p prepare) install(ctx context.Context, dir string, tools []string) (strin
 	o, note := sb.Outcome(res, inv.Timeout, true)
 	var head string
 	switch {
+	case p.tool != nil && missingCommand(res) == "npm":
+		head = fmt.Sprintf("%s needs %s, which the judge installs with npm, and npm is not on the judge's PATH: install npm beside node", p.tool.For, p.tool.Name)
 	case p.tool != nil:
 		head = fmt.Sprintf("%s needs %s, which the judge could not install from the npm registry (%s): check the version it names, and that the registry is reachable from the judge", p.tool.For, p.tool.Name, note)
 	case o == contract.Fail && missingCommand(res) != "":

@@ -28,7 +28,7 @@ func nodeTools(dir string) []sandbox.Tool {
 		}
 	}
 	if name, version, ok := strings.Cut(namedManager(dir), "@"); ok {
-		add(name, version, "package.json's packageManager")
+		add(name, version, "package.json (packageManager)")
 	}
 	if v := pnpmOfLockfileFile(filepath.Join(dir, "pnpm-lock.yaml")); v != "" {
 		add("pnpm", v, "pnpm-lock.yaml")
