@@ -178,3 +178,24 @@ func TestThePackageManagerIsInstalledOncePerVersion(t *testing.T) {
 	assert.Equal(t, PrepareFailed, vs[2].Outcome, vs[2].Output)
 	assert.Contains(t, EnvironmentHint(c, vs[2]), "package.json (packageManager) needs pnpm@99.99.99, which the judge could not install from the npm registry")
 }
+
+// TestYarnProjectsPrepareWithTheirYarn: yarn 4, named in packageManager, comes from npm
+// as @yarnpkg/cli-dist and installs node_modules (not Plug'n'Play); yarn 1 is the
+// lockfile's.
+func TestYarnProjectsPrepareWithTheirYarn(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs yarn with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/@yarnpkg%2fcli-dist")
+	c, _ := languages.Preset("node")
+	l := depsJudge(t, c, "")
+	test := Test{ID: "d", Content: []byte("const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('./calc.js');\n\n" +
+		"test('doubles', () => { assert.strictEqual(double('21'), 42); });\n")}
+	vs, err := l.Run(context.Background(), 1, []Job{
+		{Coder: "berry", Tree: testdataTree(t, "yarn-berry"), Test: test},
+		{Coder: "classic", Tree: testdataTree(t, "yarn-classic"), Test: test},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, Pass, vs[1].Outcome, vs[1].Output)
+}

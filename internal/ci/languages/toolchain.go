@@ -108,13 +108,21 @@ func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, erro
 		return sandbox.Toolchain{}, fmt.Errorf("node: %w", err)
 	}
 	prefix := filepath.Dir(filepath.Dir(bin))
+	prepareEnv := map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
+	// A judge behind a TLS-intercepting proxy names its CA this way; npm reads it from
+	// its own npmrc, yarn 2 and later only from here.
+	if ca := os.Getenv("NODE_EXTRA_CA_CERTS"); filepath.IsAbs(ca) {
+		if _, err := os.Stat(ca); err == nil {
+			prepareEnv["NODE_EXTRA_CA_CERTS"] = ca
+		}
+	}
 	return sandbox.Toolchain{
 		Mounts: []string{prefix},
 		Path:   []string{filepath.Dir(out[0]), filepath.Dir(bin)},
 		Check:  "node -e 0 && " + reportCheck,
 		// npm's download cache lives in the prepare's private HOME: only node_modules is
 		// kept, and it appears in the tree read-only.
-		PrepareEnv: map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"},
+		PrepareEnv: prepareEnv,
 		DepsPath:   []string{"{src}/node_modules/.bin"},
 		DepsBinds:  []string{"node_modules"},
 		// vite bundles its config into .vite-temp, vitest and vite keep caches in .vite,
