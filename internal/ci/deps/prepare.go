@@ -240,7 +240,7 @@ func (p prepare) install(ctx context.Context, dir string, tools []string) (strin
 	case p.tool != nil:
 		head = fmt.Sprintf("%s needs %s, which the judge could not install from the npm registry (%s): check the version it names, and that the registry is reachable from the judge", p.tool.For, p.tool.Name, note)
 	case o == contract.Fail && missingCommand(res) != "":
-		head = fmt.Sprintf("%s, which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml", needs(missingCommand(res), p.files, c))
+		head = fmt.Sprintf("%s, which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml", needs(missingCommand(res), p.files))
 	default:
 		if o == contract.Fail {
 			note = "the prepare failed: " + note
@@ -276,12 +276,12 @@ func (p prepare) tools(ctx context.Context, dir string) ([]string, string, error
 // it they are not made, so a tool that cannot write there looks elsewhere (vite: next
 // to its config, in the tree).
 func (p prepare) scratch(dir string) error {
-	if !p.c.cfg.Sandbox.Bubblewrap() {
+	if p.tool != nil || !p.c.cfg.Sandbox.Bubblewrap() {
 		return nil
 	}
 	for _, rel := range p.c.cfg.Sandbox.Toolchain().DepsScratch {
 		at := filepath.Join(dir, filepath.FromSlash(rel))
-		if fi, err := os.Stat(filepath.Dir(at)); p.tool != nil || err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(filepath.Dir(at)); err != nil || !fi.IsDir() {
 			continue
 		}
 		if err := os.MkdirAll(at, 0o755); err != nil {
@@ -306,21 +306,33 @@ func missingCommand(res sandbox.Result) string {
 
 // needs says which manifest calls for a missing command, in the user's words:
 // "pnpm-lock.yaml needs pnpm".
-func needs(command string, files []string, c contract.Contract) string {
+func needs(command string, files []string) string {
 	for _, f := range files {
-		if lockfileOf[path.Base(f)] == command {
+		if lockfileOf(path.Base(f)) == command {
 			return f + " needs " + command
 		}
 	}
-	if c.Prepare != "" {
-		return "the prepare (test.prepare) runs " + command
-	}
-	return "the prepare needs " + command
+	return "the prepare runs " + command
 }
 
-// lockfileOf names the command each lockfile belongs to.
-var lockfileOf = map[string]string{"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "package-lock.json": "npm",
-	"npm-shrinkwrap.json": "npm", "Cargo.lock": "cargo", "go.sum": "go", "bun.lockb": "bun", "bun.lock": "bun"}
+// lockfileOf names the command a lockfile belongs to, or "".
+func lockfileOf(name string) string {
+	switch name {
+	case "pnpm-lock.yaml":
+		return "pnpm"
+	case "yarn.lock":
+		return "yarn"
+	case "package-lock.json", "npm-shrinkwrap.json":
+		return "npm"
+	case "bun.lock", "bun.lockb":
+		return "bun"
+	case "Cargo.lock":
+		return "cargo"
+	case "go.sum":
+		return "go"
+	}
+	return ""
+}
 
 // firstLine is a script's first line, "…" marking the rest.
 func firstLine(s string) string {

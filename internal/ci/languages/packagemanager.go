@@ -1,6 +1,7 @@
 package languages
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -81,8 +82,31 @@ func namedManager(dir string) string {
 	return s
 }
 
-// pnpmOfLockfile is the pnpm major that writes each lockfile format (9.0: pnpm 9 and 10).
-var pnpmOfLockfile = map[string]string{"9": "10", "6": "8", "5": "7"}
+// pnpmOfLockfile is the pnpm major that writes a lockfile format's major (9.0: pnpm 9
+// and 10), or "".
+func pnpmOfLockfile(format string) string {
+	switch format {
+	case "9":
+		return "10"
+	case "6":
+		return "8"
+	case "5":
+		return "7"
+	}
+	return ""
+}
+
+// yarnOfMetadata is the yarn major that writes a yarn.lock's __metadata version, 4 when
+// it is newer than the judge knows.
+func yarnOfMetadata(format string) string {
+	switch format {
+	case "4":
+		return "2"
+	case "6":
+		return "3"
+	}
+	return "4"
+}
 
 // pnpmOfLockfileFile is the pnpm major of a pnpm-lock.yaml, by its first lines.
 func pnpmOfLockfileFile(file string) string {
@@ -100,22 +124,20 @@ func yarnOfLockfile(file string) string {
 	if err != nil {
 		return ""
 	}
-	if !strings.Contains(string(data), "\n__metadata:") {
+	_, meta, berry := strings.Cut("\n"+string(data), "\n__metadata:")
+	if !berry {
 		return "1"
 	}
-	_, meta, _ := strings.Cut(string(data), "\n__metadata:")
-	if v := versionKey(meta, "  version:", map[string]string{"4": "2", "6": "3", "8": "4"}); v != "" {
-		return v
-	}
-	return "4"
+	return cmp.Or(versionKey(meta, "  version:", yarnOfMetadata), "4")
 }
 
-// versionKey finds a version key among a YAML text's first lines and maps its major.
-func versionKey(text, key string, majors map[string]string) string {
+// versionKey finds a version key among a YAML text's first lines and maps its major
+// to the package manager's, or "" without one.
+func versionKey(text, key string, major func(string) string) string {
 	for _, line := range strings.SplitN(text, "\n", 20) {
 		if v, ok := strings.CutPrefix(line, key); ok {
-			major, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(v), `'"`), ".")
-			return majors[major]
+			format, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(v), `'"`), ".")
+			return major(format)
 		}
 	}
 	return ""
