@@ -132,7 +132,6 @@ func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
 	require.True(t, ok)
 	c.Run = "vitest run --reporter=default --reporter=junit --outputFile.junit={report} {path}"
 	c.Report = ReportJUnit
-	c.Memory = 4 << 30 // vite's WebAssembly reserves more than the default
 	l := depsJudge(t, c, "")
 	head := "import { test, expect } from 'vitest';\nimport { double } from './calc';\n\n"
 	pass := head + "test('doubles', () => {\n  expect(double(21)).toBe(42);\n  expect(process.env.DIXIT_CONFIG).toBe('from vite.config.ts');\n});\n"

@@ -96,12 +96,19 @@ func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error)
 }
 
 func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, error) {
-	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", "process.execPath")
+	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", `process.execPath + "\n" + process.allowedNodeEnvironmentFlags.has("--disable-wasm-trap-handler")`)
 	if err != nil {
 		return sandbox.Toolchain{}, err
 	}
-	if len(out) != 1 {
+	if len(out) != 2 {
 		return sandbox.Toolchain{}, fmt.Errorf("node: unexpected output %q", out)
+	}
+	// Under an address-space limit V8 cannot reserve a WebAssembly memory's guard
+	// regions (vite, yarn 4: "Out of memory: Cannot allocate Wasm memory"); inline bounds
+	// checks need none. Node 20.15 and 22.2 have the flag.
+	var bounded map[string]string
+	if out[1] == "true" {
+		bounded = map[string]string{"NODE_OPTIONS": "--disable-wasm-trap-handler"}
 	}
 	bin, err := filepath.EvalSymlinks(out[0])
 	if err != nil {
@@ -122,6 +129,7 @@ func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, erro
 		Check:  "node -e 0 && " + reportCheck,
 		// npm's download cache lives in the prepare's private HOME: only node_modules is
 		// kept, and it appears in the tree read-only.
+		BoundedEnv: bounded,
 		PrepareEnv: prepareEnv,
 		DepsPath:   []string{"{src}/node_modules/.bin"},
 		DepsBinds:  []string{"node_modules"},

@@ -241,6 +241,11 @@ func (s *Sandbox) toolchainEnv(m map[string]string, inv Invocation, at places) {
 	for k, v := range s.tc.Env {
 		m[k] = strings.ReplaceAll(v, "/tmp/", at.tmp+"/")
 	}
+	if !s.memory.active() && s.limits.Memory > 0 {
+		for k, v := range s.tc.BoundedEnv {
+			m[k] = v
+		}
+	}
 	switch {
 	case inv.Prepare:
 		for k, v := range s.tc.PrepareEnv {

@@ -24,6 +24,10 @@ type Toolchain struct {
 	DepsEnv    map[string]string
 	DepsPath   []string
 	DepsBinds  []string
+	// BoundedEnv is set over Env when each process's address space is bounded (no
+	// memory cgroup): what a JIT runtime needs to live within it (V8 reserves about
+	// 10 GiB of it for one WebAssembly memory).
+	BoundedEnv map[string]string
 	// DepsScratch are directories inside DepsBinds where tools write caches of their
 	// own (vite's node_modules/.vite-temp): each run gets an empty, writable one there,
 	// and the dependencies around it stay read-only.

@@ -125,3 +125,10 @@ func TestAPrepareFindsItsToolsFirstOnPath(t *testing.T) {
 	args, _ := s.mountArgs(inv)
 	assert.Contains(t, strings.Join(args, " "), "--ro-bind /cache/deps/tool-a /sandbox/tools/0")
 }
+
+func TestJITRuntimesAreToldWhenTheAddressSpaceIsBounded(t *testing.T) {
+	s := &Sandbox{limits: Limits{Memory: 2 << 30}, tc: Toolchain{BoundedEnv: map[string]string{"NODE_OPTIONS": "--disable-wasm-trap-handler"}}}
+	assert.Contains(t, s.Environ(Invocation{Dir: "/job"}), "NODE_OPTIONS=--disable-wasm-trap-handler")
+	s.limits.Memory = 0
+	assert.NotContains(t, s.Environ(Invocation{Dir: "/job"}), "NODE_OPTIONS=--disable-wasm-trap-handler", "nothing bounds it")
+}
