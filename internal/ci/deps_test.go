@@ -443,4 +443,20 @@ func TestAMissingToolIsNamedInOurWords(t *testing.T) {
 	want := "bun.lock needs bun, which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml"
 	assert.Contains(t, vs[0].Output, "[dixit] "+want)
 	assert.Equal(t, want, EnvironmentHint(c, vs[0]))
+
+	// pnpm's lockfile in a format the judge cannot place, and no packageManager: the
+	// judge provides no pnpm.
+	if _, err := exec.LookPath("pnpm"); err == nil {
+		return
+	}
+	c, _ = languages.Preset("node")
+	l = depsJudge(t, c, "")
+	tree = mapTree{"package.json": `{"name":"calc","private":true}`, "pnpm-lock.yaml": "lockfileVersion: '99.0'\n", "calc.js": "exports.x = 1;\n"}
+	vs, err = l.Run(context.Background(), 1, []Job{{Coder: "base", Tree: tree, Test: Test{ID: "t", Content: []byte("require('node:test')('x', () => {});\n")}}})
+	require.NoError(t, err)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome, vs[0].Output)
+	hint := EnvironmentHint(c, vs[0])
+	assert.True(t, strings.HasPrefix(hint, "pnpm-lock.yaml needs pnpm, which the judge does not have: name its version in package.json's packageManager"), hint)
+	assert.NotContains(t, hint, "--frozen-lockfile", "the prepare script is not quoted back")
+	assert.Less(t, len(hint), 300)
 }

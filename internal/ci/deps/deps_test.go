@@ -51,6 +51,6 @@ func TestAMissingCommandIsNamedWithTheManifestThatNeedsIt(t *testing.T) {
 	} {
 		assert.Equal(t, want, missingCommand(sandbox.Result{Output: []byte(out)}), out)
 	}
-	assert.Equal(t, "pnpm-lock.yaml needs pnpm", needs("pnpm", []string{"package.json", "pnpm-lock.yaml"}))
-	assert.Equal(t, "the prepare runs uv", needs("uv", []string{"pyproject.toml"}))
+	assert.Contains(t, needs("pnpm", []string{"package.json", "pnpm-lock.yaml"}), "pnpm-lock.yaml needs pnpm, which the judge does not have: name its version in package.json's packageManager")
+	assert.Contains(t, needs("uv", []string{"pyproject.toml"}), "the prepare runs uv, which the judge does not have: install it")
 }

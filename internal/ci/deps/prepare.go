@@ -240,7 +240,7 @@ func (p prepare) install(ctx context.Context, dir string, tools []string) (strin
 	case p.tool != nil:
 		head = fmt.Sprintf("%s needs %s, which the judge could not install from the npm registry (%s): check the version it names, and that the registry is reachable from the judge", p.tool.For, p.tool.Name, note)
 	case o == contract.Fail && missingCommand(res) != "":
-		head = fmt.Sprintf("%s, which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml", needs(missingCommand(res), p.files))
+		head = needs(missingCommand(res), p.files)
 	default:
 		if o == contract.Fail {
 			note = "the prepare failed: " + note
@@ -304,15 +304,19 @@ func missingCommand(res sandbox.Result) string {
 	return ""
 }
 
-// needs says which manifest calls for a missing command, in the user's words:
-// "pnpm-lock.yaml needs pnpm".
+// needs says which manifest calls for a missing command, and what to do, in the user's
+// words: "pnpm-lock.yaml needs pnpm, which the judge does not have: …".
 func needs(command string, files []string) string {
+	what := "the prepare runs " + command
 	for _, f := range files {
 		if lockfileOf(path.Base(f)) == command {
-			return f + " needs " + command
+			what = f + " needs " + command
 		}
 	}
-	return "the prepare runs " + command
+	if command == "pnpm" || command == "yarn" { // the node toolchain installs those it can name
+		return what + ", which the judge does not have: name its version in package.json's packageManager (the judge installs it from npm), or install it on the judge's PATH"
+	}
+	return what + ", which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml"
 }
 
 // lockfileOf names the command a lockfile belongs to, or "".
