@@ -130,7 +130,7 @@ func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
 	requireRegistry(t, "https://registry.npmjs.org/pnpm")
 	c, ok := languages.Preset("typescript")
 	require.True(t, ok)
-	c.Run = "vitest run --reporter=default --reporter=junit --outputFile.junit={report} {path}"
+	c.Run = "pnpm exec vitest run --reporter=default --reporter=junit --outputFile.junit={report} {path}"
 	c.Report = ReportJUnit
 	l := depsJudge(t, c, "")
 	head := "import { test, expect } from 'vitest';\nimport { double } from './calc';\n\n"
@@ -149,7 +149,8 @@ func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
 }
 
 // TestThePackageManagerIsInstalledOncePerVersion: two projects naming the same pnpm share
-// one install of it; a version npm does not have is told in our words.
+// one install of it, and an agent's command finds it; a version npm does not have is
+// told in our words.
 func TestThePackageManagerIsInstalledOncePerVersion(t *testing.T) {
 	if exec.Command("npm", "--version").Run() != nil {
 		t.Skip("npm is not installed here: the judge installs pnpm with it")
@@ -176,6 +177,13 @@ func TestThePackageManagerIsInstalledOncePerVersion(t *testing.T) {
 	assert.Len(t, tools, 1, "pnpm@10.34.9 was installed once for both")
 	assert.Equal(t, PrepareFailed, vs[2].Outcome, vs[2].Output)
 	assert.Contains(t, EnvironmentHint(c, vs[2]), "package.json (packageManager) needs pnpm@99.99.99, which the judge could not install from the npm registry")
+
+	// An agent's command in such a project finds the same pnpm.
+	dir := t.TempDir()
+	require.NoError(t, project("a", "pnpm@10.34.9").WriteTo(dir))
+	r, err := l.Exec(context.Background(), dir, "pnpm --version", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "10.34.9\n", r.Output)
 }
 
 // TestYarnProjectsPrepareWithTheirYarn: yarn 4, named in packageManager, comes from npm

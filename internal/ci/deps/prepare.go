@@ -25,8 +25,9 @@ import (
 type prepared struct {
 	done    chan struct{}
 	dir     string
-	failure string // the prepare's output and what to do; "" when ready
-	runner  string // the runner check's output when it failed, else ""
+	tools   []string // the directories of the Tools the manifests call for
+	failure string   // the prepare's output and what to do; "" when ready
+	runner  string   // the runner check's output when it failed, else ""
 	seconds float64
 }
 
@@ -42,6 +43,8 @@ type prepare struct {
 	// tool, when set, is what this prepare installs instead of the manifests'
 	// dependencies: a program they call for, in a cache of its own.
 	tool *sandbox.Tool
+	// toolDirs are the installed Tools the prepare runs with.
+	toolDirs []string
 }
 
 // once runs the prepare of the key and the contract's runner check, once per judge;
@@ -82,6 +85,14 @@ func (p prepare) once(ctx context.Context) (*prepared, error) {
 func (p prepare) run(ctx context.Context, out *prepared) error {
 	start := time.Now()
 	if p.key != "" {
+		// The tools come first: the prepare runs them, and builds and runs find them too
+		// (a run line of "pnpm exec vitest"), even when an earlier judge prepared the key.
+		tools, failure, err := p.tools(ctx, filepath.Join(p.dir, "src"))
+		if err != nil || failure != "" {
+			out.failure = failure
+			return err
+		}
+		p.toolDirs, out.tools = tools, tools
 		dir, failure, err := p.cacheDir(ctx)
 		if err != nil {
 			return err
@@ -93,7 +104,7 @@ func (p prepare) run(ctx context.Context, out *prepared) error {
 		out.dir = dir
 	}
 	if check := p.c.cfg.Runner; check != "" {
-		inv := JobDir{Dir: p.dir}.Invocation(p.lane, false)
+		inv := JobDir{Dir: p.dir, Tools: out.tools}.Invocation(p.lane, false)
 		inv.Deps, inv.Script, inv.Runs, inv.Timeout = out.dir, check, 1, time.Minute
 		res, err := p.c.cfg.Sandbox.Execute(ctx, inv)
 		if err != nil {
@@ -171,17 +182,12 @@ func (p prepare) locked(ctx context.Context) (string, string, error) {
 	if err := copyManifests(filepath.Join(p.dir, "src"), dir, p.files); err != nil {
 		return "", "", err
 	}
-	tools, failure, err := p.tools(ctx, dir)
-	if err != nil || failure != "" {
-		treeperm.RemoveAll(dir)
-		return "", failure, err
-	}
 	if sb.Root() {
 		if err := sandbox.ChownTree(dir, p.lane.UID, p.lane.UID); err != nil {
 			return "", "", fmt.Errorf("give the dependency cache to uid %d: %w", p.lane.UID, err)
 		}
 	}
-	if failure, err := p.install(ctx, dir, tools); err != nil || failure != "" {
+	if failure, err := p.install(ctx, dir, p.toolDirs); err != nil || failure != "" {
 		return "", failure, err
 	}
 	if err := p.scratch(dir); err != nil {
@@ -250,9 +256,8 @@ func (p prepare) install(ctx context.Context, dir string, tools []string) (strin
 	return sandbox.Clip(res.Output, head, sandbox.MaxOutput), nil
 }
 
-// tools installs, once per version, the programs the manifests copied into dir call
-// for (their package manager), and returns their directories. The string is why one
-// cannot be had.
+// tools installs, once per version, the programs the manifests in dir call for (their
+// package manager), and returns their directories. The string is why one cannot be had.
 func (p prepare) tools(ctx context.Context, dir string) ([]string, string, error) {
 	find := p.c.cfg.Sandbox.Toolchain().Tools
 	if p.tool != nil || find == nil {

@@ -66,7 +66,7 @@ type Invocation struct {
 	Build   bool              // a build: it may write the build cache, with the lanes' group
 	Prepare bool              // install dependencies: network on, the tree not mounted, deps writable
 	Deps    string            // host directory of the tree's prepared dependencies, or ""
-	Tools   []string          // for a prepare: host directories of installed Tools, read-only, their bin/ first on PATH
+	Tools   []string          // host directories of installed Tools, read-only, their bin/ on PATH
 	Env     map[string]string // set over everything else (what the tree itself calls for)
 	Script  string
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
@@ -246,13 +246,13 @@ func (s *Sandbox) toolchainEnv(m map[string]string, inv Invocation, at places) {
 			m[k] = v
 		}
 	}
+	if len(at.tools) > 0 {
+		m["PATH"] = strings.Join(append(append([]string{}, at.tools...), m["PATH"]), ":")
+	}
 	switch {
 	case inv.Prepare:
 		for k, v := range s.tc.PrepareEnv {
 			m[k] = v
-		}
-		if len(at.tools) > 0 {
-			m["PATH"] = strings.Join(append(append([]string{}, at.tools...), m["PATH"]), ":")
 		}
 		if s.seeded {
 			// What the host has downloaded is served first: a server without a route to
@@ -341,12 +341,12 @@ func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 		// The prepare sees the manifests it installs from (copied into the cache), never
 		// the tree's code.
 		a = append(a, "--bind", inv.Deps, boxDeps)
-		for i, t := range inv.Tools {
-			a = append(a, "--ro-bind", t, toolPlace(i))
-		}
 		chdir = boxDeps
 	} else {
 		a = append(a, s.treeArgs(inv)...)
+	}
+	for i, t := range inv.Tools {
+		a = append(a, "--ro-bind", t, toolPlace(i))
 	}
 	if inv.Build && s.cacheDir != "" {
 		a = append(a, "--bind", s.cacheDir, boxCache)
