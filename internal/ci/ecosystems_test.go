@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +117,92 @@ func TestPresetMaven(t *testing.T) {
 		test("    @Test\n    void twiceWrong() {\n        assertEquals(43, Calc.twice(21));\n    }\n"),
 		test("    @Test\n    @Disabled\n    void skipped() {}\n\n    @Test\n    void runs() {}\n"))
 	assert.Contains(t, vs[1].Output, "twiceWrong")
+}
+
+// TestPnpmVitestProjectWithAViteConfig judges a real pnpm project with the default
+// prepare: package.json names pnpm@10.34.9 (the judge installs it from npm, not the
+// host), pnpm-lock.yaml pins vite and vitest, and vitest loads vite.config.ts, which
+// vite bundles into node_modules/.vite-temp while node_modules stays read-only.
+func TestPnpmVitestProjectWithAViteConfig(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs pnpm with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/pnpm")
+	c, ok := languages.Preset("typescript")
+	require.True(t, ok)
+	c.Run = "pnpm exec vitest run --reporter=default --reporter=junit --outputFile.junit={report} {path}"
+	c.Report = ReportJUnit
+	l := depsJudge(t, c, "")
+	head := "import { test, expect } from 'vitest';\nimport { double } from './calc';\n\n"
+	pass := head + "test('doubles', () => {\n  expect(double(21)).toBe(42);\n  expect(process.env.DIXIT_CONFIG).toBe('from vite.config.ts');\n});\n"
+	if l.sb.Bubblewrap() {
+		pass += "import { writeFileSync } from 'node:fs';\n" +
+			"test('the dependencies are read-only', () => {\n  expect(() => writeFileSync('node_modules/vitest/package.json', '{}')).toThrow();\n});\n"
+	}
+	start := time.Now()
+	vs := ecosystemCases(t, l, testdataTree(t, "ts-pnpm-vitest"), pass,
+		head+"test('doubles wrong', () => { expect(double(21)).toBe(43); });\n", "")
+	assert.Contains(t, vs[1].Output, "doubles wrong")
+	assert.Equal(t, 1, l.Stats().Prepares, "one set of manifests, prepared once")
+	t.Logf("pnpm@10.34.9 and pnpm install of vite and vitest (cold): %.1fs; the two jobs %.1fs, %.1fs; all %.1fs",
+		l.Stats().PrepareSeconds, vs[0].Seconds, vs[1].Seconds, time.Since(start).Seconds())
+}
+
+// TestThePackageManagerIsInstalledOncePerVersion: two projects naming the same pnpm share
+// one install of it, and an agent's command finds it; a version npm does not have is
+// told in our words.
+func TestThePackageManagerIsInstalledOncePerVersion(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs pnpm with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/pnpm")
+	c, _ := languages.Preset("node")
+	cache := t.TempDir()
+	l := depsJudge(t, c, cache)
+	lock := "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n"
+	project := func(name, pm string) mapTree {
+		return mapTree{"package.json": `{"name":"` + name + `","version":"1.0.0","private":true,"packageManager":"` + pm + `"}`, "pnpm-lock.yaml": lock}
+	}
+	test := Test{ID: "t", Content: []byte("require('node:test')('runs', () => {});\n")}
+	vs, err := l.Run(context.Background(), 1, []Job{
+		{Coder: "a", Tree: project("a", "pnpm@10.34.9"), Test: test},
+		{Coder: "b", Tree: project("b", "pnpm@10.34.9"), Test: test},
+		{Coder: "c", Tree: project("c", "pnpm@99.99.99"), Test: test},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, Pass, vs[1].Outcome, vs[1].Output)
+	assert.Equal(t, 2, l.Stats().Prepares, "each set of manifests is prepared")
+	tools, _ := filepath.Glob(filepath.Join(cache, "deps", "tool-*", ".dixit-prepared"))
+	assert.Len(t, tools, 1, "pnpm@10.34.9 was installed once for both")
+	assert.Equal(t, PrepareFailed, vs[2].Outcome, vs[2].Output)
+	assert.Contains(t, EnvironmentHint(c, vs[2]), "package.json (packageManager) needs pnpm@99.99.99, which the judge could not install from the npm registry")
+
+	// An agent's command in such a project finds the same pnpm.
+	dir := t.TempDir()
+	require.NoError(t, project("a", "pnpm@10.34.9").WriteTo(dir))
+	r, err := l.Exec(context.Background(), dir, "pnpm --version", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "10.34.9\n", r.Output)
+}
+
+// TestYarnProjectsPrepareWithTheirYarn: yarn 4, named in packageManager, comes from npm
+// as @yarnpkg/cli-dist and installs node_modules (not Plug'n'Play); yarn 1 is the
+// lockfile's.
+func TestYarnProjectsPrepareWithTheirYarn(t *testing.T) {
+	if exec.Command("npm", "--version").Run() != nil {
+		t.Skip("npm is not installed here: the judge installs yarn with it")
+	}
+	requireRegistry(t, "https://registry.npmjs.org/@yarnpkg%2fcli-dist")
+	c, _ := languages.Preset("node")
+	l := depsJudge(t, c, "")
+	test := Test{ID: "d", Content: []byte("const test = require('node:test');\nconst assert = require('node:assert');\nconst { double } = require('./calc.js');\n\n" +
+		"test('doubles', () => { assert.strictEqual(double('21'), 42); });\n")}
+	vs, err := l.Run(context.Background(), 1, []Job{
+		{Coder: "berry", Tree: testdataTree(t, "yarn-berry"), Test: test},
+		{Coder: "classic", Tree: testdataTree(t, "yarn-classic"), Test: test},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, Pass, vs[1].Outcome, vs[1].Output)
 }

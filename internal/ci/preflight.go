@@ -13,12 +13,17 @@ var (
 	noRequired      = regexp.MustCompile(`the repository needs the Python module (\S+) \(test.requires in dixit.yml\), which the python3 the judge found \((\S*)\)`)
 	pyMissingModule = regexp.MustCompile(`No module named '?([\w.]+)'?`)
 	nodeMissing     = regexp.MustCompile(`Cannot find (?:module|package) '([^']+)'`)
+	// The dependency prepare names a tool it lacks in our words (package deps).
+	judgeLacks = regexp.MustCompile(`(?m)^\[dixit\] (\S.* needs \S+, which the judge .*)$`)
 )
 
 // EnvironmentHint says what to install or configure when the base revision with an
 // empty test does not pass: the output says what failed, the hint what to do about it.
 func EnvironmentHint(c Contract, v Verdict) string {
 	out := v.Output
+	if m := judgeLacks.FindStringSubmatch(out); m != nil && v.Outcome == PrepareFailed {
+		return m[1]
+	}
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
 		module := m[1] + m[2] + m[3] + m[4] // one group matched
 		if c.Prepare == "" {
@@ -84,7 +89,11 @@ func prepareHint(c Contract) string {
 	if c.Prepare == "" {
 		return "the test runner the contract needs is missing from the judge's environment: install what the output names"
 	}
-	return "the judge could not install the dependencies (test.prepare: " + c.Prepare + ") or find the test runner: " +
+	prepare := "test.prepare: " + c.Prepare
+	if strings.Contains(c.Prepare, "\n") { // a preset's script: quoting it back tells nothing
+		prepare = "test.prepare"
+	}
+	return "the judge could not install the dependencies (" + prepare + ") or find the test runner: " +
 		"check that the manifests (" + strings.Join(c.Manifests, ", ") + ") are complete and their lockfile current, " +
 		"that the package registry is reachable from the judge, and what the output names"
 }

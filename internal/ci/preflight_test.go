@@ -36,9 +36,13 @@ func TestEnvironmentHintNamesWhatToInstall(t *testing.T) {
 		{pyC, Verdict{Outcome: Fail, Output: "E   ModuleNotFoundError: No module named 'requests'"}, "requests"},
 		{nodeC, Verdict{Outcome: Fail, Output: "Error: Cannot find module 'lodash'"}, "lodash"},
 		{goC, Verdict{Outcome: Timeout}, "no network"},
+		{nodeC, Verdict{Outcome: PrepareFailed, Output: "dixit: 1: eval: pnpm: not found\n\n[dixit] pnpm-lock.yaml needs pnpm, which the judge does not have: install it\n"},
+			"pnpm-lock.yaml needs pnpm, which the judge does not have: install it"},
+		{nodeC, Verdict{Outcome: PrepareFailed, Output: "npm ERR! something"}, "(test.prepare) or find"},
 	} {
 		assert.Contains(t, EnvironmentHint(tc.c, tc.v), tc.want, tc.v.Output)
 	}
+	assert.NotContains(t, EnvironmentHint(nodeC, Verdict{Outcome: PrepareFailed}), "pnpm install", "a preset's prepare script is not quoted back")
 }
 
 func TestFailingTestsNamesThemOnce(t *testing.T) {

@@ -149,7 +149,7 @@ func (r *Runner) execIn(ctx context.Context, c agentCommand) (Result, error) {
 // execWithDeps runs the command with the prepared dependencies of the directory's
 // manifests, or says why it did not run.
 func (r *Runner) execWithDeps(ctx context.Context, c agentCommand, job, cache string) (Result, error) {
-	deps, failure, err := r.deps.ForCommand(ctx, job, c.lane)
+	j, failure, err := r.deps.ForCommand(ctx, job, c.lane)
 	if err != nil {
 		return Result{}, fmt.Errorf("exec: %w", err)
 	}
@@ -159,9 +159,10 @@ func (r *Runner) execWithDeps(ctx context.Context, c agentCommand, job, cache st
 	// Builds run with umask 002 for the judge's shared cache; the agent's files need not.
 	// The prepared dependencies are there as for tests, read-only, but node_modules is not
 	// mounted into the agent's own directory: NODE_PATH finds it for require().
-	inv := sandbox.Invocation{Dir: job, Lane: c.lane, Build: true, Script: "umask 022\n" + c.script, Runs: 1, Timeout: c.timeout, Deps: deps}
+	inv := j.Invocation(c.lane, true)
+	inv.Script, inv.Runs, inv.Timeout = "umask 022\n"+c.script, 1, c.timeout
 	tc := r.sb.Toolchain()
-	if deps != "" && len(tc.DepsBinds) > 0 {
+	if j.Deps != "" && len(tc.DepsBinds) > 0 {
 		tc.DepsBinds, tc.DepsPath = nil, []string{"{deps}/node_modules/.bin"}
 		inv.Env = map[string]string{"NODE_PATH": "{deps}/node_modules"}
 	}

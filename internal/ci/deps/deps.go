@@ -76,14 +76,15 @@ func (c *Cache) Release() {
 
 // JobDir is a laid-out job: its directory, and what its tree builds and runs with.
 type JobDir struct {
-	Dir  string            // src/ holds the tree, tmp/ and home/ serve the fallback mode
-	Deps string            // host directory of the prepared dependencies, or ""
-	Env  map[string]string // what the tree's layout calls for (Toolchain.TreeEnv)
+	Dir   string            // src/ holds the tree, tmp/ and home/ serve the fallback mode
+	Deps  string            // host directory of the prepared dependencies, or ""
+	Tools []string          // host directories of the Tools the manifests call for
+	Env   map[string]string // what the tree's layout calls for (Toolchain.TreeEnv)
 }
 
 // Invocation is a build or runs in the job.
 func (j JobDir) Invocation(lane sandbox.Lane, build bool) sandbox.Invocation {
-	return sandbox.Invocation{Dir: j.Dir, Lane: lane, Build: build, Deps: j.Deps, Env: j.Env}
+	return sandbox.Invocation{Dir: j.Dir, Lane: lane, Build: build, Deps: j.Deps, Tools: j.Tools, Env: j.Env}
 }
 
 // ForJob finds, or makes, the prepared dependencies of a laid-out job's tree (dir/src).
@@ -112,29 +113,31 @@ func (c *Cache) ForJob(ctx context.Context, dir string, lane sandbox.Lane) (JobD
 	if got.runner != "" {
 		return j, got.runner, nil
 	}
-	j.Deps = got.dir
+	j.Deps, j.Tools = got.dir, got.tools
 	if err := c.mountPoints(src, j.Deps); err != nil {
 		return j, "", err
 	}
 	return j, "", nil
 }
 
-// ForCommand is the prepared dependencies of an agent's working directory (through dir,
-// its exec directory), or "" when it has no manifests; the string is why they cannot be
+// ForCommand is the prepared dependencies of an agent's working directory (dir, its
+// exec directory), none when it has no manifests; the string is why they cannot be
 // had. A missing test runner does not stop an agent's command.
-func (c *Cache) ForCommand(ctx context.Context, dir string, lane sandbox.Lane) (string, string, error) {
+func (c *Cache) ForCommand(ctx context.Context, dir string, lane sandbox.Lane) (JobDir, string, error) {
+	j := JobDir{Dir: dir}
 	if c.cfg.Contract.Prepare == "" {
-		return "", "", nil
+		return j, "", nil
 	}
 	files, key, err := c.manifests(filepath.Join(dir, "src"))
 	if err != nil || len(files) == 0 {
-		return "", "", err
+		return j, "", err
 	}
 	got, err := prepare{c: c, key: key, dir: dir, lane: lane, files: files}.once(ctx)
 	if err != nil {
-		return "", "", err
+		return j, "", err
 	}
-	return got.dir, got.failure, nil
+	j.Deps, j.Tools = got.dir, got.tools
+	return j, got.failure, nil
 }
 
 // manifests lists the tree's manifests and the key of their cache ("" when there are

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 func TestPrepareKeys(t *testing.T) {
@@ -39,4 +40,17 @@ func TestPrepareKeys(t *testing.T) {
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(src, "requirements-x.txt")))
 	files, _ = manifestFiles(src, c.Manifests)
 	assert.NotContains(t, strings.Join(files, " "), "requirements-x.txt", "a symbolic link is not a manifest")
+}
+
+func TestAMissingCommandIsNamedWithTheManifestThatNeedsIt(t *testing.T) {
+	for out, want := range map[string]string{
+		"dixit: 1: eval: pnpm: not found\n":          "pnpm",
+		"bash: line 1: yarn: command not found\n":    "yarn",
+		"sh: 1: bun: not found\n":                    "bun",
+		"npm ERR! 404 Not Found - GET https://x/y\n": "",
+	} {
+		assert.Equal(t, want, missingCommand(sandbox.Result{Output: []byte(out)}), out)
+	}
+	assert.Contains(t, needs("pnpm", []string{"package.json", "pnpm-lock.yaml"}), "pnpm-lock.yaml needs pnpm, which the judge does not have: name its version in package.json's packageManager")
+	assert.Contains(t, needs("uv", []string{"pyproject.toml"}), "the prepare runs uv, which the judge does not have: install it")
 }

@@ -2,12 +2,15 @@ package deps
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -22,8 +25,9 @@ import (
 type prepared struct {
 	done    chan struct{}
 	dir     string
-	failure string // the prepare's output and what to do; "" when ready
-	runner  string // the runner check's output when it failed, else ""
+	tools   []string // the directories of the Tools the manifests call for
+	failure string   // the prepare's output and what to do; "" when ready
+	runner  string   // the runner check's output when it failed, else ""
 	seconds float64
 }
 
@@ -36,6 +40,11 @@ type prepare struct {
 	dir   string
 	lane  sandbox.Lane
 	files []string
+	// tool, when set, is what this prepare installs instead of the manifests'
+	// dependencies: a program they call for, in a cache of its own.
+	tool *sandbox.Tool
+	// toolDirs are the installed Tools the prepare runs with.
+	toolDirs []string
 }
 
 // once runs the prepare of the key and the contract's runner check, once per judge;
@@ -76,6 +85,14 @@ func (p prepare) once(ctx context.Context) (*prepared, error) {
 func (p prepare) run(ctx context.Context, out *prepared) error {
 	start := time.Now()
 	if p.key != "" {
+		// The tools come first: the prepare runs them, and builds and runs find them too
+		// (a run line of "pnpm exec vitest"), even when an earlier judge prepared the key.
+		tools, failure, err := p.tools(ctx, filepath.Join(p.dir, "src"))
+		if err != nil || failure != "" {
+			out.failure = failure
+			return err
+		}
+		p.toolDirs, out.tools = tools, tools
 		dir, failure, err := p.cacheDir(ctx)
 		if err != nil {
 			return err
@@ -87,7 +104,7 @@ func (p prepare) run(ctx context.Context, out *prepared) error {
 		out.dir = dir
 	}
 	if check := p.c.cfg.Runner; check != "" {
-		inv := JobDir{Dir: p.dir}.Invocation(p.lane, false)
+		inv := JobDir{Dir: p.dir, Tools: out.tools}.Invocation(p.lane, false)
 		inv.Deps, inv.Script, inv.Runs, inv.Timeout = out.dir, check, 1, time.Minute
 		res, err := p.c.cfg.Sandbox.Execute(ctx, inv)
 		if err != nil {
@@ -170,8 +187,11 @@ func (p prepare) locked(ctx context.Context) (string, string, error) {
 			return "", "", fmt.Errorf("give the dependency cache to uid %d: %w", p.lane.UID, err)
 		}
 	}
-	if failure, err := p.install(ctx, dir); err != nil || failure != "" {
+	if failure, err := p.install(ctx, dir, p.toolDirs); err != nil || failure != "" {
 		return "", failure, err
+	}
+	if err := p.scratch(dir); err != nil {
+		return "", "", err
 	}
 	// Builds and runs read it, whichever lane they are in; none may write it.
 	if sb.Root() {
@@ -186,12 +206,17 @@ func (p prepare) locked(ctx context.Context) (string, string, error) {
 	return dir, "", nil
 }
 
-// install runs the contract's prepare in the cache directory dir, with the network; the
-// string is why it failed, with its output (dir is then removed).
-func (p prepare) install(ctx context.Context, dir string) (string, error) {
+// install runs the contract's prepare (or installs p.tool) in the cache directory dir,
+// with the network and the tools' directories; the string is why it failed, with its
+// output (dir is then removed).
+func (p prepare) install(ctx context.Context, dir string, tools []string) (string, error) {
 	c, sb := p.c.cfg.Contract, p.c.cfg.Sandbox
 	start := time.Now()
-	inv := sandbox.Invocation{Dir: p.dir, Lane: p.lane, Prepare: true, Deps: dir, Script: c.Prepare, Runs: 1,
+	script := c.Prepare
+	if p.tool != nil {
+		script = p.tool.Install
+	}
+	inv := sandbox.Invocation{Dir: p.dir, Lane: p.lane, Prepare: true, Deps: dir, Tools: tools, Script: script, Runs: 1,
 		Timeout: cmpDuration(c.PrepareTimeout, defaultPrepareTimeout)}
 	res, err := sb.Execute(ctx, inv)
 	if err != nil {
@@ -199,21 +224,131 @@ func (p prepare) install(ctx context.Context, dir string) (string, error) {
 	}
 	secs := time.Since(start).Seconds()
 	p.c.mu.Lock()
-	p.c.stats.Prepares++
+	if p.tool == nil { // Prepares counts sets of manifests
+		p.c.stats.Prepares++
+	}
 	p.c.stats.Seconds += secs
 	p.c.mu.Unlock()
-	p.c.cfg.Logger.Info("ci: dependencies prepared", "key", p.key, "manifests", strings.Join(p.files, " "),
-		"ok", res.Passed(1), "seconds", secs)
+	what := strings.Join(p.files, " ")
+	if p.tool != nil {
+		what = p.tool.Name
+	}
+	p.c.cfg.Logger.Info("ci: dependencies prepared", "key", p.key, "manifests", what, "ok", res.Passed(1), "seconds", secs)
 	if res.Passed(1) {
 		return "", nil
 	}
-	o, note := sb.Outcome(res, inv.Timeout, true)
-	if o == contract.Fail {
-		note = "the prepare failed: " + note
-	}
-	head := fmt.Sprintf("prepare (%s, from %s): %s", c.Prepare, strings.Join(p.files, ", "), note)
 	treeperm.RemoveAll(dir)
+	o, note := sb.Outcome(res, inv.Timeout, true)
+	var head string
+	switch {
+	case p.tool != nil && missingCommand(res) == "npm":
+		head = fmt.Sprintf("%s needs %s, which the judge installs with npm, and npm is not on the judge's PATH: install npm beside node", p.tool.For, p.tool.Name)
+	case p.tool != nil:
+		head = fmt.Sprintf("%s needs %s, which the judge could not install from the npm registry (%s): check the version it names, and that the registry is reachable from the judge", p.tool.For, p.tool.Name, note)
+	case o == contract.Fail && missingCommand(res) != "":
+		head = needs(missingCommand(res), p.files)
+	default:
+		if o == contract.Fail {
+			note = "the prepare failed: " + note
+		}
+		head = fmt.Sprintf("prepare (%s, from %s): %s", firstLine(c.Prepare), strings.Join(p.files, ", "), note)
+	}
 	return sandbox.Clip(res.Output, head, sandbox.MaxOutput), nil
+}
+
+// tools installs, once per version, the programs the manifests in dir call for (their
+// package manager), and returns their directories. The string is why one cannot be had.
+func (p prepare) tools(ctx context.Context, dir string) ([]string, string, error) {
+	find := p.c.cfg.Sandbox.Toolchain().Tools
+	if p.tool != nil || find == nil {
+		return nil, "", nil
+	}
+	var dirs []string
+	for _, t := range find(dir) {
+		h := sha256.Sum256([]byte("dixit-tool-v1\x00" + t.Name + "\x00" + t.Install))
+		sub := prepare{c: p.c, key: "tool-" + hex.EncodeToString(h[:])[:24], dir: p.dir, lane: p.lane, tool: &t}
+		got, failure, err := sub.cacheDir(ctx)
+		if err != nil || failure != "" {
+			return nil, failure, err
+		}
+		dirs = append(dirs, got)
+	}
+	return dirs, "", nil
+}
+
+// scratch makes, in a prepared cache, the directories where tools write caches of their
+// own (Toolchain.DepsScratch): bubblewrap mounts a private writable one on each. Without
+// it they are not made, so a tool that cannot write there looks elsewhere (vite: next
+// to its config, in the tree).
+func (p prepare) scratch(dir string) error {
+	if p.tool != nil || !p.c.cfg.Sandbox.Bubblewrap() {
+		return nil
+	}
+	for _, rel := range p.c.cfg.Sandbox.Toolchain().DepsScratch {
+		at := filepath.Join(dir, filepath.FromSlash(rel))
+		if fi, err := os.Stat(filepath.Dir(at)); err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := os.MkdirAll(at, 0o755); err != nil {
+			return fmt.Errorf("dependency cache: %w", err)
+		}
+	}
+	return nil
+}
+
+// notFound is how a shell says it has no such command: dash "sh: 1: pnpm: not found"
+// ("dixit: 1: eval: pnpm: not found" in the wrapper), bash "pnpm: command not found".
+var notFound = regexp.MustCompile(`(?m)(?:^|: )([\w.@/+-]+): (?:command )?not found$`)
+
+// missingCommand is the command a failed prepare did not find (its shell says so, and
+// exits 127 when it was the last), or "".
+func missingCommand(res sandbox.Result) string {
+	if m := notFound.FindSubmatch(res.Output); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// needs says which manifest calls for a missing command, and what to do, in the user's
+// words: "pnpm-lock.yaml needs pnpm, which the judge does not have: …".
+func needs(command string, files []string) string {
+	what := "the prepare runs " + command
+	for _, f := range files {
+		if lockfileOf(path.Base(f)) == command {
+			what = f + " needs " + command
+		}
+	}
+	if command == "pnpm" || command == "yarn" { // the node toolchain installs those it can name
+		return what + ", which the judge does not have: name its version in package.json's packageManager (the judge installs it from npm), or install it on the judge's PATH"
+	}
+	return what + ", which the judge does not have: install it on the judge's PATH, or change test.prepare in dixit.yml"
+}
+
+// lockfileOf names the command a lockfile belongs to, or "".
+func lockfileOf(name string) string {
+	switch name {
+	case "pnpm-lock.yaml":
+		return "pnpm"
+	case "yarn.lock":
+		return "yarn"
+	case "package-lock.json", "npm-shrinkwrap.json":
+		return "npm"
+	case "bun.lock", "bun.lockb":
+		return "bun"
+	case "Cargo.lock":
+		return "cargo"
+	case "go.sum":
+		return "go"
+	}
+	return ""
+}
+
+// firstLine is a script's first line, "…" marking the rest.
+func firstLine(s string) string {
+	if first, _, more := strings.Cut(s, "\n"); more {
+		return first + " …"
+	}
+	return s
 }
 
 // makeRoot creates the directory of the dependency caches, which the lanes traverse but

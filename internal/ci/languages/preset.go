@@ -107,10 +107,15 @@ fi
 [ "$#" -eq 0 ] || venv/bin/python -m pip install "$@"`
 
 // nodePrepare installs node_modules from the lockfile with the package manager it
-// belongs to; without one, npm resolves package.json. Install scripts do not run: the
-// prepare has the host's network, and package.json is the coder's to write.
+// belongs to (the judge provides pnpm and yarn: nodeTools); without one, npm resolves
+// package.json. Install scripts do not run: the prepare has the host's network, and
+// package.json is the coder's to write. Yarn 2 and later install node_modules, not
+// Plug'n'Play: the judge mounts node_modules into the tree.
 const nodePrepare = `if [ -f pnpm-lock.yaml ]; then pnpm install --frozen-lockfile --ignore-scripts
-elif [ -f yarn.lock ]; then yarn install --immutable --mode=skip-build
+elif [ -f yarn.lock ]; then case "$(yarn --version)" in
+	1.*) yarn install --frozen-lockfile --ignore-scripts --non-interactive ;;
+	*) YARN_NODE_LINKER=node-modules YARN_ENABLE_TELEMETRY=0 yarn install --immutable --mode=skip-build ;;
+	esac
 elif [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci --ignore-scripts
 else npm install --no-package-lock --ignore-scripts
 fi`

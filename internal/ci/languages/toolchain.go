@@ -96,27 +96,47 @@ func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error)
 }
 
 func nodeToolchain(ctx context.Context, nodeBin string) (sandbox.Toolchain, error) {
-	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", "process.execPath")
+	out, err := hostLines(ctx, cmp.Or(nodeBin, "node"), "-p", `process.execPath + "\n" + process.allowedNodeEnvironmentFlags.has("--disable-wasm-trap-handler")`)
 	if err != nil {
 		return sandbox.Toolchain{}, err
 	}
-	if len(out) != 1 {
+	if len(out) != 2 {
 		return sandbox.Toolchain{}, fmt.Errorf("node: unexpected output %q", out)
+	}
+	// Under an address-space limit V8 cannot reserve a WebAssembly memory's guard
+	// regions (vite, yarn 4: "Out of memory: Cannot allocate Wasm memory"); inline bounds
+	// checks need none. Node 20.15 and 22.2 have the flag.
+	var bounded map[string]string
+	if out[1] == "true" {
+		bounded = map[string]string{"NODE_OPTIONS": "--disable-wasm-trap-handler"}
 	}
 	bin, err := filepath.EvalSymlinks(out[0])
 	if err != nil {
 		return sandbox.Toolchain{}, fmt.Errorf("node: %w", err)
 	}
 	prefix := filepath.Dir(filepath.Dir(bin))
+	prepareEnv := map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
+	// A judge behind a TLS-intercepting proxy names its CA this way; npm reads it from
+	// its own npmrc, yarn 2 and later only from here.
+	if ca := os.Getenv("NODE_EXTRA_CA_CERTS"); filepath.IsAbs(ca) {
+		if _, err := os.Stat(ca); err == nil {
+			prepareEnv["NODE_EXTRA_CA_CERTS"] = ca
+		}
+	}
 	return sandbox.Toolchain{
 		Mounts: []string{prefix},
 		Path:   []string{filepath.Dir(out[0]), filepath.Dir(bin)},
 		Check:  "node -e 0 && " + reportCheck,
 		// npm's download cache lives in the prepare's private HOME: only node_modules is
 		// kept, and it appears in the tree read-only.
-		PrepareEnv: map[string]string{"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"},
+		BoundedEnv: bounded,
+		PrepareEnv: prepareEnv,
 		DepsPath:   []string{"{src}/node_modules/.bin"},
 		DepsBinds:  []string{"node_modules"},
+		// vite bundles its config into .vite-temp, vitest and vite keep caches in .vite,
+		// babel, eslint and others in .cache.
+		DepsScratch: []string{"node_modules/.vite-temp", "node_modules/.vite", "node_modules/.cache"},
+		Tools:       nodeTools,
 	}, nil
 }
 

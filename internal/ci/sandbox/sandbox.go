@@ -20,6 +20,7 @@ const (
 	boxCache = "/sandbox/cache"
 	boxHome  = "/home/dixit"
 	boxDeps  = "/sandbox/deps"
+	boxTools = "/sandbox/tools"
 )
 
 // Sandbox turns a shell command into a confined process, in one of its lanes. With
@@ -65,6 +66,7 @@ type Invocation struct {
 	Build   bool              // a build: it may write the build cache, with the lanes' group
 	Prepare bool              // install dependencies: network on, the tree not mounted, deps writable
 	Deps    string            // host directory of the tree's prepared dependencies, or ""
+	Tools   []string          // host directories of installed Tools, read-only, their bin/ on PATH
 	Env     map[string]string // set over everything else (what the tree itself calls for)
 	Script  string
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
@@ -212,21 +214,45 @@ func (s *Sandbox) Environ(inv Invocation) []string {
 
 // places are where an invocation's command finds its directories: fixed paths inside
 // bubblewrap, the job directory's and the host's without it.
-type places struct{ home, tmp, src, cache, deps string }
+// tools are the bin/ directories of the prepare's Tools.
+type places struct {
+	home, tmp, src, cache, deps string
+	tools                       []string
+}
 
 func (s *Sandbox) placesOf(inv Invocation) places {
+	var at places
 	if s.bwrap != "" {
-		return places{home: boxHome, tmp: "/tmp", src: boxSrc, cache: boxCache, deps: boxDeps}
+		at = places{home: boxHome, tmp: "/tmp", src: boxSrc, cache: boxCache, deps: boxDeps}
+	} else {
+		at = places{home: filepath.Join(inv.Dir, "home"), tmp: filepath.Join(inv.Dir, "tmp"),
+			src: filepath.Join(inv.Dir, "src"), cache: s.cacheDir, deps: inv.Deps}
 	}
-	return places{home: filepath.Join(inv.Dir, "home"), tmp: filepath.Join(inv.Dir, "tmp"),
-		src: filepath.Join(inv.Dir, "src"), cache: s.cacheDir, deps: inv.Deps}
+	for i, t := range inv.Tools {
+		if s.bwrap != "" {
+			t = toolPlace(i)
+		}
+		at.tools = append(at.tools, filepath.Join(t, "bin"))
+	}
+	return at
 }
+
+// toolPlace is where the i-th Tool of a prepare is mounted.
+func toolPlace(i int) string { return path.Join(boxTools, strconv.Itoa(i)) }
 
 // toolchainEnv sets in m what the toolchain asks for: its variables, those of a prepare
 // or of prepared dependencies, and those of a build.
 func (s *Sandbox) toolchainEnv(m map[string]string, inv Invocation, at places) {
 	for k, v := range s.tc.Env {
 		m[k] = strings.ReplaceAll(v, "/tmp/", at.tmp+"/")
+	}
+	if !s.memory.active() && s.limits.Memory > 0 {
+		for k, v := range s.tc.BoundedEnv {
+			m[k] = v
+		}
+	}
+	if len(at.tools) > 0 {
+		m["PATH"] = strings.Join(append(append([]string{}, at.tools...), m["PATH"]), ":")
 	}
 	switch {
 	case inv.Prepare:
@@ -299,7 +325,7 @@ func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 	// bwrap would copy the modes of the host's parent directories (/root is 0700):
 	// create them explicitly so the lane's uid can reach what is bound below.
 	made := map[string]bool{}
-	for _, m := range append([]string{boxSrc, boxHome, boxDeps}, s.mounts...) {
+	for _, m := range append([]string{boxSrc, boxHome, boxDeps, toolPlace(0)}, s.mounts...) {
 		for _, d := range ancestors(m) {
 			if !made[d] {
 				made[d] = true
@@ -324,6 +350,9 @@ func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 	} else {
 		a = append(a, s.treeArgs(inv)...)
 	}
+	for i, t := range inv.Tools {
+		a = append(a, "--ro-bind", t, toolPlace(i))
+	}
 	if inv.Build && s.cacheDir != "" {
 		a = append(a, "--bind", s.cacheDir, boxCache)
 	}
@@ -339,8 +368,19 @@ func (s *Sandbox) treeArgs(inv Invocation) []string {
 	a = append(a, "--ro-bind", inv.Deps, boxDeps)
 	for _, rel := range s.tc.DepsBinds {
 		// Package deps made the mount point, a plain directory, in the judge's copy.
-		if fi, err := os.Lstat(filepath.Join(inv.Deps, rel)); err == nil && fi.IsDir() {
-			a = append(a, "--ro-bind", filepath.Join(inv.Deps, rel), path.Join(boxSrc, rel))
+		if fi, err := os.Lstat(filepath.Join(inv.Deps, rel)); err != nil || !fi.IsDir() {
+			continue
+		}
+		a = append(a, "--ro-bind", filepath.Join(inv.Deps, rel), path.Join(boxSrc, rel))
+		// A tool's own cache in there (package deps made the directory) is private to
+		// the run and writable by the lane's uid; nothing around it is.
+		for _, sub := range s.tc.DepsScratch {
+			if !strings.HasPrefix(sub, rel+"/") {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(inv.Deps, sub)); err == nil && fi.IsDir() {
+				a = append(a, "--perms", "1777", "--tmpfs", path.Join(boxSrc, sub))
+			}
 		}
 	}
 	return a

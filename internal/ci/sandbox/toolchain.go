@@ -24,12 +24,32 @@ type Toolchain struct {
 	DepsEnv    map[string]string
 	DepsPath   []string
 	DepsBinds  []string
+	// BoundedEnv is set over Env when each process's address space is bounded (no
+	// memory cgroup): what a JIT runtime needs to live within it (V8 reserves about
+	// 10 GiB of it for one WebAssembly memory).
+	BoundedEnv map[string]string
+	// DepsScratch are directories inside DepsBinds where tools write caches of their
+	// own (vite's node_modules/.vite-temp): each run gets an empty, writable one there,
+	// and the dependencies around it stay read-only.
+	DepsScratch []string
+	// Tools are the programs a set of manifests calls for beyond the toolchain (the
+	// package manager package.json names), read from the directory holding their
+	// copies: each is installed once per version into a cache of its own, and the
+	// prepare finds its bin/ first on PATH.
+	Tools func(manifests string) []Tool
 	// Seed is a host directory the prepare may take downloads from before the network
 	// (Go: the host's module cache as a file:// proxy), if the lanes can read it.
 	Seed string
 	// TreeEnv is what a tree's own layout calls for (Go's vendor/), read by the judge
 	// from its copy before anything of the tree runs.
 	TreeEnv func(src string) map[string]string
+}
+
+// Tool is a program a prepare needs that the host may lack.
+type Tool struct {
+	Name    string // with its version, "pnpm@10.12.1": what messages call it and its cache's key
+	For     string // the manifest that calls for it, "pnpm-lock.yaml"
+	Install string // shell command installing it into the working directory, with the network; its commands end up in bin/
 }
 
 // hostMounts drops missing paths and paths already visible through another mount

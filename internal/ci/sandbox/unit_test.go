@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +99,36 @@ func TestClaimUIDs(t *testing.T) {
 	releaseUIDs(locksC)
 	_, _, err = claimUIDs(dir, 62000, uidSpan+1)
 	assert.Error(t, err)
+}
+
+func TestToolCachesGetAWritablePlaceOnlyInsideTheirBind(t *testing.T) {
+	deps := t.TempDir()
+	for _, d := range []string{"node_modules/.vite-temp", "other/.cache"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(deps, d), 0o755))
+	}
+	s := &Sandbox{bwrap: "bwrap", tc: Toolchain{DepsBinds: []string{"node_modules"},
+		DepsScratch: []string{"node_modules/.vite-temp", "node_modules/.vite", "other/.cache"}}}
+	args := strings.Join(s.treeArgs(Invocation{Dir: "/job", Deps: deps}), " ")
+	assert.Contains(t, args, "--ro-bind "+deps+"/node_modules /sandbox/src/node_modules --perms 1777 --tmpfs /sandbox/src/node_modules/.vite-temp",
+		"the private place comes after the read-only dependencies it sits in")
+	assert.NotContains(t, args, ".vite ", "a directory the prepare did not make is not mounted")
+	assert.NotContains(t, args, "other/.cache", "nor one outside what is bound into the tree")
+
+	s.tc.DepsBinds = nil // an agent's command: nothing is mounted into its directory
+	assert.NotContains(t, strings.Join(s.treeArgs(Invocation{Dir: "/job", Deps: deps}), " "), "--tmpfs")
+}
+
+func TestAPrepareFindsItsToolsFirstOnPath(t *testing.T) {
+	s := &Sandbox{bwrap: "bwrap"}
+	inv := Invocation{Dir: "/job", Prepare: true, Deps: "/cache/deps/k", Tools: []string{"/cache/deps/tool-a"}}
+	assert.Contains(t, s.Environ(inv), "PATH=/sandbox/tools/0/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin")
+	args, _ := s.mountArgs(inv)
+	assert.Contains(t, strings.Join(args, " "), "--ro-bind /cache/deps/tool-a /sandbox/tools/0")
+}
+
+func TestJITRuntimesAreToldWhenTheAddressSpaceIsBounded(t *testing.T) {
+	s := &Sandbox{limits: Limits{Memory: 2 << 30}, tc: Toolchain{BoundedEnv: map[string]string{"NODE_OPTIONS": "--disable-wasm-trap-handler"}}}
+	assert.Contains(t, s.Environ(Invocation{Dir: "/job"}), "NODE_OPTIONS=--disable-wasm-trap-handler")
+	s.limits.Memory = 0
+	assert.NotContains(t, s.Environ(Invocation{Dir: "/job"}), "NODE_OPTIONS=--disable-wasm-trap-handler", "nothing bounds it")
 }
