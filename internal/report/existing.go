@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 	"strings"
 )
 
@@ -27,9 +28,9 @@ func existingSection(s runfile.Summary, full bool) string {
 		scope = "all of them"
 	}
 	fmt.Fprintf(&b, "On the base revision, %s passed in every one of %d runs: every coder must keep them passing (%s), without changing them.",
-		plural(len(e.Set.Tests), "existing test"), e.Runs, scope)
+		words.Count(len(e.Set.Tests), "existing test", "existing tests"), e.Runs, scope)
 	if len(e.Set.Flaky) > 0 {
-		fmt.Fprintf(&b, " %s passed in some runs and not in others, so %s nothing: %s.", plural(len(e.Set.Flaky), "flaky test"),
+		fmt.Fprintf(&b, " %s passed in some runs and not in others, so %s nothing: %s.", words.Count(len(e.Set.Flaky), "flaky test", "flaky tests"),
 			verb(len(e.Set.Flaky), "it guards", "they guard"), codeList(e.Set.Flaky))
 	}
 	b.WriteString("\n\n")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // preflightSection says what the check of the base found; nothing when all was well.
@@ -33,7 +34,7 @@ func preflightSection(s runfile.Summary, full bool) string {
 		for i, name := range p.OwnFailing {
 			names[i] = inlineCode(name)
 		}
-		fmt.Fprintf(&b, " (%s failing: %s)", plural(n, "test"), strings.Join(names, ", "))
+		fmt.Fprintf(&b, " (%s failing: %s)", words.Count(n, "test", "tests"), strings.Join(names, ", "))
 	}
 	b.WriteString(". The run went on: the spec may ask to fix what they catch.\n\n")
 	if full && p.OwnOutput != "" {
@@ -76,7 +77,7 @@ func failuresSection(s runfile.Summary, full bool, more string) string {
 	var b strings.Builder
 	b.WriteString("## Why verdicts failed\n\n")
 	if !full {
-		fmt.Fprintf(&b, "The judge's output for %s is in %s and in summary.json.\n\n", plural(len(failures), "failing verdict"), more)
+		fmt.Fprintf(&b, "The judge's output for %s is in %s and in summary.json.\n\n", words.Count(len(failures), "failing verdict", "failing verdicts"), more)
 		return b.String()
 	}
 	for _, f := range failures {

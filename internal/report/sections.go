@@ -7,6 +7,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // The report's sections, in the order Render puts them.
@@ -166,7 +167,8 @@ func spendSection(s runfile.Summary, perAgent bool, more string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Spend\n\n%s.\n\n", spendLine(s))
-	p("Judge: %d executions, %d test runs, %d cache hits, %s (%s).\n\n", s.Judge.Executions, s.Judge.Runs, s.Judge.CacheHits, seconds(s.Judge.Seconds), s.Judge.Sandbox)
+	p("Judge: %s, %s, %s, %s (%s).\n\n", words.Count(s.Judge.Executions, "execution", "executions"), words.Count(s.Judge.Runs, "test run", "test runs"),
+		words.Count(s.Judge.CacheHits, "cache hit", "cache hits"), seconds(s.Judge.Seconds), s.Judge.Sandbox)
 	if s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
 		return b.String()
 	}
@@ -262,7 +264,7 @@ func logSection(s runfile.Summary) string {
 	}
 	text := inert(strings.Join(lines, "\n")) // decisions quote people
 	f := fence.For(text)
-	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+	return fmt.Sprintf("<details><summary>Event log (%s)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", words.Count(len(s.Events), "event", "events"), f, text, f)
 }
 
 // baseCheckLine counts the vetted tests by what they did on the base revision, or says

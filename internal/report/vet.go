@@ -7,6 +7,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // vetSection shows how the patch under review did on the run's tests: the verdict, every
@@ -51,7 +52,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 	switch {
 	case len(v.Differences) > 0:
 		p("On %s of the probe's inputs the patch answers otherwise than most implementations that pass the vetted suite:\n\n",
-			plural(len(v.Differences), "input"))
+			words.Count(len(v.Differences), "input", "inputs"))
 		p("| input | the patch | most implementations |\n|---|---|---|\n")
 		rows := v.Differences
 		if !outputs && len(rows) > 10 {
@@ -81,7 +82,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 			}
 		}
 		p("Of the %s the Dixit rule kept out of the suite (every implementation passed them, or too few did), the patch passes %d.\n\n",
-			plural(len(v.Others), "other proposed test"), passes)
+			words.Count(len(v.Others), "other proposed test", "other proposed tests"), passes)
 	}
 	return b.String()
 }
