@@ -135,7 +135,7 @@ func head(s runfile.Summary, opt Options) string {
 	b.WriteString(specCommentsLine(s))
 	b.WriteString(instructionsLine(s))
 	p("%s · %s · %s · %s · wall time %s\n\n", words.Count(s.Rounds, "round", "rounds"), words.Count(len(s.Vetted), "vetted test", "vetted tests"),
-		words.Count(len(s.Coders), "coder", "coders"), words.Count(len(s.Testers), "tester", "testers"), seconds(s.WallSeconds))
+		words.Count(len(s.Coders), "coder", "coders"), words.Count(len(s.Testers), "tester", "testers"), seconds(s.WallSeconds)+invocations(s))
 	if c := s.Comparison; c != nil && c.Pick.Coder != "" {
 		p("**The pick: %s.** %s\n\n", plain(c.Pick.Coder), plain(c.Pick.Why))
 	}

@@ -198,8 +198,17 @@ func spendLine(s runfile.Summary) string {
 	if s.Judge.ActionsMinutes > 0 {
 		parts = append(parts, fmt.Sprintf("%d GitHub Actions minutes", s.Judge.ActionsMinutes))
 	}
-	parts = append(parts, seconds(s.WallSeconds)+" wall time")
+	parts = append(parts, seconds(s.WallSeconds)+" wall time"+invocations(s))
 	return strings.Join(parts, " · ")
+}
+
+// invocations says over how many invocations a resumed run's figures add up, so a reader
+// knows they are the whole run's, not the last start's; nothing for a run started once.
+func invocations(s runfile.Summary) string {
+	if s.Invocations > 1 {
+		return fmt.Sprintf(" over %d invocations", s.Invocations)
+	}
+	return ""
 }
 
 // testsSection shows each vetted test in a collapsible block, its code in lang; the short

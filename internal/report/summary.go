@@ -38,7 +38,20 @@ type Paths struct {
 
 // Write saves summary.json, report.md and report.html in dir.
 func Write(dir string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
-	p := Paths{Summary: filepath.Join(dir, runfile.SummaryFile), Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
+	return write(dir, "", s, res)
+}
+
+// VetPrefix starts the names of a vetting's files (vet-report.md, vet-report.html,
+// vet-summary.json): they sit beside the run's, which stay as the run wrote them.
+const VetPrefix = "vet-"
+
+// WriteVet saves the report of a patch judged against the run in dir, beside the run's.
+func WriteVet(dir string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
+	return write(dir, VetPrefix, s, res)
+}
+
+func write(dir, prefix string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
+	p := Paths{Summary: filepath.Join(dir, prefix+runfile.SummaryFile), Markdown: filepath.Join(dir, prefix+"report.md"), HTML: filepath.Join(dir, prefix+"report.html")}
 	data, err := s.Encode()
 	if err != nil {
 		return Paths{}, err

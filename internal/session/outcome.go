@@ -7,6 +7,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // Ending is how a run ended, for the exit status of the command that ran it.
@@ -38,8 +39,14 @@ func (out *Outcome) Print(stdout io.Writer, state string, offer bool) Ending {
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
-		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
+	over := ""
+	if s.Invocations > 1 { // the figures are the whole run's, not this start's
+		over = fmt.Sprintf(" over %d invocations", s.Invocations)
+	}
+	fmt.Fprintf(stdout, "%s, %s; judge: %s, %s, %.1f s; journal: %s (%d replayed), %.2f s of %.1f s wall time%s\n",
+		words.Count(s.Rounds, "round", "rounds"), words.Count(len(s.Vetted), "vetted test", "vetted tests"),
+		words.Count(s.Judge.Executions, "execution", "executions"), words.Count(s.Judge.CacheHits, "cache hit", "cache hits"), s.Judge.Seconds,
+		words.Count(s.Journal.Entries, "entry", "entries"), s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds, over)
 	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {
 		fmt.Fprintf(stdout, "Model: %d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
 		if s.Spend.CostUSD > 0 {

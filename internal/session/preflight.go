@@ -257,13 +257,7 @@ func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p
 	sum.Preflight = p
 	describe(&sum)
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
-	sum.Judge = runfile.Judge{Sandbox: s.local.Isolation()}
-	sum.WallSeconds = time.Since(s.start).Seconds()
-	paths, err := report.Write(s.runDir, sum, res)
-	if err != nil {
-		return nil, err
-	}
-	return &Outcome{Result: res, Summary: sum, RunDir: s.runDir, JSON: paths.Summary, Report: paths.Markdown, HTML: paths.HTML}, nil
+	return s.write(sum, res)
 }
 
 // baseTree is the base revision, a tree or a commit, as the judge sees it.

@@ -11,6 +11,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // vetMutants caps the mutants of a patch judged: each costs a run of every vetted test.
@@ -28,14 +29,12 @@ func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orche
 		return nil, err
 	}
 	s.stage("judging the patch under review")
-	s.progress("the patch under review: judged on %d proposed tests, %d of them vetted", len(res.Proposals), len(res.Vetted))
+	s.progress("the patch under review: judged on %s, %d of them vetted", words.Count(len(res.Proposals), "proposed test", "proposed tests"), len(res.Vetted))
 	v, err := vet.Judge(ctx, s.watched(s.judge), reruns, s.opts.Patch, impls, res)
 	if err != nil {
 		return nil, err
 	}
-	if line := turned(v.Vetted, sum.Vetted); line != "" {
-		v.Why += "; " + line
-	}
+	v.Why = words.Sentences(v.Why, turned(v.Vetted, sum.Vetted))
 	if err := s.vetExisting(ctx, &v, sum); err != nil {
 		return nil, err
 	}
@@ -117,7 +116,7 @@ func turned(findings []vet.Finding, vetted []runfile.VettedTest) string {
 	if failing == 0 {
 		return ""
 	}
-	return fmt.Sprintf("it turns %d of the %d vetted tests that fail on the base revision from failing to passing", passing, failing)
+	return fmt.Sprintf("it turns %d of the %s that fail on the base revision from failing to passing", passing, words.Count(failing, "vetted test", "vetted tests"))
 }
 
 // vetExisting runs the repository's own tests that pass on the base on the patch: a
@@ -136,7 +135,7 @@ func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.
 	}
 	sum.Existing.Patch = broken
 	v.Conclusion = vet.Failure
-	v.Why = fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s). %s",
-		len(broken), broken[0].Test, broken[0].Reason, v.Why)
+	v.Why = words.Sentences(fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s)",
+		len(broken), broken[0].Test, broken[0].Reason), v.Why)
 	return nil
 }
