@@ -196,7 +196,7 @@ func TestAResumedRunReportsTheWholeRun(t *testing.T) {
 		})
 	}
 	_, err := run(func(seq int) error {
-		if seq == 5 {
+		if seq == 20 { // past the first classifications
 			time.Sleep(time.Second) // the first invocation lasts at least this long
 			return orchestrate.ErrInterrupted
 		}
@@ -211,7 +211,7 @@ func TestAResumedRunReportsTheWholeRun(t *testing.T) {
 	require.Len(t, invs, 2, "the cut invocation is recorded too")
 	first, last := invs[0], invs[1]
 	assert.GreaterOrEqual(t, first.WallSeconds, 1.0)
-	assert.Positive(t, first.Judge.Executions, "the first invocation judged the base and the first proposals")
+	assert.Positive(t, first.Judge.Executions, "the first invocation judged the first proposals")
 	sum := out.Summary
 	assert.Equal(t, 2, sum.Invocations)
 	assert.InDelta(t, first.WallSeconds+last.WallSeconds, sum.WallSeconds, 1e-6)
