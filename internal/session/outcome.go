@@ -5,9 +5,9 @@ import (
 	"io"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
-	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // Ending is how a run ended, for the exit status of the command that ran it.
@@ -39,14 +39,7 @@ func (out *Outcome) Print(stdout io.Writer, state string, offer bool) Ending {
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	over := ""
-	if s.Invocations > 1 { // the figures are the whole run's, not this start's
-		over = fmt.Sprintf(" over %d invocations", s.Invocations)
-	}
-	fmt.Fprintf(stdout, "%s, %s; judge: %s, %s, %.1f s; journal: %s (%d replayed), %.2f s of %.1f s wall time%s\n",
-		words.Count(s.Rounds, "round", "rounds"), words.Count(len(s.Vetted), "vetted test", "vetted tests"),
-		words.Count(s.Judge.Executions, "execution", "executions"), words.Count(s.Judge.CacheHits, "cache hit", "cache hits"), s.Judge.Seconds,
-		words.Count(s.Journal.Entries, "entry", "entries"), s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds, over)
+	fmt.Fprintln(stdout, report.Totals(s))
 	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {
 		fmt.Fprintf(stdout, "Model: %d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
 		if s.Spend.CostUSD > 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
-	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // vetMutants caps the mutants of a patch judged: each costs a run of every vetted test.
@@ -29,12 +28,12 @@ func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orche
 		return nil, err
 	}
 	s.stage("judging the patch under review")
-	s.progress("the patch under review: judged on %s, %d of them vetted", words.Count(len(res.Proposals), "proposed test", "proposed tests"), len(res.Vetted))
+	s.progress("the patch under review: judged on every proposed test (%d), %d of them vetted", len(res.Proposals), len(res.Vetted))
 	v, err := vet.Judge(ctx, s.watched(s.judge), reruns, s.opts.Patch, impls, res)
 	if err != nil {
 		return nil, err
 	}
-	v.Why = words.Sentences(v.Why, turned(v.Vetted, sum.Vetted))
+	v.Why = report.Turned(v.Why, v.Vetted, sum.Vetted)
 	if err := s.vetExisting(ctx, &v, sum); err != nil {
 		return nil, err
 	}
@@ -95,30 +94,6 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *runfi
 	return nil
 }
 
-// turned says how many of the vetted tests that fail on the base revision the patch
-// makes pass: what the patch changed that the suite can see. "" when the base was not
-// checked.
-func turned(findings []vet.Finding, vetted []runfile.VettedTest) string {
-	onBase := map[string]*runfile.BaseCheck{}
-	for _, v := range vetted {
-		onBase[v.ID] = v.OnBase
-	}
-	failing, passing := 0, 0
-	for _, f := range findings {
-		if onBase[f.ID].Kind() != runfile.TestsTheChange {
-			continue
-		}
-		failing++
-		if f.Patch.Passed() {
-			passing++
-		}
-	}
-	if failing == 0 {
-		return ""
-	}
-	return fmt.Sprintf("it turns %d of the %s that fail on the base revision from failing to passing", passing, words.Count(failing, "vetted test", "vetted tests"))
-}
-
 // vetExisting runs the repository's own tests that pass on the base on the patch: a
 // patch that breaks one fails, whatever the vetted tests say, and the reason names it.
 func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.Summary) error {
@@ -135,7 +110,6 @@ func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.
 	}
 	sum.Existing.Patch = broken
 	v.Conclusion = vet.Failure
-	v.Why = words.Sentences(fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s)",
-		len(broken), broken[0].Test, broken[0].Reason), v.Why)
+	v.Why = report.Breaks(v.Why, broken)
 	return nil
 }
