@@ -85,3 +85,25 @@ func failuresSection(s runfile.Summary, full bool, more string) string {
 	}
 	return b.String()
 }
+
+// The most a run's ENVIRONMENT reason says, in characters: a line read at the end of a
+// run; the judge's output and the whole hint are in the report.
+const maxEnvironmentReason = 299
+
+// EnvironmentReason is why a run stopped at ENVIRONMENT, with what to do, in a line.
+func EnvironmentReason(p *runfile.Preflight) string {
+	if p.MidRun {
+		return words.Clip(fmt.Sprintf("an empty test on the base revision ended %s during the run (the same command resumes once this is fixed): %s",
+			p.Outcome, p.Hint), maxEnvironmentReason)
+	}
+	return words.Clip(fmt.Sprintf("the judge could not build and test the base revision here (%s): %s", p.Outcome, p.Hint), maxEnvironmentReason)
+}
+
+// EnvironmentStop is the progress line's word for the stop: what happened, not the hint,
+// which the outcome line says once.
+func EnvironmentStop(p *runfile.Preflight) string {
+	if p.MidRun {
+		return fmt.Sprintf("every coder failed a test the same way, and so did an empty test on the base revision (%s)", p.Outcome)
+	}
+	return fmt.Sprintf("an empty test on the base revision ended %s, so no agent was called", p.Outcome)
+}

@@ -210,38 +210,9 @@ func environmentResult(protocol string, p *runfile.Preflight) *orchestrate.Resul
 	return &orchestrate.Result{
 		Protocol: protocol,
 		Outcome:  orchestrate.Environment,
-		Reason:   environmentReason(p),
+		Reason:   report.EnvironmentReason(p),
 		SpentBy:  map[string]orchestrate.Spend{},
 	}
-}
-
-func environmentReason(p *runfile.Preflight) string {
-	said := lastLines(p.Output, 4)
-	if p.MidRun {
-		return fmt.Sprintf("every coder failed a test the same way, and an empty test on the base revision failed too (%s): %s. "+
-			"Nothing was recorded for that test: the same command resumes the run once this is fixed. It said: %s", p.Outcome, p.Hint, said)
-	}
-	return fmt.Sprintf("the judge could not build the base revision and run an empty test on it (%s): %s. It said: %s", p.Outcome, p.Hint, said)
-}
-
-// lastLines is the end of a command's output on one line, without the lines that say
-// only that it failed.
-func lastLines(out string, n int) string {
-	var keep []string
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line == "FAIL" || strings.HasPrefix(line, "FAIL\t") || strings.HasPrefix(line, "[dixit]") || strings.HasPrefix(line, "# ") {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	if len(keep) == 0 {
-		return "(no output)"
-	}
-	if len(keep) > n {
-		keep = keep[len(keep)-n:]
-	}
-	return strings.Join(keep, " | ")
 }
 
 // stopForEnvironment ends a run whose base failed its preflight: the summary and the
@@ -250,7 +221,8 @@ func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p
 	describe func(*runfile.Summary)) (*Outcome, error) {
 	res := environmentResult(cfg.Protocol, p)
 	// The status comment and the progress lines learn of the stop as of any other.
-	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: res.Reason}
+	// The line says what stopped; the hint is said once, in the outcome that follows.
+	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: report.EnvironmentStop(p)}
 	res.Events = append(res.Events, stop)
 	reporter.Event(ctx, stop)
 	sum := report.NewSummary(s.opts.RunID, res)
