@@ -71,8 +71,8 @@ func evidenceSection(s runfile.Summary, res *orchestrate.Result) string {
 		b.WriteString("\n")
 	case len(e.Exhausted) > 0:
 		last := e.Exhausted[len(e.Exhausted)-1]
-		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",
-			last.Round, last.TooWeak, last.TooHard, last.None)
+		p("In round %d no proposal entered the suite: %d %s too weak (every coder passed), %d too hard, and %s a tester had nothing more to propose.\n\n",
+			last.Round, last.TooWeak, words.Noun(last.TooWeak, "was", "were"), last.TooHard, words.Count(last.None, "time", "times"))
 		if all := len(classesByRound(s.Events)); all > len(e.Exhausted) {
 			p("The last %d of %d rounds; every round is in the table under Rounds and in summary.json:\n\n", len(e.Exhausted), all)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -37,4 +38,15 @@ func TestVetReasonsAreWholeSentences(t *testing.T) {
 	assert.Equal(t, "The patch breaks 1 of the repository's own tests that pass on the base (first: TestOld, which failed in all 3 runs). "+why, got)
 	one := Turned("The patch passes all 1 vetted tests.", findings[1:], vetted[1:])
 	assert.Contains(t, one, "It turns 1 of the 1 vetted test that fail")
+}
+
+// Counts of one read as one, in the sections whose numbers are often small.
+func TestSectionsCountInWords(t *testing.T) {
+	s := runfile.Summary{Outcome: orchestrate.TestersExhausted,
+		Evidence: runfile.Evidence{Exhausted: []runfile.RoundClasses{{Round: 2, TooWeak: 1, None: 1}}}}
+	got := evidenceSection(s, nil)
+	assert.Contains(t, got, "In round 2 no proposal entered the suite: 1 was too weak (every coder passed), 0 too hard, and 1 time a tester had nothing more to propose.")
+	one := existingSection(runfile.Summary{Existing: &runfile.Existing{Mode: "all", Runs: 1,
+		Set: ci.RegressionSet{Tests: []string{"m/p.TestA"}, Runs: 1}}}, true)
+	assert.Contains(t, one, "1 existing test passed in its one run: every coder must keep it passing (all of them), without changing it.")
 }
