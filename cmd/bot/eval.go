@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/corpuseval"
 	"github.com/dixit-bot/dixit/internal/eval"
 	"github.com/dixit-bot/dixit/internal/replay/render"
+	"github.com/dixit-bot/dixit/internal/replay/rules/humaneval"
+	"github.com/dixit-bot/dixit/internal/replay/rules/rulesreport"
+	"github.com/dixit-bot/dixit/internal/swebench"
 )
 
 // newEval is `bot eval`: the protocols on a benchmark with hidden tests (docs/eval.md), or
@@ -19,7 +24,7 @@ import (
 func newEval(getenv func(string) string) *cobra.Command {
 	var f evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data PATH] [--execute [--problems N]]",
+		Use:   "eval [--bench DIR] [--protocols LIST] | --replay [--data PATH] [--execute [--problems N]] | --corpus DIR",
 		Short: "Run the protocols on a benchmark and measure them on hidden tests; --replay: on recorded HumanEval output",
 		Long: `Runs each task of the benchmark under each protocol and measures the result on hidden tests
 and a reference solution (docs/eval.md). The bundled benchmark's agents are scripted: its
@@ -31,13 +36,20 @@ With --replay, replays the Dixit rule, CodeT and the hybrid pick on recorded Hum
 runs (or, with --data data/mbpp-replay, recorded MBPP runs), with no model
 and no execution (docs/replay.md); --replay --execute runs the recorded
 solutions against the recorded asserts in the judge's sandbox and compares each cell with
-the recorded matrix.`,
+the recorded matrix.
+
+With --corpus, on real instances (sympy issues with real agent patches and real
+LLM-written test patches, ../shared/data/swe-sympy's format): every instance's pass matrix
+with the real judge (cached in --matrices by its inputs), then the keep rules, bot vet's
+gate and the picks on panels drawn from it, beside HumanEval's recorded matrix when it is
+there (docs/real-patches.md).`,
 		Example: `  bot eval --protocols dixit,single
   OPENAI_API_KEY=sk-... bot eval --live
   OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
   bot eval --replay --panels 20 --sizes 3,5,7 --thresholds 0.6,0.7
   bot eval --replay --data data/mbpp-replay
-  bot eval --replay --execute --problems 20`,
+  bot eval --replay --execute --problems 20
+  bot eval --corpus ../shared/data/swe-sympy`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEval(cmd, &f, getenv)
@@ -58,7 +70,10 @@ the recorded matrix.`,
 	fl.BoolVar(&f.execute, "execute", false, "--replay: run the recorded solutions against the recorded asserts in the judge's sandbox and compare with the recorded matrix")
 	fl.IntVar(&f.problems, "problems", 0, "--replay --execute: only the first `N` problems (default: all)")
 	f.models.add(cmd, true)
-	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, or .dixit/eval/replay with --replay)")
+	fl.StringVar(&f.corpus, "corpus", "", "measure the rules on a corpus of real instances in `DIR` (instances.jsonl, coders/, testers/, bases.git)")
+	fl.StringVar(&f.matrices, "matrices", "data/swe-sympy-matrix", "--corpus: where the instances' pass matrices are kept, a `DIR`")
+	fl.StringVar(&f.instances, "instances", "", "--corpus: only these instance ids, a comma-separated `LIST`")
+	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, .dixit/eval/replay with --replay, .dixit/eval/rules with --corpus)")
 	return cmd
 }
 
@@ -66,6 +81,7 @@ the recorded matrix.`,
 type evalFlags struct {
 	judgeFlags
 	bench, protocols, data, out string
+	corpus, matrices, instances string // --corpus
 	sizes, thresholds           string // --replay
 	fresh, live, replay         bool
 	execute                     bool // --replay
@@ -79,13 +95,16 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 	if err := f.check(cmd); err != nil {
 		return err
 	}
+	if f.corpus != "" {
+		return runCorpus(cmd, f)
+	}
 	if f.replay {
 		if f.out == "" {
 			f.out = filepath.Join(".dixit", "eval", "replay")
 		}
 		if f.data != "" {
 			if info, err := os.Stat(f.data); err == nil && info.IsDir() {
-				f.data = filepath.Join(f.data, "problems.jsonl") // a data set's folder, such as data/mbpp-replay
+				f.data = dataFile(f.data) // a data set's folder, such as data/mbpp-replay
 			}
 			if err := existing("data", f.data, aFile); err != nil {
 				return fmt.Errorf("eval: %w", err)
@@ -116,6 +135,39 @@ func runEval(cmd *cobra.Command, f *evalFlags, getenv func(string) string) error
 		c.Live = &start
 	}
 	return c.Run(ctx)
+}
+
+// runCorpus is bot eval --corpus.
+func runCorpus(cmd *cobra.Command, f *evalFlags) error {
+	if f.replay || f.live || f.execute {
+		return usagef(cmd, "--corpus measures on its own: leave out --replay, --live and --execute")
+	}
+	if err := existing("corpus", f.corpus, aDir); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if !cmd.Flags().Changed("sizes") {
+		f.sizes = "3,5,7"
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join(".dixit", "eval", "rules")
+	}
+	rules := rulesreport.Request{Seed: f.seed, Panels: f.panels, Sizes: f.sizes, Resamples: 1000, Out: out, Derived: humaneval.DerivedFile}
+	if f.data != "" || corpuseval.Exists(rulesreport.HumanEvalData) {
+		rules.HumanEval = cmp.Or(f.data, rulesreport.HumanEvalData) // the decision needs both corpora
+	}
+	req := corpuseval.Request{Corpus: f.corpus, Instances: splitList(f.instances), Matrices: f.matrices, Rules: rules,
+		Judge:   swebench.Options{Parallel: f.parallel, Sandbox: ci.Sandbox(f.sandbox), Logger: f.logger(cmd.ErrOrStderr())},
+		Command: "bot eval " + strings.Join(os.Args[2:], " ")}
+	return req.Run(cmd.Context(), cmd.OutOrStdout())
+}
+
+// dataFile is a replay data set's problems file in its folder: compressed or not.
+func dataFile(dir string) string {
+	if gz := filepath.Join(dir, "problems.jsonl.gz"); corpuseval.Exists(gz) {
+		return gz
+	}
+	return filepath.Join(dir, "problems.jsonl")
 }
 
 func splitList(s string) []string {

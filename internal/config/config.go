@@ -16,6 +16,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	pickrule "github.com/dixit-bot/dixit/internal/pick"
 	"github.com/dixit-bot/dixit/internal/strictyaml"
 )
 
@@ -54,7 +55,21 @@ type Settings struct {
 	// "affected" (those of the packages its change touches and their dependents, where
 	// the language tells; all of them elsewhere), "all", or "off".
 	ExistingTests string `json:"existing_tests,omitempty"`
+	// Pick names the rule that picks the implementation an escalation pull request is
+	// built from (internal/pick): most_tests (the default) or hybrid.
+	Pick string `json:"pick,omitempty"`
+	// VetGate says which tests a patch under review must pass (bot vet): "threshold"
+	// (the default: the vetted suite and every other proposed test that at least
+	// IdealThreshold of the final implementations pass) or "vetted" (the vetted suite
+	// only). docs/real-patches.md has the measurements that chose the defaults.
+	VetGate string `json:"vet_gate,omitempty"`
 }
+
+// The settings of vet_gate.
+const (
+	VetGateThreshold = "threshold"
+	VetGateVetted    = "vetted"
+)
 
 // Critics configures the critics protocol (seed 003): a design, a correctness and a
 // syntax critic, Copies of each, or Copies general critics.
@@ -96,6 +111,7 @@ func Defaults() Settings {
 		Protocol: ProtocolDixit, MaxIterations: 8, Critics: Critics{Copies: 1},
 		Coders: 5, Testers: 3, Reruns: 20, IdealThreshold: 0.6,
 		MaxTesterRetries: 3, MaxCoderRetries: 3, MaxRounds: 20, Test: contract, ExistingTests: ExistingAffected,
+		Pick: pickrule.Default, VetGate: VetGateThreshold,
 		Agents: defaultAgents(5, 3),
 	}
 }
@@ -117,6 +133,8 @@ type file struct {
 	MaxRounds        *int     `yaml:"max_rounds"`
 	ParallelAgents   *int     `yaml:"parallel_agents"`
 	ExistingTests    *string  `yaml:"existing_tests"`
+	Pick             *string  `yaml:"pick"`
+	VetGate          *string  `yaml:"vet_gate"`
 	Test             *struct {
 		Preset         *string           `yaml:"preset"`
 		Path           *string           `yaml:"path"`
@@ -210,6 +228,8 @@ func (f file) settings() (Settings, error) {
 	setInt(&s.MaxRounds, f.MaxRounds)
 	setInt(&s.ParallelAgents, f.ParallelAgents)
 	setStr(&s.ExistingTests, f.ExistingTests)
+	setStr(&s.Pick, f.Pick)
+	setStr(&s.VetGate, f.VetGate)
 	if f.IdealThreshold != nil {
 		s.IdealThreshold = *f.IdealThreshold
 	}
@@ -289,6 +309,8 @@ func (s Settings) Validate() error {
 		{"max_coder_retries", s.MaxCoderRetries >= 1 && s.MaxCoderRetries <= 50, fmt.Sprintf("must be between 1 and 50 (got %d)", s.MaxCoderRetries)},
 		{"max_rounds", s.MaxRounds >= 1 && s.MaxRounds <= 1000, fmt.Sprintf("must be between 1 and 1000 (got %d)", s.MaxRounds)},
 		{"existing_tests", slices.Contains([]string{ExistingAffected, ExistingAll, ExistingOff}, s.ExistingTests), fmt.Sprintf("must be affected, all or off (got %q)", s.ExistingTests)},
+		{"pick", slices.Contains(pickrule.Names(), s.Pick), fmt.Sprintf("must be %s (got %q)", strings.Join(pickrule.Names(), " or "), s.Pick)},
+		{"vet_gate", s.VetGate == VetGateThreshold || s.VetGate == VetGateVetted, fmt.Sprintf("must be threshold or vetted (got %q)", s.VetGate)},
 		{"parallel_agents", s.ParallelAgents >= 0 && s.ParallelAgents <= 50, fmt.Sprintf("must be between 1 and 50, or 0 for every agent of a phase at once (got %d)", s.ParallelAgents)},
 		{"test.path", safeRelPath(s.Test.Path), fmt.Sprintf("must be a relative path inside the repository (got %q)", s.Test.Path)},
 		{"test.run", strings.TrimSpace(s.Test.Run) != "", "must be set: the command that runs one test"},

@@ -22,6 +22,13 @@ func TestParseFillsDefaultsAndPresets(t *testing.T) {
 	assert.Equal(t, 45*time.Second, s.Test.Timeout)
 	assert.Equal(t, "dixit_{id}_test.go", s.Test.Path)
 	assert.Equal(t, "go", s.Test.Toolchain)
+	assert.Equal(t, "most_tests", s.Pick, "the pick the measurements chose")
+	assert.Equal(t, "threshold", s.VetGate, "the gate the measurements chose")
+
+	s, err = config.Parse([]byte("pick: hybrid\nvet_gate: vetted\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "hybrid", s.Pick)
+	assert.Equal(t, "vetted", s.VetGate)
 
 	empty, err := config.Parse(nil)
 	require.NoError(t, err, "an empty file means every default")
@@ -108,6 +115,8 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{"not a mapping", "- 1\n- 2\n", "the file must hold keys and values"},
 		{"retries", "max_coder_retries: 0\n", "max_coder_retries: must be between 1 and 50"},
 		{"rounds", "max_rounds: -1\n", "max_rounds: must be between 1 and 1000"},
+		{"pick", "pick: codet\n", `line 1: pick: must be hybrid or most_tests (got "codet")`},
+		{"vet gate", "vet_gate: seed\n", `line 1: vet_gate: must be threshold or vetted (got "seed")`},
 		{"memory without a unit", "test:\n  preset: node\n  memory: 4096\n", `line 3: test.memory: want a whole number and a unit, B, KiB, MiB, GiB or TiB, such as 4GiB (got "4096")`},
 		{"memory in decimal units", "test:\n  preset: node\n  memory: 4GB\n", `test.memory: want a whole number and a unit`},
 		{"too little memory", "test:\n  preset: node\n  memory: 1MiB\n", "line 3: test.memory: must be between 64MiB and 1TiB (got 1MiB)"},

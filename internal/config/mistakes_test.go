@@ -124,7 +124,7 @@ func TestMistakesNameTheFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "dixit.yml")
 	require.NoError(t, os.WriteFile(p, []byte("coders: 5\nworker: 3\n"), 0o644))
 	_, err := config.Load(p)
-	assert.EqualError(t, err, p+` line 2: unknown key "worker"; the keys here are protocol, max_iterations, critics, coders, testers, reruns, ideal_threshold, max_tester_retries, max_coder_retries, max_rounds, parallel_agents, existing_tests, test, agents, budget`)
+	assert.EqualError(t, err, p+` line 2: unknown key "worker"; the keys here are protocol, max_iterations, critics, coders, testers, reruns, ideal_threshold, max_tester_retries, max_coder_retries, max_rounds, parallel_agents, existing_tests, pick, vet_gate, test, agents, budget`)
 
 	_, err = config.Parse([]byte("test:\n  timeout: 30\n"))
 	assert.EqualError(t, err, "line 2: test.timeout: must be a duration with a unit, such as 30s or 30m (got 30)")

@@ -19,8 +19,10 @@ type Input struct {
 	// DualTests is how many proposed tests the dual-agreement scores are over; 0 when
 	// they were not measured.
 	DualTests int
-	Probed    bool // the probe's answers were compared: Agreement is measured
-	Sized     bool // the changes from the base revision were measured: Lines is known
+	// Counted: Coder.Proposed was measured (a run from before it was has no counts).
+	Counted bool
+	Probed  bool // the probe's answers were compared: Agreement is measured
+	Sized   bool // the changes from the base revision were measured: Lines is known
 }
 
 // Coder is one coder's measures, in the configured order of Input.Coders.
@@ -30,6 +32,8 @@ type Coder struct {
 	// the repository's own tests. Only such coders are candidates.
 	Passes bool
 	Dual   int // CodeT's dual-agreement score over the proposed tests
+	// Proposed is how many of the proposed tests (DualTests of them) it passes.
+	Proposed int
 	// Agreement is how many of its answers to the probe's inputs the other candidates
 	// share (measured for candidates only).
 	Agreement int
@@ -69,10 +73,12 @@ const (
 	StepOnly         Step = "only"          // Coder is the only candidate
 	StepCandidates   Step = "candidates"    // Coder is one of several candidates (Score: how many others)
 	StepUnchanged    Step = "unchanged"     // Coders changed nothing from the base and are left out
+	StepProposed     Step = "proposed"      // the most proposed tests passed (Score)
 	StepDual         Step = "dual"          // the highest dual-agreement score (Score)
 	StepProbe        Step = "probe"         // the most answers to the probe's inputs shared (Score)
 	StepSize         Step = "size"          // the smallest change from the base (Score: lines)
 	StepOrder        Step = "order"         // nothing else tells Coders apart: the configured order
+	StepNoneProposed Step = "none_proposed" // no candidate: the most proposed tests passed (Score)
 	StepNoneDual     Step = "none_dual"     // no candidate: the highest dual-agreement score (Score), CodeT's pick
 	StepNoneSuite    Step = "none_suite"    // no candidate, no dual score: the most vetted tests passed (Score)
 )
@@ -94,27 +100,22 @@ type Reason struct {
 // and no human accepted a coder (Choose handles those).
 type Rule func(Input) Choice
 
-// Default is the rule runs use.
-const Default = "hybrid"
+// Default is the rule runs use, the one the measurements chose (docs/real-patches.md).
+const Default = RuleMostTests
 
-// rules are the rules by the name a setting gives them.
-var rules = map[string]Rule{"hybrid": Hybrid}
-
-// Named returns the rule a setting names, and whether there is one.
+// Named returns the rule a setting names ("" is Default), and whether there is one.
 func Named(name string) (Rule, bool) {
-	r, ok := rules[name]
-	return r, ok
+	switch name {
+	case "", Default:
+		return MostTests, true
+	case RuleHybrid:
+		return Hybrid, true
+	}
+	return nil, false
 }
 
 // Names lists the rules a setting may name.
-func Names() []string {
-	var out []string
-	for name := range rules {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
-}
+func Names() []string { return []string{RuleHybrid, RuleMostTests} }
 
 // Choose picks with rule, after what comes before any rule: another protocol's own
 // choice, then a human's accept. When no test was vetted, the choice says so and is not

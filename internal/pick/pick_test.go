@@ -13,7 +13,7 @@ import (
 // run is four coders that all pass the suite, changed the base by 10 lines each, and have
 // no scores: each case below changes what it is about.
 func run(edit func(map[string]*pick.Coder)) pick.Input {
-	in := pick.Input{Protocol: "dixit", Vetted: 3, DualTests: 7, Probed: true, Sized: true}
+	in := pick.Input{Protocol: "dixit", Vetted: 3, DualTests: 7, Counted: true, Probed: true, Sized: true}
 	coders := map[string]*pick.Coder{}
 	for _, name := range []string{"c1", "c2", "c3", "c4"} {
 		coders[name] = &pick.Coder{Name: name, Passes: true, Lines: 10}
@@ -211,8 +211,56 @@ func TestRulesAreNamed(t *testing.T) {
 	rule, ok := pick.Named(pick.Default)
 	require.True(t, ok)
 	in := run(func(c map[string]*pick.Coder) { c["c2"].Dual = 1 })
-	assert.Equal(t, pick.Hybrid(in), rule(in))
+	assert.Equal(t, pick.MostTests(in), rule(in))
 	assert.Contains(t, pick.Names(), pick.Default)
+	hybrid, ok := pick.Named("hybrid")
+	require.True(t, ok)
+	assert.Equal(t, pick.Hybrid(in), hybrid(in))
+	empty, _ := pick.Named("")
+	assert.Equal(t, pick.MostTests(in), empty(in), "no setting is the default")
 	_, ok = pick.Named("majority")
 	assert.False(t, ok)
+}
+
+func TestMostTestsRanksTheCandidatesByProposedTestsPassedFirst(t *testing.T) {
+	// c2 has the best dual agreement (its wrong answer is shared), c3 passes the most
+	// proposed tests: the hybrid picks c2, most_tests c3, and says why.
+	in := run(func(c map[string]*pick.Coder) {
+		c["c1"].Dual, c["c2"].Dual, c["c3"].Dual, c["c4"].Dual = 3, 10, 6, 3
+		c["c1"].Proposed, c["c2"].Proposed, c["c3"].Proposed, c["c4"].Proposed = 3, 5, 6, 3
+		c["c4"].Passes = false
+		c["c4"].Proposed = 7 // passes more, but fails a vetted test: no candidate
+	})
+	assert.Equal(t, "c2", pick.Choose(pick.Hybrid, in).Coder)
+	ch := pick.Choose(pick.MostTests, in)
+	assert.Equal(t, "c3", ch.Coder)
+	assert.True(t, ch.Agreed)
+	assert.Equal(t, []string{"c3", "c2", "c1"}, ch.Ranked)
+	assert.Equal(t, []pick.Step{pick.StepCandidates, pick.StepProposed}, steps(ch))
+	assert.Equal(t, pick.Reason{Step: pick.StepProposed, Coders: []string{"c3"}, Score: 6, Decided: true, Narrowed: true}, ch.Reasons[1])
+
+	// Tied on tests passed, dual agreement decides, then the rest as in the hybrid.
+	in = run(func(c map[string]*pick.Coder) {
+		c["c1"].Proposed, c["c2"].Proposed, c["c3"].Proposed, c["c4"].Proposed = 6, 6, 6, 2
+		c["c1"].Dual, c["c2"].Dual, c["c3"].Dual, c["c4"].Dual = 6, 6, 12, 2
+	})
+	ch = pick.Choose(pick.MostTests, in)
+	assert.Equal(t, "c3", ch.Coder)
+	assert.Equal(t, []pick.Step{pick.StepCandidates, pick.StepProposed, pick.StepDual}, steps(ch))
+	assert.Equal(t, []string{"c3", "c1", "c2"}, ch.Reasons[1].Coders, "the tied, best first")
+}
+
+func TestWithNoCandidateMostTestsPicksTheCoderPassingTheMostProposedTests(t *testing.T) {
+	in := run(func(c map[string]*pick.Coder) {
+		for _, name := range []string{"c1", "c2", "c3", "c4"} {
+			c[name].Passes = false
+		}
+		c["c1"].Dual, c["c2"].Dual = 9, 2
+		c["c1"].Proposed, c["c2"].Proposed = 3, 4
+	})
+	ch := pick.Choose(pick.MostTests, in)
+	assert.Equal(t, "c2", ch.Coder)
+	assert.False(t, ch.Agreed)
+	assert.Equal(t, []pick.Reason{{Step: pick.StepNoneProposed, Score: 4}}, ch.Reasons)
+	assert.Equal(t, "c1", pick.Choose(pick.Hybrid, in).Coder, "the hybrid falls back to CodeT's pick")
 }

@@ -3,12 +3,14 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // MaxLine caps one problem's line: the largest in the data set is about 300 KB, so 64 MiB
@@ -85,7 +87,16 @@ func LoadFile(ctx context.Context, path string) ([]Problem, error) {
 		return nil, fmt.Errorf("open replay data: %w", err)
 	}
 	defer f.Close()
-	return Load(ctx, f, path)
+	if !strings.HasSuffix(path, ".gz") {
+		return Load(ctx, f, path)
+	}
+	// The data sets ship compressed (data/humaneval-replay is 22 MB as JSON, 1 MB so).
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("read replay data %s: %w", path, err)
+	}
+	defer z.Close()
+	return Load(ctx, z, path)
 }
 
 // Load reads problems.jsonl strictly: every line one problem, known fields only, the

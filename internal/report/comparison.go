@@ -9,10 +9,14 @@ import (
 	"github.com/dixit-bot/dixit/internal/runfile"
 )
 
-// Choose picks the implementation the pull request is built from with the default rule
-// (internal/pick) and says why in words. The rule sees the run as pickInput gathers it.
+// Choose picks the implementation the pull request is built from with the rule the run's
+// settings name (internal/pick; the default when none or an unknown one) and says why in
+// words. The rule sees the run as pickInput gathers it.
 func Choose(s runfile.Summary, c runfile.Comparison) runfile.Pick {
-	rule, _ := pick.Named(pick.Default)
+	rule, ok := pick.Named(c.PickRule)
+	if !ok {
+		rule, _ = pick.Named(pick.Default)
+	}
 	ch := pick.Choose(rule, pickInput(s, c))
 	return runfile.Pick{Coder: ch.Coder, Agreed: ch.Agreed, Candidates: ch.Candidates, Why: pickWhy(ch, s, c)}
 }
@@ -22,7 +26,7 @@ func Choose(s runfile.Summary, c runfile.Comparison) runfile.Pick {
 // (Consensus), its scores and the size of its change.
 func pickInput(s runfile.Summary, c runfile.Comparison) pick.Input {
 	in := pick.Input{Protocol: s.Protocol, Final: s.Final, Accepted: s.Accepted, Vetted: len(s.Vetted),
-		DualTests: c.DualTests, Probed: c.Differential != nil, Sized: len(c.Touched) > 0}
+		DualTests: c.DualTests, Counted: c.Proposed != nil, Probed: c.Differential != nil, Sized: len(c.Touched) > 0}
 	passes := map[string]bool{}
 	for _, name := range Consensus(s) {
 		passes[name] = true
@@ -39,7 +43,7 @@ func pickInput(s runfile.Summary, c runfile.Comparison) pick.Input {
 	}
 	for _, coder := range s.Coders {
 		name, t := coder.Name, touched[coder.Name]
-		pc := pick.Coder{Name: name, Passes: passes[name], Dual: c.Dual[name], Lines: t.Added + t.Deleted, OwnTests: t.OwnTests,
+		pc := pick.Coder{Name: name, Passes: passes[name], Dual: c.Dual[name], Proposed: c.Proposed[name], Lines: t.Added + t.Deleted, OwnTests: t.OwnTests,
 			SuitePassed: lastSuite[name]}
 		if c.Differential != nil && pc.Passes {
 			pc.Agreement = c.Differential.Agreement(name)
@@ -76,6 +80,12 @@ func pickWhy(ch pick.Choice, s runfile.Summary, c runfile.Comparison) string {
 			p("%s passes every vetted test, as do %d others. ", ch.Coder, r.Score)
 		case pick.StepUnchanged:
 			p("%s changed nothing from the base revision, so the suite does not tell it from the base: left out. ", tied)
+		case pick.StepProposed:
+			if r.Decided {
+				p("Of these, it passes the most of the %d tests the testers proposed, vetted or not (%d).", c.DualTests, r.Score)
+			} else {
+				p("Of the %d proposed tests, %s pass the most (%d each). ", c.DualTests, tied, r.Score)
+			}
 		case pick.StepDual:
 			if r.Decided {
 				p("Over all %d tests the testers proposed, its dual-agreement score is the highest (%d: tests passed × implementations passing exactly the same ones).", c.DualTests, r.Score)
@@ -99,6 +109,8 @@ func pickWhy(ch pick.Choice, s runfile.Summary, c runfile.Comparison) string {
 			}
 		case pick.StepOrder:
 			p("Nothing else tells them apart, so the first in the configured order is shown.")
+		case pick.StepNoneProposed:
+			p("No implementation passes every vetted test; %s passes the most of the %d proposed tests (%d).", ch.Coder, c.DualTests, r.Score)
 		case pick.StepNoneDual:
 			p("No implementation passes every vetted test; %s has the highest dual-agreement score over the %d proposed tests (%d), CodeT's pick.", ch.Coder, c.DualTests, r.Score)
 		case pick.StepNoneSuite:

@@ -107,6 +107,31 @@ func TestChooseFollowsTheHybridRule(t *testing.T) {
 	assert.Contains(t, p.Why, "CodeT's pick")
 }
 
+// The default rule ranks the consensus by the proposed tests each passes before dual
+// agreement, and says so; the setting names the hybrid instead.
+func TestChooseFollowsTheRuleTheSettingsName(t *testing.T) {
+	s, _ := fixtures[0].play(t) // every coder passes the whole suite at the end
+	c := *s.Comparison
+	c.Differential = nil
+	c.DualTests = 7
+	c.Dual = map[string]int{"c1": 4, "c2": 12, "c3": 9, "c4": 2}
+	c.Proposed = map[string]int{"c1": 5, "c2": 4, "c3": 6, "c4": 6}
+	c.Touched = []runfile.CoderDiff{{Coder: "c1", Added: 9}, {Coder: "c2", Added: 9}, {Coder: "c3", Added: 9}, {Coder: "c4", Added: 9}}
+
+	p := Choose(s, c)
+	assert.Equal(t, "c3", p.Coder, p.Why)
+	assert.Contains(t, p.Why, "Of the 7 proposed tests, c3, c4 pass the most (6 each). ")
+	assert.Contains(t, p.Why, "its dual-agreement score is the highest (9")
+
+	c.PickRule = "hybrid"
+	p = Choose(s, c)
+	assert.Equal(t, "c2", p.Coder, p.Why)
+	assert.NotContains(t, p.Why, "pass the most")
+
+	c.PickRule, c.Proposed = "", nil // a run from before the counts: the step is left out
+	assert.Equal(t, "c2", Choose(s, c).Coder)
+}
+
 // The other protocols choose for themselves: the pick is the coder they accepted.
 func TestTheOtherProtocolsPickWhatTheyAccepted(t *testing.T) {
 	s := runfile.Summary{Protocol: "tdg", Final: "p2", Coders: []runfile.Coder{{Name: "p1"}, {Name: "p2"}}}

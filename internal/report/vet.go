@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -61,19 +62,23 @@ func vetSection(s runfile.Summary, outputs bool) string {
 	if v.Mutants != nil {
 		p("Mutation score: %s.\n\n", v.Mutants.Sentence())
 	}
-	if len(v.Vetted) > 0 {
-		p("| vetted test | the patch | independent implementations that pass it |\n|---|---|---|\n")
-		for _, f := range v.Vetted {
-			p("| test %d %s | %s | %d of %d |\n", f.Number, code(f.ID), f.Patch.Outcome, len(f.PassedBy), f.Implementations)
+	gate := gated(v.Vetted, v.Others)
+	if v.GateShare > 0 {
+		p("The gate is the vetted suite and every other proposed test that at least %.0f %% of the independent implementations pass, unanimous ones included (`vet_gate: threshold`; docs/real-patches.md).\n\n", 100*v.GateShare)
+	}
+	if len(gate) > 0 {
+		p("| test | the patch | independent implementations that pass it |\n|---|---|---|\n")
+		for _, f := range gate {
+			p("| %s | %s | %d of %d |\n", gateName(f, code(f.ID)), f.Patch.Outcome, len(f.PassedBy), f.Implementations)
 		}
 		b.WriteString("\n")
 	}
-	for _, f := range v.Vetted {
+	for _, f := range gate {
 		if f.Patch.Passed() {
 			continue
 		}
-		summary := fmt.Sprintf("test %d: <code>%s</code> by %s, which the patch fails (%s)", f.Number,
-			plainHTML(f.ID), plainHTML(f.Tester), f.Patch.Outcome)
+		summary := fmt.Sprintf("%s by %s, which the patch fails (%s)", gateName(f, "<code>"+plainHTML(f.ID)+"</code>"),
+			plainHTML(f.Tester), f.Patch.Outcome)
 		if !outputs {
 			p("- %s\n", summary)
 			continue
@@ -109,17 +114,38 @@ func vetSection(s runfile.Summary, outputs bool) string {
 	default:
 		p("On every input of the probe, the patch answers as most implementations that pass the vetted suite do.\n\n")
 	}
-	if len(v.Others) > 0 {
+	if out := len(v.Others) - (len(gate) - len(v.Vetted)); out > 0 {
 		passes := 0
 		for _, f := range v.Others {
-			if f.Patch.Passed() {
+			if !f.Gated && f.Patch.Passed() {
 				passes++
 			}
 		}
-		p("Of the %s the Dixit rule kept out of the suite (every implementation passed them, or too few did), the patch passes %d.\n\n",
-			words.Count(len(v.Others), "other proposed test", "other proposed tests"), passes)
+		p("Of the %s outside the gate (the Dixit rule kept them out of the suite: every implementation passed them, or too few did), the patch passes %d.\n\n",
+			words.Count(out, "other proposed test", "other proposed tests"), passes)
 	}
 	return b.String()
+}
+
+// gated is the tests the patch had to pass: the vetted suite in its order, then the other
+// proposed tests that joined the gate.
+func gated(vetted, others []vet.Finding) []vet.Finding {
+	out := slices.Clone(vetted)
+	for _, f := range others {
+		if f.Gated {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// gateName is how the report names a test of the gate: "test 2 `id`" for a vetted one,
+// "proposed test `id`, not vetted" for one that joined the gate.
+func gateName(f vet.Finding, id string) string {
+	if f.Number == 0 {
+		return "proposed test " + id + ", not vetted"
+	}
+	return fmt.Sprintf("test %d %s", f.Number, id)
 }
 
 // VetReview is the review a vetted pull request gets: the preface (what was judged

@@ -19,7 +19,11 @@ type Comparison struct {
 	// proposed (differential.DualAgreement), run against the final implementations.
 	Dual      map[string]int `json:"dual_agreement,omitempty"`
 	DualTests int            `json:"dual_tests,omitempty"`
-	Pick      Pick           `json:"pick"`
+	// Proposed is how many of those DualTests tests each coder passes.
+	Proposed map[string]int `json:"proposed_passed,omitempty"`
+	// PickRule is the rule the run's settings name (pick.Named); "" is the default.
+	PickRule string `json:"pick_rule,omitempty"`
+	Pick     Pick   `json:"pick"`
 }
 
 // CoderDiff is the files a coder changed from the base revision.

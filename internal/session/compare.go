@@ -23,7 +23,7 @@ import (
 // one the pull request is built from. None of it changes a verdict.
 func (s *session) compare(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int, base string, probe cast.Prober) (*runfile.Comparison, error) {
 	s.stage("comparing the implementations")
-	c := &runfile.Comparison{}
+	c := &runfile.Comparison{PickRule: s.pickRule}
 	for _, coder := range res.Coders {
 		files, err := s.ws.DiffStat(base, coder.Commit)
 		if err != nil {
@@ -91,6 +91,14 @@ func (s *session) dualAgreement(ctx context.Context, c *runfile.Comparison, res 
 		passes[jobs[i].Coder] = append(passes[jobs[i].Coder], v.Passed())
 	}
 	c.Dual, c.DualTests = differential.DualAgreement(coders, passes), len(res.Proposals)
+	c.Proposed = map[string]int{}
+	for coder, row := range passes {
+		for _, passed := range row {
+			if passed {
+				c.Proposed[coder]++
+			}
+		}
+	}
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/statusline"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 // Options configure a local run.
@@ -118,6 +119,9 @@ type session struct {
 	base     string
 	probe    cast.Prober
 	contract ci.Contract
+	// pickRule and gate are the settings' pick and vet gate (pick.Named, vet.Gate).
+	pickRule string
+	gate     vet.Gate
 	// out shows progress lines, and status what runs now (progress.go); ownStatus when
 	// the run made it.
 	out       io.Writer
@@ -283,6 +287,10 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 // and where the probe comes from (the population's file, or a tester's).
 func (s *session) cast(c *cast.Cast, base string, cfg config.Settings) {
 	s.base, s.probe = base, c.Prober(cfg.Test)
+	s.pickRule, s.gate = cfg.Pick, vet.Gate{}
+	if cfg.VetGate == config.VetGateThreshold {
+		s.gate.Share = cfg.IdealThreshold
+	}
 }
 
 // humanTests are the tests already in the base revision (the files the contract marks

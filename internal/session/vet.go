@@ -29,7 +29,7 @@ func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orche
 	}
 	s.stage("judging the patch under review")
 	s.progress("the patch under review: judged on every proposed test (%d), %d of them vetted", len(res.Proposals), len(res.Vetted))
-	v, err := vet.Judge(ctx, s.watched(s.judge), reruns, s.opts.Patch, impls, res)
+	v, err := vet.Judge(ctx, vet.Judging{Judge: s.watched(s.judge), Reruns: reruns, Gate: s.gate}, s.opts.Patch, impls, res)
 	if err != nil {
 		return nil, err
 	}

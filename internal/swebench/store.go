@@ -15,11 +15,22 @@ import (
 // InputsHash keys an instance's cached matrix: the format, the options that change
 // it, the instance's line, and every patch and sources.json of its folders.
 func (r *Runner) InputsHash(inst *Instance) (string, error) {
+	return r.inputsHash(inst, FormatVersion)
+}
+
+// KeptFormats are earlier formats whose matrices are read back rather than computed
+// again: swe-matrix/2 differs from 3 only in the per-test limits (a wall limit of 3× the
+// control session, 2 to 10 minutes, where 3 stops a test at 3× its CPU time or 10× its
+// wall time), and no cell of the matrices committed in that format was stopped at its
+// limit (docs/real-patches.md says which instances are in which format).
+var KeptFormats = []string{"swe-matrix/2"}
+
+func (r *Runner) inputsHash(inst *Instance, format string) (string, error) {
 	if err := r.corpus.LoadPatches(inst); err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nmax-coders %d %q\ntest-timeout %s\n", FormatVersion, r.opts.MaxCoders, r.opts.Coders, r.opts.TestTimeout)
+	fmt.Fprintf(h, "%s\nmax-coders %d %q\ntest-timeout %s\n", format, r.opts.MaxCoders, r.opts.Coders, r.opts.TestTimeout)
 	h.Write(inst.line)
 	for _, sub := range []string{"coders", "testers"} {
 		data, err := readCapped(filepath.Join(r.corpus.Dir, sub, inst.ID, "sources.json"), maxIndex)
@@ -37,17 +48,36 @@ func (r *Runner) InputsHash(inst *Instance) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Cached reads out/<id>.json when it was made from the same inputs, else nil.
+// Cached reads out/<id>.json when it was made from the same inputs in this format, else nil.
 func Cached(out, id, inputs string) *Matrix {
+	return cachedIn(out, id, inputs, FormatVersion)
+}
+
+func cachedIn(out, id, inputs, format string) *Matrix {
 	data, err := os.ReadFile(filepath.Join(out, id+".json"))
 	if err != nil {
 		return nil
 	}
 	var m Matrix
-	if json.Unmarshal(data, &m) != nil || m.InputsSHA256 != inputs || m.Format != FormatVersion || m.InstanceID != id {
+	if json.Unmarshal(data, &m) != nil || m.InputsSHA256 != inputs || m.Format != format || m.InstanceID != id {
 		return nil
 	}
 	return &m
+}
+
+// cached is the matrix of inst already in out, in this format or a kept one, else nil.
+func (r *Runner) cached(out string, inst *Instance, inputs string) *Matrix {
+	if m := Cached(out, inst.ID, inputs); m != nil {
+		return m
+	}
+	for _, format := range KeptFormats {
+		if h, err := r.inputsHash(inst, format); err == nil {
+			if m := cachedIn(out, inst.ID, h, format); m != nil {
+				return m
+			}
+		}
+	}
+	return nil
 }
 
 // Write saves a matrix as out/<id>.json, whole or not at all.
@@ -138,7 +168,7 @@ func (r *Runner) All(ctx context.Context, out string, force bool) (*Summary, err
 		inputs, err := r.InputsHash(inst)
 		var m *Matrix
 		if err == nil && !force {
-			if m = Cached(out, inst.ID, inputs); m != nil {
+			if m = r.cached(out, inst, inputs); m != nil {
 				is.Cached = true
 			}
 		}

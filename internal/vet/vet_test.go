@@ -56,15 +56,24 @@ func TestAPlantedBugFailsTheVettedTestThatCatchesIt(t *testing.T) {
 		{Coder: "cedar", Tree: tree(t, "\tif len(xs) == 0 {\n\t\treturn 0\n\t}\n\treturn xs[0] + Sum(xs[1:]...)\n")}}
 	small, negative, empty := candidate("t-1", "Sum(2, 3) == 5"), candidate("t-2", "Sum(-2, 1) == -1"), candidate("t-3", "Sum() == 0")
 	wrong := candidate("t-4", "Sum(1, 1) == 3") // too hard: every implementation fails it
+	unanimous := candidate("t-5", "Sum(-1, -1) == -2")
 	res := &orchestrate.Result{
 		Outcome:   orchestrate.TestersExhausted,
-		Proposals: []orchestrate.Candidate{small, negative, wrong, empty},
+		Proposals: []orchestrate.Candidate{small, negative, wrong, empty, unanimous},
 		Vetted: []orchestrate.Vetted{{Candidate: small, Number: 1}, {Candidate: negative, Number: 2},
 			{Candidate: empty, Number: 3}},
 	}
 	buggy := tree(t, "\ts := 0\n\tfor _, x := range xs {\n\t\tif x > 0 {\n\t\t\ts += x\n\t\t}\n\t}\n\treturn s\n")
 
-	v, err := vet.Judge(context.Background(), judge, 3, buggy, impls, res)
+	v, err := vet.Judge(context.Background(), vet.Judging{Judge: judge, Reruns: 3, Gate: vet.Gate{Share: 0.6}}, buggy, impls, res)
+	require.NoError(t, err)
+	assert.Equal(t, vet.Failure, v.Conclusion)
+	assert.Equal(t, "The patch fails 2 of 4 tests (3 vetted, 1 more that at least 60 % of the independent implementations pass); test 2, which 3 of 3 independent implementations pass, is the first (fail).", v.Why)
+	require.Len(t, v.Others, 2)
+	assert.False(t, v.Others[0].Gated, "too hard: no implementation passes it")
+	assert.True(t, v.Others[1].Gated, "every implementation passes it")
+
+	v, err = vet.Judge(context.Background(), vet.Judging{Judge: judge, Reruns: 3}, buggy, impls, res)
 	require.NoError(t, err)
 	assert.Equal(t, vet.Failure, v.Conclusion)
 	assert.Equal(t, 2, v.Passes)
@@ -75,19 +84,53 @@ func TestAPlantedBugFailsTheVettedTestThatCatchesIt(t *testing.T) {
 	assert.Contains(t, caught.Patch.Output, "t-2", "the patch's failure output")
 	assert.Equal(t, []string{"amber", "basil", "cedar"}, caught.PassedBy)
 	assert.Equal(t, "The patch fails 1 of 3 vetted tests; test 2, which 3 of 3 independent implementations pass, is the first (fail).", v.Why)
-	require.Len(t, v.Others, 1, "proposals that were not vetted are judged too")
+	require.Len(t, v.Others, 2, "proposals that were not vetted are judged too")
 	assert.Empty(t, v.Others[0].PassedBy)
+	assert.False(t, v.Others[1].Gated, "the vetted suite alone")
 
-	v, err = vet.Judge(context.Background(), judge, 3, tree(t, loop), impls, res)
+	v, err = vet.Judge(context.Background(), vet.Judging{Judge: judge, Reruns: 3}, tree(t, loop), impls, res)
 	require.NoError(t, err)
 	assert.Equal(t, vet.Success, v.Conclusion, v.Why)
 	assert.Equal(t, 3, v.Passes)
 
 	res.Outcome = orchestrate.CodersStuck
-	v, err = vet.Judge(context.Background(), judge, 3, tree(t, loop), impls, res)
+	v, err = vet.Judge(context.Background(), vet.Judging{Judge: judge, Reruns: 3}, tree(t, loop), impls, res)
 	require.NoError(t, err)
 	assert.Equal(t, vet.Neutral, v.Conclusion)
 	assert.Equal(t, "The patch passes all 3 vetted tests, but the run ended CODERS_STUCK, so the suite may not be complete.", v.Why)
+}
+
+// The threshold gate adds the proposed tests the Dixit rule kept out because every
+// implementation passes them: a patch failing one fails, and the reason names it.
+func TestTheThresholdGateHoldsTheUnanimousTests(t *testing.T) {
+	pass, fail := ci.Verdict{Outcome: ci.Pass}, ci.Verdict{Outcome: ci.Fail}
+	three := []string{"amber", "basil", "cedar"}
+	verdict := func(share float64) vet.Verdict {
+		return vet.Verdict{GateShare: share,
+			Vetted: []vet.Finding{{ID: "t-1", Number: 1, Patch: pass, PassedBy: three[:2], Implementations: 3}},
+			Others: []vet.Finding{
+				{ID: "t-2", Patch: fail, PassedBy: three, Implementations: 3, Gated: share > 0}, // unanimous
+				{ID: "t-3", Patch: fail, PassedBy: three[:1], Implementations: 3, Gated: false}, // too hard
+			}}
+	}
+	v := verdict(0.6)
+	vet.Conclude(&v, orchestrate.TestersExhausted)
+	assert.Equal(t, vet.Failure, v.Conclusion)
+	assert.Equal(t, "The patch fails 1 of 2 tests (1 vetted, 1 more that at least 60 % of the independent implementations pass); the proposed test t-2, which 3 of 3 independent implementations pass, is the first (fail).", v.Why)
+
+	v = verdict(0)
+	vet.Conclude(&v, orchestrate.TestersExhausted)
+	assert.Equal(t, vet.Success, v.Conclusion, "the vetted suite alone lets it through")
+
+	v = verdict(0.6)
+	v.Others[0].Patch = pass
+	vet.Conclude(&v, orchestrate.TestersExhausted)
+	assert.Equal(t, vet.Success, v.Conclusion)
+	assert.Equal(t, "The patch passes all 1 vetted tests and the 1 other proposed tests at least 60 % of the independent implementations pass, and the testers found nothing more that most independent implementations agree on.", v.Why)
+
+	v = vet.Verdict{GateShare: 0.6, Others: []vet.Finding{{ID: "t-2", Patch: fail, PassedBy: three, Implementations: 3, Gated: true}}}
+	vet.Conclude(&v, orchestrate.TestersExhausted)
+	assert.Equal(t, vet.Failure, v.Conclusion, "nothing vetted, but a unanimous test still catches it")
 }
 
 func TestConcludeWithNothingVetted(t *testing.T) {

@@ -16,9 +16,9 @@ import (
 	"github.com/dixit-bot/dixit/internal/replay"
 )
 
-// DataSet is the replay data set's place relative to the repository root: CI clones the
-// repository with ../shared beside it.
-const DataSet = "../shared/data/humaneval-replay/problems.jsonl"
+// DataSet is the replay data set's place relative to the repository root: it ships with
+// the product, compressed (data/humaneval-replay/README.md says from where).
+const DataSet = "data/humaneval-replay/problems.jsonl.gz"
 
 // DefaultSeed is the seed of the panel draws the published figures use.
 const DefaultSeed = replay.DefaultSeed

@@ -57,6 +57,10 @@ const (
 func PickConsensus(r Rule) string { return "consensus:" + string(r) }
 func PickHybrid(r Rule) string    { return "hybrid:" + string(r) }
 
+// PickMost names a rule's third pick: among the coders passing every kept test, the one
+// passing the most LLM tests (with none, the panel's).
+func PickMost(r Rule) string { return "most:" + string(r) }
+
 // layout places the counters of the rules and picks in one vector.
 type layout struct {
 	rules []Rule
@@ -67,7 +71,7 @@ func newLayout(rules []Rule) layout {
 	l := layout{rules: rules}
 	for _, r := range rules {
 		if r != Oracle {
-			l.picks = append(l.picks, PickConsensus(r), PickHybrid(r))
+			l.picks = append(l.picks, PickConsensus(r), PickHybrid(r), PickMost(r))
 		}
 	}
 	l.picks = append(l.picks, PickCodeT, PickMajority, PickMaxPass, PickRandom, PickOracle)

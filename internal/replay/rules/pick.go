@@ -14,8 +14,9 @@ func (v *panelView) addPick(l layout, name string, value float64, made bool, add
 	}
 }
 
-// addConsensusPicks scores rule r's two picks: uniform among the coders passing every kept
-// test (the Dixit pick for the seed rule), and the best of them by dual agreement.
+// addConsensusPicks scores rule r's three picks: uniform among the coders passing every kept
+// test (the Dixit pick for the seed rule), the best of them by dual agreement, and the one
+// of them passing the most LLM tests.
 func (v *panelView) addConsensusPicks(l layout, r Rule, kept set, add func(int, float64)) {
 	var consensus, scores []int
 	if kept.count() > 0 {
@@ -30,11 +31,15 @@ func (v *panelView) addConsensusPicks(l layout, r Rule, kept set, add func(int, 
 		codeT, _ := v.bestAgreed(v.panel, v.scores)
 		v.addPick(l, PickConsensus(r), v.share(v.panel), false, add)
 		v.addPick(l, PickHybrid(r), codeT, false, add)
+		most, _ := v.maxPass(v.panel)
+		v.addPick(l, PickMost(r), most, false, add)
 		return
 	}
 	hybrid, _ := v.bestAgreed(consensus, scores)
 	v.addPick(l, PickConsensus(r), v.share(consensus), true, add)
 	v.addPick(l, PickHybrid(r), hybrid, true, add)
+	most, _ := v.maxPass(consensus)
+	v.addPick(l, PickMost(r), most, true, add)
 }
 
 // addOtherPicks scores the picks that use no keep rule.
@@ -43,7 +48,7 @@ func (v *panelView) addOtherPicks(l layout, add func(int, float64)) {
 	v.addPick(l, PickCodeT, codeT, made, add)
 	majority, made := v.majority()
 	v.addPick(l, PickMajority, majority, made, add)
-	maxPass, made := v.maxPass()
+	maxPass, made := v.maxPass(v.panel)
 	v.addPick(l, PickMaxPass, maxPass, made, add)
 	v.addPick(l, PickRandom, v.share(v.panel), true, add)
 	oracle := 0.0
@@ -92,17 +97,17 @@ func (v *panelView) majority() (float64, bool) {
 	return v.share(best), top > 1
 }
 
-// maxPass is "passes every LLM test" made total: the coder passing the most usable LLM
-// tests, uniformly among ties.
-func (v *panelView) maxPass() (float64, bool) {
+// maxPass is "passes every LLM test" made total: the one of coders passing the most usable
+// LLM tests, uniformly among ties.
+func (v *panelView) maxPass(coders []int) (float64, bool) {
 	top := -1
-	passed := make([]int, len(v.panel))
-	for i, c := range v.panel {
+	passed := make([]int, len(coders))
+	for i, c := range coders {
 		passed[i] = v.pr.pass[c].countAnd(v.usable)
 		top = max(top, passed[i])
 	}
 	var best []int
-	for i, c := range v.panel {
+	for i, c := range coders {
 		if passed[i] == top {
 			best = append(best, c)
 		}

@@ -62,6 +62,9 @@ func PickName(p string) string {
 	if r, ok := strings.CutPrefix(p, "consensus:"); ok {
 		return "consensus (" + r + ")"
 	}
+	if r, ok := strings.CutPrefix(p, "most:"); ok {
+		return "most LLM tests among the consensus (" + r + ")"
+	}
 	if r, ok := strings.CutPrefix(p, "hybrid:"); ok {
 		return "hybrid (" + r + ")"
 	}

@@ -11,7 +11,7 @@ import (
 // every rule's gate and suite, every named pick, and both by band.
 
 // headlinePicks are the picks the compact tables show, in order.
-var headlinePicks = []string{rules.PickConsensus(rules.Seed), rules.PickHybrid(rules.Seed), rules.PickCodeT,
+var headlinePicks = []string{rules.PickConsensus(rules.Seed), rules.PickHybrid(rules.Seed), rules.PickMost(rules.Seed), rules.PickCodeT,
 	rules.PickMajority, rules.PickMaxPass, rules.PickRandom, rules.PickOracle}
 
 func writeHeadline(b *strings.Builder, rep *rules.Report) {

@@ -20,7 +20,7 @@ import (
 )
 
 // HumanEvalData is the HumanEval data set's place relative to the repository root.
-const HumanEvalData = "../shared/data/humaneval-replay/problems.jsonl"
+const HumanEvalData = "data/humaneval-replay/problems.jsonl.gz"
 
 // DefaultSeed is the seed of the published figures.
 const DefaultSeed = rules.DefaultSeed
@@ -37,6 +37,10 @@ type Request struct {
 	Sizes               string // comma-separated, "3,5,7"
 	Resamples           int
 	Out                 string // where rules.md and rules.json go
+	// Instances, when not empty, are the swe-sympy instances to measure of the folder's.
+	Instances []string
+	// Command is how the report names the command that made it; "" is bench/rules'.
+	Command string
 }
 
 // Result is everything measured: a report per corpus and panel kind, and the checks
@@ -115,7 +119,7 @@ func (r Request) corpora(ctx context.Context, stdout io.Writer) ([]rules.Corpus,
 	if r.SWE != "" {
 		fmt.Fprintf(stdout, "loading swe-sympy matrices from %s…\n", r.SWE)
 		loaded, err := swesympy.LoadDir(ctx, r.SWE, swesympy.Options{IncludeResolvedOnly: r.IncludeResolvedOnly,
-			DropDuplicateTests: r.DropDuplicateTests})
+			DropDuplicateTests: r.DropDuplicateTests, Only: r.Instances})
 		if err != nil {
 			return nil, fmt.Errorf("rules: %w", err)
 		}
@@ -129,6 +133,9 @@ func (r Request) corpora(ctx context.Context, stdout io.Writer) ([]rules.Corpus,
 }
 
 func (r Request) command() string {
+	if r.Command != "" {
+		return r.Command
+	}
 	s := fmt.Sprintf("go run ./bench/rules -seed %d -panels %d -sizes %s -resamples %d", r.Seed, r.Panels, r.Sizes, r.Resamples)
 	if r.SWE != "" {
 		s += " -swe " + r.SWE

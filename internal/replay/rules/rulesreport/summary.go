@@ -17,6 +17,14 @@ func Summary(w io.Writer, res *Result) {
 			seed, _ := row.Rule(rules.Seed)
 			fmt.Fprintf(w, "  K=%d: seed rule catches %s of unresolved, fails %s of resolved, no verdict %s\n",
 				k, pct(seed.Caught), pct(seed.ResolvedFailed), bare(seed.NoVerdict))
+			if gate, ok := row.Rule(rules.Threshold); ok {
+				fmt.Fprintf(w, "        bot vet's gate (vet_gate: threshold, the default): catches %s, fails %s, no verdict %s\n",
+					pct(gate.Caught), pct(gate.ResolvedFailed), bare(gate.NoVerdict))
+			}
+			if p, ok := row.Pick(DefaultPick); ok {
+				fmt.Fprintf(w, "        the pick (pick: most_tests, the default) resolves %s; over the hybrid %s, CodeT %s, the Dixit pick %s\n",
+					pct(p.Correct), diff(row, rules.PickHybrid(rules.Seed)), diff(row, rules.PickCodeT), diff(row, rules.PickConsensus(rules.Seed)))
+			}
 			if g, ok := closest(res.Gate, rep, k); ok {
 				fmt.Fprintf(w, "        closest to the aim: %s, %s / %s (%.1f pt short)\n", g.Rule, pct(g.Caught), pct(g.ResolvedFailed), 100*g.Shortfall)
 			}
@@ -40,4 +48,17 @@ func closest(checks []rules.GateCheck, rep *rules.Report, k int) (rules.GateChec
 		}
 	}
 	return best, found
+}
+
+// DefaultPick is the replay's name of the product's default pick (pick.MostTests): the
+// seed rule's consensus, then the most LLM tests passed.
+var DefaultPick = rules.PickMost(rules.Seed)
+
+// diff is the default pick minus another, paired, in points.
+func diff(row *rules.Row, alt string) string {
+	d, ok := row.PickDiff(DefaultPick, alt)
+	if !ok {
+		return "–"
+	}
+	return points(d)
 }

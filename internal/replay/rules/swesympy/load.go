@@ -29,6 +29,9 @@ type Options struct {
 	// default every runnable test patch is a test, as two pipelines proposing the same test
 	// is what happened (HumanEval's replay keeps its cross-source duplicates too).
 	DropDuplicateTests bool
+	// Only, when not empty, keeps the instances with these ids (a corpus' own, in a folder
+	// holding others' matrices too); a missing one is an error.
+	Only []string
 }
 
 // Loaded is a folder of matrices: the instances and what was left out of them.
@@ -53,6 +56,9 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Loaded, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if len(opts.Only) > 0 && !slices.Contains(opts.Only, strings.TrimSuffix(e.Name(), ".json")) {
+			continue // another corpus' instance
+		}
 		path := filepath.Join(dir, e.Name())
 		in, err := LoadFile(path, opts, &out.Notes)
 		if errors.Is(err, errLeftOut) {
@@ -66,6 +72,11 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Loaded, error) {
 		}
 		seen[in.ID] = path
 		out.Instances = append(out.Instances, in)
+	}
+	for _, id := range opts.Only {
+		if _, ok := seen[id]; !ok && !slices.ContainsFunc(out.Notes.InstancesLeftOut, func(s string) bool { return strings.HasPrefix(s, id) }) {
+			return nil, fmt.Errorf("swe-sympy matrices: no matrix of %s in %s", id, dir)
+		}
 	}
 	if len(out.Instances) == 0 {
 		return nil, fmt.Errorf("swe-sympy matrices: no *.json file in %s", dir)
