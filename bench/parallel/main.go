@@ -97,7 +97,7 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) (err error) {
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	fmt.Fprintf(stdout, "%-34s %9s %9s %6s %11s %8s  %s\n", "population", "wall", "critical", "ratio", "sequential", "speedup", "outcome")
 	if c.demo {
-		cmp, err := compare(ctx, "demo "+filepath.Base(c.population), filepath.Join(state, "demo"), base, demoRun(c.population), false)
+		cmp, err := compare(ctx, trial{name: "demo " + filepath.Base(c.population), dir: filepath.Join(state, "demo")}, base, demoRun(c.population))
 		if err != nil {
 			return err
 		}
@@ -139,5 +139,5 @@ func live(ctx context.Context, c config, dir string, base session.Options) (_ co
 	opts := base
 	opts.Spec, opts.Repo, opts.Client = spec, repo, client
 	name := fmt.Sprintf("live %dx%d, %d rounds, %s/reply", c.coders, c.testers, c.rounds, c.latency)
-	return compare(ctx, name, dir, opts, liveRun(c, dir), true)
+	return compare(ctx, trial{name: name, dir: dir, shared: true}, opts, liveRun(c, dir))
 }

@@ -49,11 +49,19 @@ func ratio(a, b time.Duration) float64 {
 // runFunc runs opts with parallel_agents set to width (0: every agent of a phase).
 type runFunc func(ctx context.Context, opts session.Options, width int) (*session.Outcome, error)
 
-// compare runs opts three times in dir: a reference run (warming Go's build cache and,
+// trial is what compare measures: its name in the table, the directory its runs keep
+// their state in, and whether they share verdicts.
+type trial struct {
+	name, dir string
+	shared    bool
+}
+
+// compare runs opts three times in t.dir: a reference run (warming Go's build cache and,
 // when shared, filling the verdict cache the timed runs share), then parallel_agents 1,
 // then every agent at once. Without shared verdicts each run pays its own judge work.
-func compare(ctx context.Context, name, dir string, opts session.Options, run runFunc, shared bool) (comparison, error) {
-	if shared {
+func compare(ctx context.Context, t trial, opts session.Options, run runFunc) (comparison, error) {
+	name, dir := t.name, t.dir
+	if t.shared {
 		opts.ResultCache = filepath.Join(dir, "cache")
 	}
 	modes := []struct {

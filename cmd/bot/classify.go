@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -69,41 +67,18 @@ func runClassify(cmd *cobra.Command, in *classifyFlags) error {
 			return fmt.Errorf("classify: %w", err)
 		}
 	}
-	out := in.out
 	opts, err := in.Options()
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
 	opts.Coder, opts.Sandbox, opts.Parallel, opts.CacheDir, opts.Logger = in.coder, ci.Sandbox(in.judge.sandbox), in.judge.parallel, in.cache, in.judge.logger(stderr)
 	res, judgeErr := classify.Classify(ctx, opts)
-	data, err := res.Marshal()
-	if err != nil {
-		return fmt.Errorf("classify: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("classify: %w", err)
-	}
-	if err := os.WriteFile(out, data, 0o644); err != nil {
+	if err := res.Write(in.out); err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
 	if judgeErr != nil {
-		return fmt.Errorf("classify: %w (written to %s)", judgeErr, out)
+		return fmt.Errorf("classify: %w (written to %s)", judgeErr, in.out)
 	}
-	passed := 0
-	for _, t := range res.Tests {
-		if t.Outcome == ci.Pass {
-			passed++
-		}
-	}
-	fmt.Fprintf(stdout, "coder %s, tree %s: %d of %d tests pass (%d reruns, %s, %.1f s); verdicts in %s\n",
-		res.Coder, res.Tree, passed, len(res.Tests), res.Reruns, res.Isolation, res.Seconds, out)
-	for _, t := range res.Tests {
-		switch t.Outcome {
-		case ci.Pass, ci.BuildFailed, ci.PrepareFailed: // no run of the test took place to fail
-			fmt.Fprintf(stdout, "  %-24s %s\n", t.ID, t.Outcome)
-		default:
-			fmt.Fprintf(stdout, "  %-24s %s at run %d\n", t.ID, t.Outcome, t.FailedRun)
-		}
-	}
+	res.Print(stdout, in.out)
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/cli"
 )
 
 // TestDecideThenResume: `bot run` prints the decisions that fit where the run stopped,
@@ -26,8 +28,8 @@ func TestDecideThenResume(t *testing.T) {
 	}
 	cache := filepath.Join(os.TempDir(), "dixit-test-gocache")
 	out, err := bot("run", "--population", "../../examples/percent", "--state", state, "--build-cache", cache)
-	require.ErrorIs(t, err, errStopped, out)
-	assert.Equal(t, exitStopped, exitCode(err, io.Discard), "a run that stops for a human has its own exit code")
+	require.ErrorIs(t, err, cli.ErrStopped, out)
+	assert.Equal(t, cli.ExitStopped, cli.ExitCode(err, io.Discard), "a run that stops for a human has its own exit code")
 	assert.Contains(t, out, "Outcome: ALL_TESTERS_HIBERNATED")
 	m := regexp.MustCompile(`bot decide --state ` + regexp.QuoteMeta(state) + ` (percent-[0-9a-f]+) wake`).FindStringSubmatch(out)
 	require.NotNil(t, m, "the decisions that fit are printed:\n%s", out)
@@ -47,7 +49,7 @@ func TestDecideThenResume(t *testing.T) {
 	assert.Contains(t, out, "Recorded: wake.")
 
 	out, err = bot("run", "--resume", id, "--state", state, "--build-cache", cache)
-	require.ErrorIs(t, err, errStopped, out)
+	require.ErrorIs(t, err, cli.ErrStopped, out)
 	assert.Contains(t, out, "══ decision by maria: wake")
 	assert.Contains(t, out, "Outcome: CODERS_STUCK — coder dee")
 	assert.Contains(t, out, "bot decide --state "+state+" "+id+" replace <coder>    (coders: ann, bob, cy, dee, eve)")

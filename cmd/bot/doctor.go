@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/doctor"
-	"github.com/dixit-bot/dixit/internal/llm"
 )
 
 // modelHelp says how --model combines with dixit.yml, for every command that takes it.
@@ -17,47 +15,21 @@ const modelHelp = "the `MODEL` every agent uses for this run, overriding agents.
 
 // modelFlags are --model and --skip-doctor, of the commands that call a model; check is
 // false for bot doctor, which is the check.
-type modelFlags struct {
-	model      string
-	skipDoctor bool
-}
+type modelFlags struct{ doctor.Choice }
 
 func (f *modelFlags) add(cmd *cobra.Command, check bool) {
 	if !check { // bot doctor: the flag names the model to check
-		cmd.Flags().StringVar(&f.model, "model", "", "the `MODEL` to check (default: $DIXIT_MODEL, else agents.model of dixit.yml), as run --model would use it")
+		cmd.Flags().StringVar(&f.Model, "model", "", "the `MODEL` to check (default: $DIXIT_MODEL, else agents.model of dixit.yml), as run --model would use it")
 		return
 	}
-	cmd.Flags().StringVar(&f.model, "model", "", modelHelp)
-	cmd.Flags().BoolVar(&f.skipDoctor, "skip-doctor", false,
+	cmd.Flags().StringVar(&f.Model, "model", "", modelHelp)
+	cmd.Flags().BoolVar(&f.SkipCheck, "skip-doctor", false,
 		"start without checking the model first (one short completion; also DIXIT_SKIP_DOCTOR=1)")
 }
 
-// override is the model named by --model, else DIXIT_MODEL, and where it came from.
-func (f *modelFlags) override(getenv func(string) string) (model, source string) {
-	if f.model != "" {
-		return f.model, "--model"
-	}
-	if m := getenv("DIXIT_MODEL"); m != "" {
-		return m, "DIXIT_MODEL"
-	}
-	return "", ""
-}
-
-// start is how a live run gets its model client (llm.Start); models lists the models to
-// check when neither --model nor DIXIT_MODEL names one.
-func (f *modelFlags) start(getenv func(string) string, logger *slog.Logger, models func() ([]string, error)) llm.Start {
-	model, source := f.override(getenv)
-	return llm.Start{Getenv: getenv, Logger: logger, Model: model, Source: source, Models: models,
-		SkipCheck: f.skipDoctor || getenv("DIXIT_SKIP_DOCTOR") == "1"}
-}
-
-// client is a live run's client for session.Local, and the endpoint's name.
-func (f *modelFlags) client(getenv func(string) string, logger *slog.Logger) func(context.Context, func() ([]string, error)) (llm.Client, string, error) {
-	return func(ctx context.Context, models func() ([]string, error)) (llm.Client, string, error) {
-		start := f.start(getenv, logger, models)
-		client, err := start.Client(ctx)
-		return client, start.Endpoint(), err
-	}
+// start is how a live run gets its model client (doctor.Choice.Start).
+func (f *modelFlags) start(getenv func(string) string, logger *slog.Logger, models func() ([]string, error)) doctor.Start {
+	return f.Start(getenv, logger, models)
 }
 
 func newDoctor(getenv func(string) string) *cobra.Command {
@@ -83,7 +55,7 @@ Exits 0 when a run can work, 1 when it cannot (the last line says why).`,
 					return fmt.Errorf("doctor: %w", err)
 				}
 			}
-			model, source := f.override(getenv)
+			model, source := f.Override(getenv)
 			return doctor.Run(cmd.Context(), cmd.OutOrStdout(), doctor.Options{Model: model, Source: source, Config: configPath, Getenv: getenv})
 		},
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
+	"github.com/dixit-bot/dixit/internal/doctor"
 	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 )
@@ -41,7 +43,7 @@ func botDoctor(t *testing.T, url, key string, args ...string) (string, string, i
 	t.Chdir(t.TempDir()) // no .github/dixit.yml: the defaults
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), append([]string{"doctor"}, args...), &stdout, &stderr)
-	code := exitCode(err, &stderr)
+	code := cli.ExitCode(err, &stderr)
 	return stdout.String(), stderr.String(), code
 }
 
@@ -113,7 +115,7 @@ func TestDoctorModelThatDoesNotCallTools(t *testing.T) {
 	srv.Enqueue(llmtest.Text("ready"), llmtest.Text("Here is greet.go: package greet ..."))
 
 	out, stderr, code := botDoctor(t, srv.URL(), srv.APIKey(), "--model", "plain")
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, cli.ExitError, code)
 	assert.Contains(t, out, `FAIL the model answered without calling the tool it was offered: "Here is greet.go: package greet ..."`)
 	assert.Contains(t, out, "Dixit cannot use this model: its agents work through tool calls.")
 	assert.Contains(t, stderr, "the model did not call the tool it was offered")
@@ -140,7 +142,7 @@ func TestDoctorFatalInOneLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := botDoctor(t, tc.url, tc.key, "--model", "qwen9")
-			assert.Equal(t, exitError, code)
+			assert.Equal(t, cli.ExitError, code)
 			assert.Empty(t, out)
 			assert.Contains(t, stderr, tc.want)
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
@@ -190,7 +192,7 @@ func TestModelOverrideReachesEveryRequest(t *testing.T) {
 	}
 
 	// --model wins over DIXIT_MODEL; --skip-doctor sends nothing before the run.
-	client, err = (&modelFlags{model: "llama3.1", skipDoctor: true}).start(getenv, nil, configModels).Client(context.Background())
+	client, err = (&modelFlags{doctor.Choice{Model: "llama3.1", SkipCheck: true}}).start(getenv, nil, configModels).Client(context.Background())
 	require.NoError(t, err)
 	_, err = client.Chat(context.Background(), llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 	require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 	"github.com/dixit-bot/dixit/internal/runfile"
 )
@@ -134,11 +135,11 @@ func kill(t *testing.T, cmd *exec.Cmd, delay time.Duration) bool {
 	}
 }
 
-// ended reports whether a bot process ended as a run ends: exit 0, or exitStopped when a
+// ended reports whether a bot process ended as a run ends: exit 0, or cli.ExitStopped when a
 // live run stopped for a human (every one here does).
 func ended(err error) bool {
 	var exit *exec.ExitError
-	return err == nil || errors.As(err, &exit) && exit.ExitCode() == exitStopped
+	return err == nil || errors.As(err, &exit) && exit.ExitCode() == cli.ExitStopped
 }
 
 // forget deletes the runs under state, keeping the caches, so the next run starts over

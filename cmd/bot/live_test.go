@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/llm/llmtest"
 )
 
@@ -57,7 +58,7 @@ func TestBotRunWithAnEndpointFromTheEnvironment(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"run", "--spec", spec, "--repo", repo, "--state", t.TempDir(),
 		"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &stdout, &stderr)
-	require.ErrorIs(t, err, errStopped, "the run stopped for a human: %s", stderr.String())
+	require.ErrorIs(t, err, cli.ErrStopped, "the run stopped for a human: %s", stderr.String())
 	out := stdout.String()
 	assert.Contains(t, out, "live agents on "+repo)
 	assert.Contains(t, out, "Outcome: TESTERS_EXHAUSTED")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
@@ -154,7 +155,7 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 	}
 	logger := f.logger(cmd.ErrOrStderr())
 	ending, err := session.RunLocal(cmd.Context(), session.Local{
-		Command: name, Resume: f.resume, Patch: f.patch, Out: cmd.OutOrStdout(), Client: f.models.client(getenv, logger),
+		Command: name, Resume: f.resume, Patch: f.patch, Out: cmd.OutOrStdout(), Client: f.models.Client(getenv, logger),
 		Options: session.Options{
 			Population: f.population, Spec: f.spec, Repo: f.repo, Config: f.config, StateDir: f.state, BuildCache: f.buildCache,
 			Fresh: f.fresh, Sandbox: ci.Sandbox(f.sandbox), Parallel: f.parallel, Logger: logger,
@@ -176,11 +177,11 @@ func runLocal(cmd *cobra.Command, name string, f *localFlags, getenv func(string
 func exitFor(e session.Ending) error {
 	switch e {
 	case session.PatchFails:
-		return errPatchFails
+		return cli.ErrPatchFails
 	case session.EnvironmentFailed:
-		return errEnvironment // no agent worked: the machine must change, not the code
+		return cli.ErrEnvironment // no agent worked: the machine must change, not the code
 	case session.StoppedForHuman:
-		return errStopped
+		return cli.ErrStopped
 	}
 	return nil
 }

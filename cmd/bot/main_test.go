@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/cli"
 )
 
 func TestCommandLineErrorsSayWhatToDo(t *testing.T) {
@@ -70,7 +72,7 @@ func TestVerboseOnEveryCommand(t *testing.T) {
 func TestHelpVersionAndExitCodes(t *testing.T) {
 	bot := func(args ...string) (stdout, stderr string, code int) {
 		var out, errOut bytes.Buffer
-		code = exitCode(run(context.Background(), args, &out, &errOut), &errOut)
+		code = cli.ExitCode(run(context.Background(), args, &out, &errOut), &errOut)
 		return out.String(), errOut.String(), code
 	}
 	for _, args := range [][]string{{"--version"}, {"version"}} {
@@ -95,13 +97,13 @@ func TestHelpVersionAndExitCodes(t *testing.T) {
 	assert.Contains(t, out, "__start_bot")
 
 	_, errOut, code := bot("demo", "--rerun", "3")
-	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, cli.ExitUsage, code)
 	assert.Equal(t, "bot: unknown flag: --rerun\nRun 'bot demo --help' for usage.\n", errOut)
 	_, errOut, code = bot()
-	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, cli.ExitUsage, code)
 	assert.Contains(t, errOut, "bot: missing command\nRun 'bot --help' for usage.\n")
 	_, errOut, code = bot("decide", "--state", t.TempDir(), "nope-1", "wake")
-	assert.Equal(t, exitError, code)
+	assert.Equal(t, cli.ExitError, code)
 	assert.Contains(t, errOut, "bot: decide: no such run nope-1 under ")
 	assert.NotContains(t, errOut, "--help", "not a usage mistake")
 }
@@ -119,7 +121,7 @@ func TestAnEnvironmentFailureExitsOne(t *testing.T) {
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"run", "--population", pop, "--state", t.TempDir(),
 		"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &out, &errOut)
-	assert.Equal(t, exitError, exitCode(err, &errOut), out.String())
+	assert.Equal(t, cli.ExitError, cli.ExitCode(err, &errOut), out.String())
 	assert.Contains(t, out.String(), "Outcome: ENVIRONMENT")
 	assert.Contains(t, out.String(), "example.com/dixit/missingdep")
 	assert.Contains(t, out.String(), "0 rounds", "no agent worked")

@@ -11,8 +11,8 @@ import (
 
 	"github.com/dixit-bot/dixit/deploy"
 	"github.com/dixit-bot/dixit/internal/appsetup"
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/doctor"
-	"github.com/dixit-bot/dixit/internal/llm"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 	"github.com/dixit-bot/dixit/internal/server"
 )
@@ -44,12 +44,10 @@ it are written, then the server goes on with them; later starts read the file.`,
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			logger := commandLogger(cmd, cmd.ErrOrStderr(), true, slog.LevelInfo)
-			var client llm.Client
-			if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
-				if client, err = doctor.AppClient(cmd.Context(), models.start(getenv, logger, nil)); err != nil {
-					return fmt.Errorf("serve: %w", err)
-				}
+			logger := cli.CommandLogger(cmd, cmd.ErrOrStderr(), true, slog.LevelInfo)
+			client, err := doctor.ServeClient(cmd.Context(), models.start(getenv, logger, nil))
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
 			}
 			if first {
 				if client == nil && cfg.Population == "" { // said before the App exists, not after
@@ -71,7 +69,7 @@ it are written, then the server goes on with them; later starts read the file.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&models.skipDoctor, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
+	f.BoolVar(&models.SkipCheck, "skip-doctor", false, "start without checking the model endpoint (also DIXIT_SKIP_DOCTOR=1)")
 	f.StringVar(&reg.ConfigPath, "config", "", "YAML configuration `FILE` (see deploy/dixit-serve.example.yml); DIXIT_* variables override it. Not there yet: register the App and write it")
 	f.StringVar(&reg.PublicURL, "public-url", getenv("DIXIT_PUBLIC_URL"), "first start only: the `URL` GitHub reaches this server at; the webhook is URL/webhook (default $DIXIT_PUBLIC_URL)")
 	f.StringVar(&reg.Org, "org", "", "first start only: the organization (`ORG`) that owns the App (default: your personal account)")

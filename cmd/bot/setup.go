@@ -10,6 +10,7 @@ import (
 
 	"github.com/dixit-bot/dixit/deploy"
 	"github.com/dixit-bot/dixit/internal/appsetup"
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/serveconfig"
 )
 
@@ -41,7 +42,7 @@ administration: write (the App creates its private workshop repositories);
 			if actionsJudge {
 				o.Features = append(o.Features, appsetup.ActionsJudge)
 			}
-			logger := commandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelInfo)
+			logger := cli.CommandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelInfo)
 			s, err := appsetup.New(o, deploy.AppManifest, deploy.AppOptions, nil, logger)
 			if err != nil {
 				return usagef(cmd, "%v", err)
@@ -92,7 +93,7 @@ key and API URL as bot serve does: --config and DIXIT_* variables.`,
 			if err != nil {
 				return fmt.Errorf("setup deliveries: %w", err)
 			}
-			logger := commandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelWarn)
+			logger := cli.CommandLogger(cmd, cmd.ErrOrStderr(), false, slog.LevelWarn)
 			return appsetup.ShowDeliveries(cmd.Context(), cfg, n, cmd.OutOrStdout(), logger)
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 )
 
@@ -23,14 +24,14 @@ func TestSetupSaysWhichFlagToChange(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"setup"}, exitUsage, "--public-url is required"},
-		{[]string{"setup", "--public-url", "dixit.example.com"}, exitUsage, `--public-url "dixit.example.com": must be an address such as https://`},
-		{[]string{"setup", "--public-url", "https://d.example.com", "--org", "a b"}, exitUsage, `--org "a b"`},
-		{[]string{"setup", "--public-url", "https://d.example.com", "--listen", "256.0.0.1:1"}, exitError, "setup: listen on --listen 256.0.0.1:1"},
+		{[]string{"setup"}, cli.ExitUsage, "--public-url is required"},
+		{[]string{"setup", "--public-url", "dixit.example.com"}, cli.ExitUsage, `--public-url "dixit.example.com": must be an address such as https://`},
+		{[]string{"setup", "--public-url", "https://d.example.com", "--org", "a b"}, cli.ExitUsage, `--org "a b"`},
+		{[]string{"setup", "--public-url", "https://d.example.com", "--listen", "256.0.0.1:1"}, cli.ExitError, "setup: listen on --listen 256.0.0.1:1"},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
-		code := exitCode(run(context.Background(), c.args, &out, &errOut), &errOut)
+		code := cli.ExitCode(run(context.Background(), c.args, &out, &errOut), &errOut)
 		assert.Equal(t, c.code, code, "%v", c.args)
 		assert.Contains(t, errOut.String(), c.want)
 	}
@@ -49,8 +50,8 @@ func TestSetupDeliveriesShowsWhatGitHubSent(t *testing.T) {
 	require.NoError(t, os.WriteFile(conf, []byte("github:\n  app_id: 7\n  private_key_file: "+keyFile+"\n  base_url: "+gh.URL+"\n"), 0o600))
 	t.Setenv("DIXIT_WEBHOOK_SECRET", "0123456789abcdef0123")
 	var out, errOut bytes.Buffer
-	code := exitCode(run(context.Background(), []string{"setup", "deliveries", "--config", conf}, &out, &errOut), &errOut)
-	assert.Equal(t, exitError, code)
+	code := cli.ExitCode(run(context.Background(), []string{"setup", "deliveries", "--config", conf}, &out, &errOut), &errOut)
+	assert.Equal(t, cli.ExitError, code)
 	assert.Contains(t, out.String(), "issues.labeled")
 	assert.Contains(t, errOut.String(), `the newest delivery got "Invalid HTTP Response: 401"`)
 }

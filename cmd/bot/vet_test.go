@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/cli"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -37,7 +38,7 @@ func TestVetTakesAPatchAsADiff(t *testing.T) {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), []string{"vet", "--population", population, "--patch", patch, "--state", state,
 			"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &out, &errOut)
-		require.ErrorIs(t, err, errPatchFails, "%s\n%s", out.String(), errOut.String())
+		require.ErrorIs(t, err, cli.ErrPatchFails, "%s\n%s", out.String(), errOut.String())
 		paths, err := filepath.Glob(filepath.Join(state, "runs", "*", "vet-summary.json"))
 		require.NoError(t, err)
 		require.Len(t, paths, 1, "bot vet writes its summary beside the run's")

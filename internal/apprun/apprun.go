@@ -199,6 +199,12 @@ func (j *job) drive(ctx context.Context) error {
 	if err := pub.Finish(ctx, out.Result); err != nil {
 		return err
 	}
+	if c := out.Summary.Comparison; c != nil && c.Pick.Coder == "" {
+		// Every coder tampered with the test runner: there is nothing to propose, and the
+		// status comment and the check run already say why.
+		j.log.Warn("apprun: no implementation to open a pull request from: every coder tampered")
+		return nil
+	}
 	branch, err := j.pushBranches(ctx, out, cfg.Settings.Test)
 	if err != nil {
 		return fmt.Errorf("push the branches of %s: %w", issue, err)

@@ -148,7 +148,7 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 	}
 	// A review shows the suite. A head pushed after that may have been fitted to those
 	// tests, so passing them no longer counts as success: only a fresh run's tests would.
-	prev, err := ghreport.PreviousReview(ctx, j.gh, pr.Owner, pr.Repo, pr.Number)
+	prev, err := ghreport.PreviousReview(ctx, j.gh, ghreport.PullRef{Owner: pr.Owner, Repo: pr.Repo, Number: pr.Number})
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +171,7 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 	if err := pub.Complete(ctx, v.Conclusion, title, v.Why+"\n\nSpec: "+spec.source+". The full verdict is in the review.", body); err != nil {
 		return "", err
 	}
-	if _, err := ghreport.Review(ctx, j.gh, pr.Owner, pr.Repo, pr.Number, body); err != nil {
+	if _, err := ghreport.Review(ctx, j.gh, ghreport.PullRef{Owner: pr.Owner, Repo: pr.Repo, Number: pr.Number}, body); err != nil {
 		return "", err
 	}
 	log.Info("apprun: pull request vetted", "head", head, "conclusion", v.Conclusion)

@@ -1,17 +1,30 @@
 package archtest
 
-// The violations of the limits in rules_test.go that existed when the limits came
-// (issue 19, "the middle floors"), with their size then. The tests fail when one grows,
-// when a new one appears, and when one gets better without its entry being lowered or
-// removed: the lists only shrink. Never add an entry; fix the code.
+// The violations of the limits in rules_test.go that existed when the limits came down
+// to 8 imports and 5 parameters (issue 29), with their size then. The tests fail when one
+// grows, when a new one appears, and when one gets better without its entry being lowered
+// or removed: the lists only shrink. Never add an entry; fix the code.
 
 // knownFanOut: packages that import more than maxInternalImports internal packages.
 func knownFanOut() map[string]int {
-	return map[string]int{}
+	return map[string]int{
+		"cmd/bot":          14, // the binary wires every command; bot eval alone brings six
+		"internal/agent":   9,
+		"internal/app":     9,
+		"internal/apprun":  10,
+		"internal/ci":      9, // its eight parts and treeperm
+		"internal/eval":    10,
+		"internal/server":  10,
+		"internal/session": 10,
+	}
 }
 
 // knownLongSignatures: functions and methods ("package.Type.Method") that take more
 // than maxParams parameters.
 func knownLongSignatures() map[string]int {
-	return map[string]int{}
+	return map[string]int{
+		"bench/classify.perCoder":                    6,
+		"internal/replay/rules/rulesreport.writeByK": 6,
+		"internal/session.session.compare":           6,
+	}
 }

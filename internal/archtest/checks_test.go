@@ -78,6 +78,18 @@ func TestANeverRuleNamesTheChainThatBreaksIt(t *testing.T) {
 	require.Len(t, problems, 1)
 	assert.Contains(t, problems[0], "does: internal/proto → internal/mid.")
 
+	// The road the rule leaves open is not followed; an exact rule forbids only what it names.
+	rule.never, rule.through = []string{"github.com/google/go-github"}, []string{"internal/mid"}
+	problems, _ = checkNever(m, rule)
+	assert.Empty(t, problems, "proto reaches go-github only through mid, the open road")
+	problems, matched = checkNever(m, neverRule{name: "no p here", from: []string{"internal"}, but: []string{"internal/mid", "internal/proto"},
+		never: []string{"internal/p"}, exact: true, instead: "no"})
+	assert.Empty(t, problems, "internal/p1 is not internal/p")
+	assert.Equal(t, 5, matched, "every package under internal but mid and proto")
+	problems, _ = checkNever(m, neverRule{name: "no p1 here", from: []string{"internal/hub"}, never: []string{"internal/p1"}, exact: true, instead: "no"})
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0], "does: internal/hub → internal/p1.")
+
 	_, matched = checkNever(m, neverRule{from: []string{"internal/gone"}})
 	assert.Zero(t, matched, "a rule about a package that moved away applies to nothing, which TestNeverImports reports")
 }
@@ -135,4 +147,41 @@ func TestTheLayoutTableMustNameEveryPackageOnce(t *testing.T) {
 	}, layoutProblems(m, moved))
 
 	assert.Len(t, layoutProblems(m, "# No layout here\n"), 1)
+}
+
+func TestTheFloorsTableIsReadAndHeld(t *testing.T) {
+	m := fixture(t)
+	doc := "# Architecture\n\n## The floors\n\nWords.\n\n" +
+		"| floor | packages | may import |\n|---|---|---|\n" +
+		"| top | `cmd/tool` (the binary, with `words`, in parentheses) | every floor below |\n" +
+		"| middle | `hub`, `proto` (the protocol) | its own floor, `p1` (only it) and bottom |\n" +
+		"| bottom | `mid`, `p1`, `p2`, `p3`, `sig` | its own floor |\n" +
+		"\n## Next\n\n| floor | packages | may import |\n"
+	floors, problems := parseFloors(doc)
+	require.Empty(t, problems)
+	require.Len(t, floors, 3)
+	assert.Equal(t, floor{name: "middle", pkgs: []string{"internal/hub", "internal/proto"},
+		floors: []string{"middle", "bottom"}, allowed: []string{"internal/p1"}}, floors[1])
+	assert.True(t, floors[0].anyBelow)
+	assert.Empty(t, floorProblems(m, floors))
+
+	// mid → p1 on its own floor is not allowed by "nothing of ours"; sig is on no floor;
+	// gone is no package; p2 twice.
+	moved := strings.Replace(doc, "`mid`, `p1`, `p2`, `p3`, `sig` | its own floor", "`mid`, `p1`, `p2`, `p3`, `gone`, `p2` | nothing of ours", 1)
+	floors, problems = parseFloors(moved)
+	require.Empty(t, problems)
+	assert.Equal(t, []string{
+		`docs/architecture.md's floors table lists internal/gone on "bottom", which is not a package of the module: remove it, or write where the package went`,
+		`docs/architecture.md's floors table lists internal/p2 on "bottom" and on "bottom": keep it on one floor`,
+		"internal/mid (bottom) imports internal/p1 (bottom), which its floor may not (it may import: nothing of ours). Move the code that needs it, or, if the floors are wrong, change the table in docs/architecture.md",
+		`internal/sig is on no floor: add ` + "`sig`" + ` to the row of its floor in docs/architecture.md's floors table (its doc comment: "")`,
+	}, floorProblems(m, floors))
+
+	_, problems = parseFloors(strings.Replace(doc, "and bottom", "and the basement", 1))
+	assert.Equal(t, []string{`docs/architecture.md's floors table, floor "middle" may import "the basement", which is no floor's name: ` +
+		`write floors by their name in the first column, "its own floor", "every floor below", "nothing of ours" or a package in backticks`}, problems)
+	_, problems = parseFloors(strings.Replace(doc, "`hub`, `proto`", "`hub` and `proto`", 1))
+	assert.Len(t, problems, 1)
+	_, problems = parseFloors("# No floors\n")
+	assert.Len(t, problems, 1)
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ci/citest"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // suiteTree reads a directory of testdata/suite as a tree.
@@ -253,4 +255,25 @@ func TestSuiteJavaNamesTestsByClassAndMethod(t *testing.T) {
 	assert.Equal(t, map[string]Outcome{"calc.CalcTest#twice()": Pass, "calc.CalcTest#half()": Pass}, rs[0].Tests)
 	assert.Equal(t, []Regression{{Test: "calc.CalcTest#half()", Reason: "fails: half of 42 ==> expected: <21> but was: <42>"}},
 		Regressions(NewRegressionSet(rs[0]), rs[1]), rs[1].Output)
+}
+
+// A pytest session runs every selected file in one process: the process may take the CPU
+// time its suite unit is allowed, not one verdict's. Two tests of 0.7 s of CPU each pass
+// under a per-test CPU limit of 1 s.
+func TestSuiteProcessHasItsUnitsCPUTime(t *testing.T) {
+	pythonWithPytest(t)
+	c, _ := languages.Preset("python")
+	c.Timeout = 3 * time.Second // a unit: 30 s
+	citest.KeepUmask(t)
+	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: t.TempDir(), Parallel: 1, Sandbox: SandboxAuto,
+		Logger: quietLogger(), Limits: sandbox.Limits{CPU: time.Second}})
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	busy := "import time\n\n\ndef burn():\n    end = time.process_time() + 0.7\n    while time.process_time() < end:\n        pass\n\n\n" +
+		"def test_one():\n    burn()\n\n\ndef test_two():\n    burn()\n"
+	tree := suiteTree(t, "python").With("tests/test_busy.py", busy)
+	rs, err := l.RunSuite(context.Background(), 1, []SuiteJob{{Coder: "base", Tree: tree, Only: []string{"tests/test_busy.py"}}})
+	require.NoError(t, err)
+	require.Equal(t, Pass, rs[0].Outcome, rs[0].Output)
+	assert.Equal(t, map[string]Outcome{"tests/test_busy.py::test_one": Pass, "tests/test_busy.py::test_two": Pass}, rs[0].Tests)
 }

@@ -1,6 +1,7 @@
 // Package doctor checks a model endpoint before runs spend anything on it: bot doctor's
 // diagnosis (llm.Doctor), printed one check a line with what Dixit will use and what to
-// change, and the App's start check of its client (AppClient).
+// change, the model a command's flags and environment choose and its start check
+// (Choice), and the App's start check of its client (AppClient, ServeClient).
 package doctor
 
 import (

@@ -15,13 +15,20 @@ func ReviewMarker(number int) string { return fmt.Sprintf("<!-- dixit:vet pr=%d 
 // reviewLimit keeps a review body under GitHub's 65,536 characters.
 const reviewLimit = 65_000
 
+// PullRef names a pull request.
+type PullRef struct {
+	Owner, Repo string
+	Number      int
+}
+
 // Review posts the verdict on a pull request as one review, and edits that same review
 // when the verdict changes (a new head was judged). The review is a comment, never an
 // approval or a request for changes: the check run carries the verdict, and a team's
 // branch protection decides whether it blocks a merge. The existing review is looked up
 // by its marker before one is created, so neither a restart nor an answer GitHub lost
 // adds a second one. It returns the review's id.
-func Review(ctx context.Context, gh *github.Client, owner, repo string, number int, body string) (int64, error) {
+func Review(ctx context.Context, gh *github.Client, pr PullRef, body string) (int64, error) {
+	owner, repo, number := pr.Owner, pr.Repo, pr.Number
 	body = cut(ReviewMarker(number)+"\n"+body, reviewLimit)
 	id, _, err := findReview(ctx, gh, owner, repo, number)
 	if err != nil {
@@ -50,8 +57,8 @@ func Review(ctx context.Context, gh *github.Client, owner, repo string, number i
 }
 
 // PreviousReview returns the body of the pull request's vetting review, "" if none.
-func PreviousReview(ctx context.Context, gh *github.Client, owner, repo string, number int) (string, error) {
-	_, body, err := findReview(ctx, gh, owner, repo, number)
+func PreviousReview(ctx context.Context, gh *github.Client, pr PullRef) (string, error) {
+	_, body, err := findReview(ctx, gh, pr.Owner, pr.Repo, pr.Number)
 	return body, err
 }
 

@@ -24,11 +24,11 @@ func TestOneReviewEditedInPlace(t *testing.T) {
 
 	// GitHub creates the review but the answer is lost: the next attempt finds it.
 	srv.Inject(ghtest.Fault{Method: http.MethodPost, Path: "repos/o/r/pulls/4/reviews", Lost: true})
-	_, err := Review(ctx, gh, "o", "r", 4, "**Verdict: failure.**")
+	_, err := Review(ctx, gh, PullRef{Owner: "o", Repo: "r", Number: 4}, "**Verdict: failure.**")
 	require.Error(t, err)
-	id, err := Review(ctx, gh, "o", "r", 4, "**Verdict: failure.**")
+	id, err := Review(ctx, gh, PullRef{Owner: "o", Repo: "r", Number: 4}, "**Verdict: failure.**")
 	require.NoError(t, err)
-	id2, err := Review(ctx, gh, "o", "r", 4, "**Verdict: success.**")
+	id2, err := Review(ctx, gh, PullRef{Owner: "o", Repo: "r", Number: 4}, "**Verdict: success.**")
 	require.NoError(t, err)
 	assert.Equal(t, id, id2)
 
@@ -40,7 +40,7 @@ func TestOneReviewEditedInPlace(t *testing.T) {
 	assert.Contains(t, reviews[0].Body, "**Verdict: success.**")
 
 	// Another pull request's review is its own.
-	_, err = Review(ctx, gh, "o", "r", 5, strings.Repeat("x", 70_000))
+	_, err = Review(ctx, gh, PullRef{Owner: "o", Repo: "r", Number: 5}, strings.Repeat("x", 70_000))
 	require.NoError(t, err)
 	reviews = srv.State.Reviews("o", "r", 5)
 	require.Len(t, reviews, 1)

@@ -65,6 +65,10 @@ func (r *Run) play(ctx context.Context) (stop, error) {
 		if err != nil {
 			return stop{}, err
 		}
+		if t := r.stuckTampered(stuck); t != nil {
+			return stop{CodersStuck, fmt.Sprintf("coder %s tampered with the test runner (test %s: %s) and still fails part of the vetted suite after %d retries",
+				stuck.Name(), t.Test, t.Evidence, r.cfg.MaxCoderRetries)}, nil
+		}
 		if stuck != nil && len(stuck.breaks) > 0 {
 			return stop{CodersStuck, fmt.Sprintf("coder %s still breaks the repository's test %s after %d retries", stuck.Name(), stuck.breaks[0].Test, r.cfg.MaxCoderRetries)}, nil
 		}

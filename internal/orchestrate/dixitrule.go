@@ -54,30 +54,41 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 	}
 	v := Vetted{Candidate: test, Round: r.round}
 	cells := make([]Cell, len(jobs))
-	prepared := 0
 	for i, verdict := range verdicts {
 		cells[i] = newCell(jobs[i].Coder, test.ID, verdict)
-		if verdict.Outcome == ci.PrepareFailed {
+		switch {
+		case verdict.Outcome == ci.PrepareFailed:
 			// The coder's dependencies could not be installed: that says nothing about
 			// the test, so the coder has no vote on it (ensure_passes tells it why).
-			continue
-		}
-		prepared++
-		if verdict.Passed() {
+		case verdict.Outcome == ci.Tampered:
+			// Its run proves neither a pass nor a fail: no vote (tamper.go).
+		case verdict.Passed():
 			v.PassedBy = append(v.PassedBy, jobs[i].Coder)
-		} else {
+		default:
 			v.FailedBy = append(v.FailedBy, jobs[i].Coder)
 		}
 	}
-	class := r.dixitRule(len(v.PassedBy), prepared)
+	class := r.dixitRule(len(v.PassedBy), len(v.PassedBy)+len(v.FailedBy))
+	_, _, blamed := TamperCount(cells)
+	if blamed {
+		// Most coders tampered on it: the test ends its own process or rewrites its
+		// report, and no coder is blamed for it.
+		class = TooHard
+	}
 	r.emit(ctx, Event{Kind: EvClassify, Agent: test.Tester, Test: test.ID, Class: class, Passed: len(v.PassedBy), Cells: cells, Detail: detail})
+	if !blamed {
+		r.noteTampered(ctx, test.Tester, cells)
+	}
 	return class, v, nil
 }
 
 // dixitRule: everyone passes → TOO_WEAK; fewer than the threshold → TOO_HARD; else IDEAL.
+// With no coder voting (none prepared, or all tampered), nothing backs the test: TOO_HARD.
 func (r *Run) dixitRule(passed, coders int) Class {
 	switch {
-	case passed == coders && coders > 0:
+	case coders == 0:
+		return TooHard
+	case passed == coders:
 		return TooWeak
 	case float64(passed) < r.cfg.IdealThreshold*float64(coders)-1e-9:
 		return TooHard

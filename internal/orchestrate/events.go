@@ -28,6 +28,9 @@ const (
 	// EvExisting: a coder's tree was run against the repository's own tests that passed
 	// on the base (the regression set); Detail lists those it breaks.
 	EvExisting = "existing-tests"
+	// EvTampered: a coder's job came out tampered (tamper.go) and the coder is to blame;
+	// Coder names it, Test the test, Detail the judge's evidence. Agent is whose turn it was.
+	EvTampered = "tampered"
 )
 
 // Cell is one verdict in a classification or a suite run.
@@ -78,7 +81,7 @@ type Event struct {
 	Cells    []Cell  `json:"cells,omitempty"`
 	Suite    int     `json:"suite"` // vetted tests at the time
 	Detail   string  `json:"detail,omitempty"`
-	Coder    string  `json:"coder,omitempty"` // decide: the coder replaced or accepted
+	Coder    string  `json:"coder,omitempty"` // decide: the coder replaced or accepted; tampered: the coder
 	Outcome  Outcome `json:"outcome,omitempty"`
 	Spend    *Spend  `json:"spend,omitempty"` // tokens a solve or proposal cost
 	Replayed bool    `json:"-"`

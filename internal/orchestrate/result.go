@@ -12,7 +12,8 @@ func (r *Run) result(outcome Outcome, reason string) *Result {
 		Spend: r.spent, SpentBy: r.spentBy, CostUSD: r.cost(),
 	}
 	for _, c := range r.coders {
-		res.Coders = append(res.Coders, CoderState{Name: c.Name(), Solves: c.solves, Commit: c.commit, Breaks: c.breaks})
+		res.Coders = append(res.Coders, CoderState{Name: c.Name(), Solves: c.solves, Commit: c.commit, Breaks: c.breaks,
+			Tampered: r.tamperOf(c.Name())})
 	}
 	for _, t := range r.testers {
 		ts := TesterState{Name: t.Name(), State: "active", Proposals: t.draws}

@@ -30,6 +30,9 @@ type CoderState struct {
 	Commit string `json:"commit"`
 	// Breaks are the repository's own tests its tree broke when they last ran on it.
 	Breaks []ci.Regression `json:"breaks,omitempty"`
+	// Tampered is the first evidence that one of its jobs changed what the test runner
+	// reports: it is out of the pick (tamper.go).
+	Tampered *Tamper `json:"tampered,omitempty"`
 }
 
 type TesterState struct {

@@ -42,6 +42,9 @@ func pickInput(s runfile.Summary, c runfile.Comparison) pick.Input {
 		touched[t.Coder] = t
 	}
 	for _, coder := range s.Coders {
+		if coder.Tampered != nil {
+			continue // out of the pick, whatever the rule (tampered.go)
+		}
 		name, t := coder.Name, touched[coder.Name]
 		pc := pick.Coder{Name: name, Passes: passes[name], Dual: c.Dual[name], Proposed: c.Proposed[name], Lines: t.Added + t.Deleted, OwnTests: t.OwnTests,
 			SuitePassed: lastSuite[name]}

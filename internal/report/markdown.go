@@ -57,6 +57,7 @@ func Render(s runfile.Summary, res *orchestrate.Result, opt Options) string {
 	sections := []section{
 		{name: "head", full: head(s, opt)},
 		{name: "preflight", full: preflightSection(s, true), short: preflightSection(s, false), cut: "the judge's output on the base revision"},
+		{name: "tampered", full: tamperedSection(s)},
 		{name: "existing", full: existingSection(s, true), short: existingSection(s, false), cut: "the base's suite output"},
 		{name: "next", full: nextSection(s, opt.Decide)},
 		{name: "decisions", full: decisionsSection(s)},

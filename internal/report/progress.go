@@ -234,16 +234,17 @@ func Line(ev orchestrate.Event) string {
 		if ev.Detail == "stacked" {
 			verb = "re-tries "
 		}
-		voters, unprepared := len(ev.Cells), 0
-		for _, c := range ev.Cells {
-			if c.Outcome == string(ci.PrepareFailed) {
-				voters, unprepared = voters-1, unprepared+1
-			}
-		}
+		tampered, judged, blamed := orchestrate.TamperCount(ev.Cells)
+		voters, unprepared := judged-tampered, len(ev.Cells)-judged
 		note := ""
 		if unprepared > 0 {
 			// They have no vote: the rule counted only the coders that could be prepared.
 			note = fmt.Sprintf(" (%d not prepared)", unprepared)
+		}
+		if blamed {
+			note += fmt.Sprintf(" (tampered on %d of %d coders: the test's own doing, rejected)", tampered, judged)
+		} else if tampered > 0 {
+			note += fmt.Sprintf(" (%d tampered, no vote)", tampered)
 		}
 		return fmt.Sprintf("%s %s %-8s → %-8s %d/%d pass%s  %s", who, verb, ev.Test, ev.Class, ev.Passed, voters, note, cells(ev.Cells, true))
 	case orchestrate.EvSuite:
@@ -253,6 +254,8 @@ func Line(ev orchestrate.Event) string {
 			return "" // the usual case says nothing worth a line
 		}
 		return fmt.Sprintf("%s existing tests: %s", who, inert(ev.Detail))
+	case orchestrate.EvTampered:
+		return fmt.Sprintf("  ⚠ %s tampered with the test runner on %s: %s", ev.Coder, ev.Test, inert(ev.Detail))
 	case orchestrate.EvVet:
 		return fmt.Sprintf("  ✚ %s enters the vetted suite as %s", ev.Test, ev.Detail)
 	case orchestrate.EvThank:

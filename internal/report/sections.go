@@ -254,7 +254,7 @@ func agentsSection(s runfile.Summary) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Agents\n\n| coder | solves | hidden ref |\n|---|---|---|\n")
 	for _, c := range s.Coders {
-		p("| %s | %d | %s |\n", plain(c.Name), c.Solves, inlineCode(c.Ref))
+		p("| %s | %d | %s |\n", coderLabel(c), c.Solves, inlineCode(c.Ref))
 	}
 	p("\n| tester | state | proposals |\n|---|---|---|\n")
 	for _, t := range s.Testers {

@@ -24,18 +24,20 @@ type Status struct {
 	suite   []string            // vetted test ids, in order
 	vectors map[string][]string // coder → its last suite run, ACC/WA per test
 	coders  []string
-	testers map[string]string // tester → active | hibernated
-	tokens  int
-	minutes func() int // GitHub Actions minutes so far; nil with the local judge
-	outcome orchestrate.Outcome
-	reason  string
+	// tampered: coder → the first test on which its job came out tampered.
+	tampered map[string]string
+	testers  map[string]string // tester → active | hibernated
+	tokens   int
+	minutes  func() int // GitHub Actions minutes so far; nil with the local judge
+	outcome  orchestrate.Outcome
+	reason   string
 	// fitting are the decisions that answer the run's stop, once it has stopped.
 	fitting []orchestrate.Offer
 }
 
 // NewStatus starts a status for a run with these coders and testers.
 func NewStatus(run string, coders, testers []string) *Status {
-	s := &Status{run: run, coders: coders, vectors: map[string][]string{}, testers: map[string]string{}}
+	s := &Status{run: run, coders: coders, vectors: map[string][]string{}, tampered: map[string]string{}, testers: map[string]string{}}
 	for _, t := range testers {
 		s.testers[t] = "active"
 	}
@@ -62,6 +64,10 @@ func (s *Status) Event(_ context.Context, ev orchestrate.Event) {
 			}
 		}
 		s.vectors[ev.Agent] = marks
+	case orchestrate.EvTampered:
+		if _, seen := s.tampered[ev.Coder]; !seen {
+			s.tampered[ev.Coder] = ev.Test
+		}
 	case orchestrate.EvHibernate:
 		s.testers[ev.Agent] = "hibernated"
 	case orchestrate.EvRevive:
@@ -127,7 +133,12 @@ func (s *Status) Markdown() string {
 		if v == "" {
 			v = "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s |\n", plain(c), v)
+		name := plain(c)
+		if test, ok := s.tampered[c]; ok {
+			// Named where the coders are listed: it is out of the pick.
+			name += fmt.Sprintf(" · **tampered** (test %s): no vote, never picked", plain(test))
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", name, v)
 	}
 	names := make([]string, 0, len(s.testers))
 	for t := range s.testers {

@@ -24,7 +24,7 @@ func NewSummary(run string, res *orchestrate.Result) runfile.Summary {
 			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
 	}
 	for _, c := range res.Coders {
-		s.Coders = append(s.Coders, runfile.Coder{Name: c.Name, Solves: c.Solves, Commit: c.Commit, Breaks: c.Breaks,
+		s.Coders = append(s.Coders, runfile.Coder{Name: c.Name, Solves: c.Solves, Commit: c.Commit, Breaks: c.Breaks, Tampered: c.Tampered,
 			Ref: fmt.Sprintf("refs/dixit/%s/coders/%s", run, c.Name)})
 	}
 	return s

@@ -113,7 +113,8 @@ func (st *suiteState) all(coders []runfile.Coder) []string {
 }
 
 // Consensus lists the coders that pass the whole vetted suite at the end of the run,
-// and break none of the repository's own tests, in the configured order.
+// break none of the repository's own tests and never tampered with the test runner, in
+// the configured order.
 func Consensus(s runfile.Summary) []string {
 	st := newSuiteState(s)
 	for _, ev := range s.Events {
@@ -121,7 +122,7 @@ func Consensus(s runfile.Summary) []string {
 	}
 	var keep []runfile.Coder
 	for _, c := range s.Coders {
-		if len(c.Breaks) == 0 {
+		if len(c.Breaks) == 0 && c.Tampered == nil {
 			keep = append(keep, c)
 		}
 	}

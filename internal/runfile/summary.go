@@ -122,6 +122,9 @@ type Coder struct {
 	Commit string `json:"commit"`
 	// Breaks are the repository's own tests its tree broke when they last ran on it.
 	Breaks []ci.Regression `json:"breaks,omitempty"`
+	// Tampered is the first evidence that one of its jobs changed what the test runner
+	// reports: it is out of the consensus and the pick.
+	Tampered *orchestrate.Tamper `json:"tampered,omitempty"`
 }
 
 // Spend is what the run cost: tokens per agent and per round, and an estimate in dollars

@@ -21,7 +21,9 @@ const vetMutants = 12
 func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int) (*vet.Verdict, error) {
 	var names []string
 	for _, coder := range res.Coders {
-		names = append(names, coder.Name)
+		if coder.Tampered == nil { // a forger is no independent implementation
+			names = append(names, coder.Name)
+		}
 	}
 	impls, err := s.implementations(res, names)
 	if err != nil {
@@ -37,6 +39,7 @@ func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orche
 	if err := s.vetExisting(ctx, &v, sum); err != nil {
 		return nil, err
 	}
+	vetTampered(&v)
 	if v.Conclusion == vet.Success {
 		// How strong the suite the patch passes is: the share of the patch's mutants it
 		// kills. A patch that fails already has its answer; the mutants would cost runs.

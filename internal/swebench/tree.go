@@ -142,6 +142,15 @@ type Bases struct {
 	mu   sync.Mutex
 }
 
+// Patched is t with the patch applied exactly (no fuzz); t stays as it is.
+func (t *Tree) Patched(p *Patch) (*Tree, error) {
+	changes, err := p.Apply(t, FuzzNone)
+	if err != nil {
+		return nil, err
+	}
+	return t.with(changes), nil
+}
+
 // OpenBases opens dir (a bare repository) for reading.
 func OpenBases(dir string) (*Bases, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{})

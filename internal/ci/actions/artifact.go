@@ -30,9 +30,17 @@ const maxEntries = 8
 // for the same bug or tampering again.
 var ErrRefused = errors.New("artifact refused")
 
+// endedRun is a workflow run of a batch that ended, and how.
+type endedRun struct {
+	batchID    string
+	runID      int64
+	conclusion string
+}
+
 // collect reads each tree's artifact. A missing artifact or one that reports a judge
 // failure is that tree's infrastructure failure; a refused one ends the batch.
-func (j *Judge) collect(ctx context.Context, b *batch, todo []*tree, batchID string, runID int64, conclusion string) (map[string]treeResult, error) {
+func (j *Judge) collect(ctx context.Context, b *batch, todo []*tree, run endedRun) (map[string]treeResult, error) {
+	batchID, runID, conclusion := run.batchID, run.runID, run.conclusion
 	arts := map[string]*github.Artifact{}
 	opts := &github.ListOptions{PerPage: 100}
 	for {

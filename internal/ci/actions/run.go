@@ -67,7 +67,7 @@ func (j *Judge) attempt(ctx context.Context, b *batch, todo []*tree, st *BatchSt
 		// Nothing of such a run counts, whatever it left behind.
 		return nil, infra("workflow run %d of batch %s ended %q", runID, batchID, conclusion)
 	}
-	return j.collect(ctx, b, todo, batchID, runID, conclusion)
+	return j.collect(ctx, b, todo, endedRun{batchID: batchID, runID: runID, conclusion: conclusion})
 }
 
 // dispatch starts the workflow. It asks GitHub for the run id (return_run_details);

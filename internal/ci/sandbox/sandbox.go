@@ -69,6 +69,10 @@ type Invocation struct {
 	Script  string
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
 	Timeout time.Duration // per run
+	// UnitCPU, when above the sandbox's CPU limit, is a process's CPU limit instead: a
+	// suite's runner runs many tests in one process (a pytest session over sympy's test
+	// files takes minutes of CPU), bounded by the unit's timeout rather than one test's.
+	UnitCPU time.Duration
 }
 
 // command builds the process for an Invocation; the caller wires stdio and fds 3 and 4.
@@ -169,6 +173,7 @@ func (s *Sandbox) invLimits(inv Invocation) Limits {
 	if inv.Prepare {
 		l.CPU = max(l.CPU, inv.Timeout)
 	}
+	l.CPU = max(l.CPU, inv.UnitCPU)
 	if s.memory.active() {
 		l.Memory = 0
 	}

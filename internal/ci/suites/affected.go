@@ -17,7 +17,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
-// Affected is the Only of a suite job for a change: the Go package directories of the
+// Affected is the Only of a suite job for a change. Python: the test files the change
+// reaches (pythonAffected). Go: the package directories of the
 // job's tree that the changed files (slash paths relative to its root) touch, and the
 // packages of its module that import them, directly or not, tests included. The tree is
 // read as the suite would run it, with the job's Tests laid over it: the tests that
@@ -26,7 +27,11 @@ import (
 // empty list that it touches no package. Imports are read with go/parser, so nothing of
 // the tree runs; build constraints are ignored, which can only widen the set.
 func (r *Runner) Affected(ctx context.Context, job Job, changed []string) ([]string, error) {
-	if r.contract.Toolchain != "go" {
+	switch r.contract.Toolchain {
+	case "go":
+	case "python":
+		return r.pythonAffected(ctx, job, changed)
+	default:
 		return nil, nil
 	}
 	for _, f := range changed {

@@ -25,7 +25,8 @@
 // Every unit of a suite (a Go package, a Node file, a Rust binary, a pytest session)
 // gets ten times the contract's timeout, and a run the sum of its units'; Go packages
 // also stop at their own -test.timeout, so one that hangs fails its running test and
-// the others still report. Each process keeps the verdicts' per-process CPU limit.
+// the others still report. Each process may take as much CPU time as its unit's bound (one
+// pytest session runs every selected file in one process).
 //
 // The regression set is what passed on the base in every one of the reruns
 // (NewRegressionSet); the flaky rest is listed apart. Regressions compares a tree's
@@ -281,6 +282,7 @@ func (r *Runner) reruns(ctx context.Context, s suiteJob, plan languages.SuitePla
 		}
 		inv := s.j.Invocation(s.lane, false)
 		inv.Script, inv.Runs, inv.Timeout = s.spec.Run(plan), 1, timeout
+		inv.UnitCPU = r.contract.Timeout * suiteTimeoutFactor
 		res, err := r.sb.Execute(ctx, inv)
 		if err != nil {
 			return Result{}, fmt.Errorf("suite run %d: %w", run, err)

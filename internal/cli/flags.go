@@ -1,29 +1,58 @@
-package main
+package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// addVerbose gives every command -v, --verbose (docs/cli.md says it is everywhere): the
+// PathKind is what a flag's path must name.
+type PathKind int
+
+// What a flag's path must name: either, a file or a directory.
+const (
+	FileOrDir PathKind = iota
+	AFile
+	ADir
+)
+
+// Existing checks that the path a flag names exists and is of the kind wanted, so the
+// error names the flag rather than whatever later failed to open it.
+func Existing(flag, path string, want PathKind) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--%s %s: no such file or directory", flag, path)
+	case err != nil:
+		return fmt.Errorf("--%s %s: %w", flag, path, errors.Unwrap(err))
+	case want == ADir && !info.IsDir():
+		return fmt.Errorf("--%s %s: not a directory", flag, path)
+	case want == AFile && info.IsDir():
+		return fmt.Errorf("--%s %s: a directory, not a file", flag, path)
+	}
+	return nil
+}
+
+// AddVerbose gives every command -v, --verbose (docs/cli.md says it is everywhere): the
 // commands that log then log their details too; those that only print accept it.
-func addVerbose(c *cobra.Command) {
+func AddVerbose(c *cobra.Command) {
 	if c.Flags().Lookup("verbose") == nil && c.Name() != "help" {
 		c.Flags().BoolP("verbose", "v", false, "log details to stderr")
 	}
 	for _, sub := range c.Commands() {
-		addVerbose(sub)
+		AddVerbose(sub)
 	}
 }
 
-// commandLogger is a command's logger: text on stderr at warnings, or at every detail
+// CommandLogger is a command's logger: text on stderr at warnings, or at every detail
 // with --verbose; json keeps a server's lines machine-readable.
-func commandLogger(cmd *cobra.Command, w io.Writer, json bool, quiet slog.Level) *slog.Logger {
+func CommandLogger(cmd *cobra.Command, w io.Writer, json bool, quiet slog.Level) *slog.Logger {
 	level := quiet
 	if v, _ := cmd.Flags().GetBool("verbose"); v {
 		level = slog.LevelDebug
@@ -35,9 +64,9 @@ func commandLogger(cmd *cobra.Command, w io.Writer, json bool, quiet slog.Level)
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// flagSuggestion says which of cmd's flags an unknown one was probably meant to be:
+// FlagSuggestion says which of cmd's flags an unknown one was probably meant to be:
 // pflag's "unknown flag: --stat" becomes "…; did you mean --state?".
-func flagSuggestion(cmd *cobra.Command, err error) string {
+func FlagSuggestion(cmd *cobra.Command, err error) string {
 	msg := err.Error()
 	var typed string
 	switch {
