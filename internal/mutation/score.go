@@ -12,13 +12,6 @@ import (
 // DefaultMax bounds the mutants judged per implementation: each costs one build per test.
 const DefaultMax = 24
 
-// The names the judge's jobs give the trees: the code mutated, and each mutant with its
-// id after the prefix. A progress display words them apart from the coders.
-const (
-	Original     = "implementation"
-	MutantPrefix = "mutant "
-)
-
 // Suite is a named set of tests, such as a run's vetted suite or the hidden tests.
 type Suite struct {
 	Name  string
@@ -116,7 +109,7 @@ func Run(ctx context.Context, opts Options, files []gitstate.File, suites []Suit
 	for m, mu := range rep.Mutated {
 		for t, test := range tests {
 			if passing[t] {
-				jobs = append(jobs, ci.Job{Coder: MutantPrefix + mu.ID, Tree: mu.tree, Test: test})
+				jobs = append(jobs, ci.Job{Coder: ci.MutantPrefix + mu.ID, Tree: mu.tree, Test: test})
 				at = append(at, [2]int{m, t})
 			}
 		}
@@ -218,7 +211,7 @@ func uniqueTests(suites []Suite) ([]ci.Test, [][]int) {
 func passOnOriginal(ctx context.Context, opts Options, original ci.Tree, tests []ci.Test) ([]bool, error) {
 	jobs := make([]ci.Job, len(tests))
 	for i, t := range tests {
-		jobs[i] = ci.Job{Coder: Original, Tree: original, Test: t}
+		jobs[i] = ci.Job{Coder: ci.MutatedName, Tree: original, Test: t}
 	}
 	reruns := max(opts.Reruns, 1)
 	verdicts, err := opts.Judge.Run(ctx, reruns, jobs)

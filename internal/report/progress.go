@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/statusline"
 	"github.com/dixit-bot/dixit/internal/vet"
@@ -178,9 +177,6 @@ func Judging(jobs []ci.Job, started int) string {
 	return text
 }
 
-// BaseName is the name the judge's jobs on the base revision go by.
-const BaseName = "base"
-
 // trees words the trees a judge call runs on: the coders counted as coders, and the
 // patch under review, its mutants and the base revision named for what they are, since
 // none of them is a coder.
@@ -191,11 +187,11 @@ func trees(names map[string]bool) string {
 		switch {
 		case name == vet.PatchName:
 			others = append(others, "the patch under review")
-		case name == mutation.Original:
+		case name == ci.MutatedName:
 			others = append(others, "the code mutated")
-		case strings.HasPrefix(name, mutation.MutantPrefix):
+		case strings.HasPrefix(name, ci.MutantPrefix):
 			mutants++
-		case name == BaseName:
+		case name == ci.BaseName:
 			others = append(others, "the base revision")
 		default:
 			coders++

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dixit-bot/dixit/internal/ci"
-	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/statusline"
 	"github.com/dixit-bot/dixit/internal/vet"
@@ -41,8 +40,8 @@ func TestJudgingSaysWhatTheJudgeRunsNow(t *testing.T) {
 		{"one job", jobs([]string{"basil"}, []string{"ivy-3"}), 1, "running ivy-3 on basil"},
 		// The patch under review and its mutants are judged beside the coders, and are none.
 		{"a patch judged beside the coders", jobs(append([]string{vet.PatchName}, five...), []string{"ivy-3", "kai-1"}), 0, "running 2 tests on 5 coders and the patch under review"},
-		{"the patch's mutants", jobs([]string{mutation.MutantPrefix + "m1", mutation.MutantPrefix + "m2", mutation.MutantPrefix + "m3"}, []string{"ivy-3", "kai-1"}), 0, "running 2 tests on 3 mutants"},
-		{"one coder and the base", jobs([]string{"basil", BaseName}, []string{"ivy-3"}), 0, "judging ivy-3 on 1 coder and the base revision"},
+		{"the patch's mutants", jobs([]string{ci.MutantPrefix + "m1", ci.MutantPrefix + "m2", ci.MutantPrefix + "m3"}, []string{"ivy-3", "kai-1"}), 0, "running 2 tests on 3 mutants"},
+		{"one coder and the base", jobs([]string{"basil", ci.BaseName}, []string{"ivy-3"}), 0, "judging ivy-3 on 1 coder and the base revision"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

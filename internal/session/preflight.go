@@ -85,7 +85,7 @@ func (s *session) canaryJob() ([]gitstate.File, ci.Job, bool, error) {
 	if len(files) == 0 || !ok {
 		return nil, ci.Job{}, false, nil
 	}
-	return files, ci.Job{Coder: report.BaseName, Tree: baseTree{s.ws, s.base}, Test: ci.Test{ID: "preflight", Content: canary}}, true, nil
+	return files, ci.Job{Coder: ci.BaseName, Tree: baseTree{s.ws, s.base}, Test: ci.Test{ID: "preflight", Content: canary}}, true, nil
 }
 
 // ownTests runs the tests the base already has (the files the contract keeps from a
