@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dixit-bot/dixit/internal/cli"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
 
@@ -37,7 +39,16 @@ func TestVetTakesAPatchAsADiff(t *testing.T) {
 		err := run(context.Background(), []string{"vet", "--population", population, "--patch", patch, "--state", state,
 			"--build-cache", filepath.Join(os.TempDir(), "dixit-test-gocache")}, &out, &errOut)
 		require.ErrorIs(t, err, cli.ErrPatchFails, "%s\n%s", out.String(), errOut.String())
-		v := readSummary(t, state).Vet
+		paths, err := filepath.Glob(filepath.Join(state, "runs", "*", "vet-summary.json"))
+		require.NoError(t, err)
+		require.Len(t, paths, 1, "bot vet writes its summary beside the run's")
+		data, err := os.ReadFile(paths[0])
+		require.NoError(t, err)
+		var s runfile.Summary
+		require.NoError(t, json.Unmarshal(data, &s))
+		require.NoError(t, os.Remove(paths[0]))
+		assert.NoFileExists(t, filepath.Join(filepath.Dir(paths[0]), "report.md"), "and leaves the run's report to the run")
+		v := s.Vet
 		require.NotNil(t, v)
 		return string(v.Conclusion) + ": " + v.Why
 	}

@@ -153,7 +153,7 @@ func (j *job) vetHead(ctx context.Context, pull *github.PullRequest, spec vetSpe
 		return "", err
 	}
 	if disclosed(prev, run, head) && v.Withdraw(fmt.Sprintf("The patch passes all %d vetted tests, but this pull request's review showed them before this commit was pushed, so passing them is no longer independent evidence; `/dixit vet --fresh` judges it on tests nobody has shown.", len(v.Vetted))) {
-		if _, err := report.Write(out.RunDir, out.Summary, out.Result); err != nil { // the full report says so too
+		if _, err := report.WriteVet(out.RunDir, out.Summary, out.Result); err != nil { // the full report says so too
 			return "", err
 		}
 	}
@@ -288,7 +288,7 @@ func vetPreface(out *session.Outcome, shown vetShown) string {
 	fmt.Fprintf(&b, "### Dixit vetted %s\n\n", shortHash(head))
 	fmt.Fprintf(&b, "**Spec:** %s. %d independent coders built it from the base revision without seeing this patch, and %d testers proposed tests none of the coders saw; ",
 		source, len(s.Coders), len(s.Testers))
-	fmt.Fprintf(&b, "a test is vetted when most coders pass it but not all. The run ended **%s** after %d rounds. ", s.Outcome, s.Rounds)
+	fmt.Fprintf(&b, "a test is vetted when most coders pass it but not all. The run ended **%s** in round %d. ", s.Outcome, s.Rounds)
 	fmt.Fprintf(&b, "Each coder's work is in the private workshop `%s`; the full report is [there](%s).\n\n", workshop, reportURL)
 	if s.Agents == "scripted" {
 		fmt.Fprintf(&b, "> Agents: a **scripted population**; no LLM was called.\n\n")

@@ -31,6 +31,15 @@ type Job struct {
 	Test  Test
 }
 
+// The names jobs give trees that are no coder's, so that a display words them apart from
+// the coders: the base revision, a mutant (its id after the prefix) and the code mutated.
+// The patch under review is vet.PatchName.
+const (
+	BaseName     = "base"
+	MutantPrefix = "mutant "
+	MutatedName  = "implementation"
+)
+
 // Verdict is the judge's answer for one job. Only Pass counts as passing.
 type Verdict struct {
 	Outcome Outcome `json:"outcome"`

@@ -18,7 +18,8 @@ var (
 )
 
 // EnvironmentHint says what to install or configure when the base revision with an
-// empty test does not pass: the output says what failed, the hint what to do about it.
+// empty test does not pass: the output says what failed, the hint what to do about it,
+// in a line a person reads at a glance (the judge's output is in the report).
 func EnvironmentHint(c Contract, v Verdict) string {
 	out := v.Output
 	if m := judgeLacks.FindStringSubmatch(out); m != nil && v.Outcome == PrepareFailed {
@@ -27,42 +28,42 @@ func EnvironmentHint(c Contract, v Verdict) string {
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
 		module := m[1] + m[2] + m[3] + m[4] // one group matched
 		if c.Prepare == "" {
-			return "the Go build needs " + module + ", which is not in the module cache the judge reads (read-only), and this contract downloads nothing (test.prepare is empty, GOPROXY=off): " +
-				"use the go preset's prepare (go mod download), run `go mod download` in the repository on the judge's machine, or vendor the dependencies"
+			return "the Go build needs " + module + ", which the judge's read-only module cache lacks, and test.prepare is empty (GOPROXY=off): " +
+				"use the go preset's prepare (go mod download), or vendor the dependencies"
 		}
-		return "the Go build needs " + module + ", which the judge's prepare (" + c.Prepare + ") did not download: " +
-			"go.mod must require it and go.sum hold its sums (go get " + module + ", then commit both), or vendor the dependencies (go mod vendor)"
+		return "the Go build needs " + module + ", which the judge's prepare did not download: " +
+			"require it in go.mod with its sums in go.sum (go get " + module + ", commit both), or vendor the dependencies"
 	}
 	if m := noRequired.FindStringSubmatch(out); m != nil {
 		return "test.requires names " + m[1] + ", which the python3 the judge found (" + m[2] + ") cannot import: install it for that python3 " +
 			"(Debian's /usr/bin/python3: apt-get install python3-" + strings.ToLower(strings.SplitN(m[1], ".", 2)[0]) + "), or name a python3 that has it in test.toolchain_path"
 	}
 	if m := noPytest.FindStringSubmatch(out); m != nil {
-		return "pytest is not installed for the python3 the judge found (" + m[1] + "): install it for that python3, list pytest in the project's test requirements (the judge's prepare installs them), " +
+		return "pytest is not installed for the python3 the judge found (" + m[1] + "): install it there, list it in the test requirements, " +
 			"or name a python3 that has it in test.toolchain_path"
 	}
 	if m := pyMissingModule.FindStringSubmatch(out); m != nil {
 		if m[1] == "pytest" {
-			return "pytest is not installed for the python3 the judge uses (the first python3 on the server's PATH): " +
-				"install it there (python3 -m pip install pytest) or put a python3 that has it first on the PATH"
+			return "pytest is not installed for the python3 the judge uses (the first on the PATH): " +
+				"python3 -m pip install pytest, or put a python3 that has it first on the PATH"
 		}
-		return "the base imports " + m[1] + ", which is not installed for the python3 the judge uses (the first python3 on the server's PATH): " +
-			"list it in requirements*.txt or pyproject.toml, which the judge's prepare installs (test.prepare), or install it for that python3"
+		return "the base imports " + m[1] + ", which the judge's python3 does not have: " +
+			"list it in requirements*.txt or pyproject.toml (test.prepare installs them), or install it for that python3"
 	}
 	if m := nodeMissing.FindStringSubmatch(out); m != nil {
-		return "node cannot find " + m[1] + ": the judge installs node_modules from package.json and its lockfile (test.prepare): add it there (npm install " + m[1] + ") and commit both"
+		return "node cannot find " + m[1] + ": add it to package.json and its lockfile (npm install " + m[1] + ") and commit both"
 	}
 	switch v.Outcome {
 	case PrepareFailed: // nothing more precise in its output
 		return prepareHint(c)
 	case BuildFailed:
-		return "the base revision does not build in the judge's sandbox with `" + c.Build + "`: fix the base, or the test contract's build command in dixit.yml"
+		return "the base revision does not build in the judge's sandbox with `" + c.Build + "`: fix the base, or test.build in dixit.yml"
 	case Timeout:
-		return "an empty test timed out: the sandbox has no network, so a build or runner that waits for one never finishes; raise test.timeout in dixit.yml if the toolchain is merely slow"
+		return "an empty test timed out: the sandbox has no network, so a build that waits for one never ends; raise test.timeout in dixit.yml if the toolchain is merely slow"
 	case OverLimit:
 		return "an empty test went over the judge's output or resource limits: the runner itself needs more than the sandbox allows"
 	}
-	return "the test runner could not run an empty test on the base revision with `" + c.Run + "`: check that the runner is installed for the judge, and the test contract in dixit.yml"
+	return "the test runner could not run an empty test on the base revision with `" + c.Run + "`: check that it is installed for the judge, and test.run in dixit.yml"
 }
 
 // failingTest finds a failing test's name in a runner's readable output: Go's "--- FAIL:",
@@ -84,16 +85,16 @@ func FailingTests(output string) []string {
 	return names
 }
 
-// prepareHint is the hint of a prepare that failed: its output says what went wrong.
+// prepareHint is the hint of a prepare that failed: its output, in the report, says
+// what went wrong; the hint names the manifests, not the script (dixit.yml has it).
 func prepareHint(c Contract) string {
 	if c.Prepare == "" {
-		return "the test runner the contract needs is missing from the judge's environment: install what the output names"
+		return "the test runner the contract needs is missing from the judge's environment: install what the judge's output names"
 	}
-	prepare := "test.prepare: " + c.Prepare
-	if strings.Contains(c.Prepare, "\n") { // a preset's script: quoting it back tells nothing
-		prepare = "test.prepare"
+	manifest := "the manifest"
+	if len(c.Manifests) > 0 {
+		manifest = c.Manifests[0] // the first names the ecosystem; the rest are its lockfiles
 	}
-	return "the judge could not install the dependencies (" + prepare + ") or find the test runner: " +
-		"check that the manifests (" + strings.Join(c.Manifests, ", ") + ") are complete and their lockfile current, " +
-		"that the package registry is reachable from the judge, and what the output names"
+	return "the judge could not install the dependencies (test.prepare) or find the test runner: check that " +
+		manifest + " and its lockfile are complete and current, and the registry reachable from the judge"
 }

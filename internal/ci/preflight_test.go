@@ -1,7 +1,9 @@
 package ci
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -43,6 +45,29 @@ func TestEnvironmentHintNamesWhatToInstall(t *testing.T) {
 		assert.Contains(t, EnvironmentHint(tc.c, tc.v), tc.want, tc.v.Output)
 	}
 	assert.NotContains(t, EnvironmentHint(nodeC, Verdict{Outcome: PrepareFailed}), "pnpm install", "a preset's prepare script is not quoted back")
+}
+
+// A hint is read at a glance at the end of a run: short, and it never quotes the prepare
+// script back (dixit.yml has it; the judge's output, in the report, says what failed).
+func TestEnvironmentHintIsShort(t *testing.T) {
+	goC, _ := languages.Preset("go")
+	nodeC, _ := languages.Preset("node")
+	nodeC.Prepare = strings.Repeat("corepack enable && pnpm install --frozen-lockfile --prefer-offline; ", 8)
+	for _, tc := range []struct {
+		c Contract
+		v Verdict
+	}{
+		{goC, Verdict{Outcome: BuildFailed, Output: "go: downloading github.com/google/go-cmp v0.6.0\n"}},
+		{Contract{Run: "go test"}, Verdict{Outcome: BuildFailed, Output: "x.go:3:8: no required module provides package golang.org/x/mod/semver; to add it:"}},
+		{nodeC, Verdict{Outcome: PrepareFailed, Output: "sh: 1: pnpm: not found"}},
+		{nodeC, Verdict{Outcome: Fail, Output: "Error: Cannot find module 'lodash'"}},
+		{goC, Verdict{Outcome: Timeout}},
+		{goC, Verdict{Outcome: Fail}},
+	} {
+		hint := EnvironmentHint(tc.c, tc.v)
+		assert.LessOrEqual(t, utf8.RuneCountInString(hint), 220, hint)
+		assert.NotContains(t, hint, "corepack", "the prepare script is not quoted back")
+	}
 }
 
 func TestFailingTestsNamesThemOnce(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/dixit-bot/dixit/internal/ci"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // Implementation is one coder's tree.
@@ -120,7 +121,7 @@ func note(o ci.Observation, answers int, problems []string) string {
 	case o.Exit == -1 && o.Note != "": // the probe never ran
 		parts = append(parts, o.Note)
 	case o.Note != "":
-		parts = append(parts, fmt.Sprintf("%s (after %d answers)", o.Note, answers))
+		parts = append(parts, fmt.Sprintf("%s (after %s)", o.Note, words.Count(answers, "answer", "answers")))
 	}
 	parts = append(parts, problems...)
 	return head(strings.Join(parts, "\n"), maxNote)

@@ -134,7 +134,7 @@ func TestRunWithFakeObserver(t *testing.T) {
 	}, r.Disagreements)
 	assert.Equal(t, map[string]string{
 		"b": "line 3: not a JSON object: invalid character 'o' looking for beginning of value",
-		"c": "exit status 2 (after 1 answers)",
+		"c": "exit status 2 (after 1 answer)",
 		"d": "build failed: exit status 1\nundefined: x",
 	}, r.Notes)
 

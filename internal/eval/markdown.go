@@ -86,7 +86,8 @@ const meaning = `
   With scripted agents they cost nothing, so tokens and cost are 0.
 - **judge executions**: builds the protocol itself asked for, verdict cache hits excluded;
   measuring the run is not counted. **wall**: the run's time, measurement excluded. A
-  resumed run replays its journal, so its wall time and executions are small.
+  resumed run replays its journal; its wall time and executions add up every invocation
+  recorded in its run directory.
 `
 
 // agentsNote says first what kind of agents ran: with scripted ones the figures show that

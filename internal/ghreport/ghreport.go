@@ -17,6 +17,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 var _ orchestrate.Reporter = (*Publisher)(nil)
@@ -234,7 +235,7 @@ func (p *Publisher) publish(ctx context.Context) error {
 // escalation asks for a human, so the conclusion is neutral, never success.
 func (p *Publisher) Finish(ctx context.Context, res *orchestrate.Result) error {
 	p.status.Stopped(res.Standing)
-	title := fmt.Sprintf("%s: %d vetted tests after %d rounds", res.Outcome, len(res.Vetted), res.Rounds)
+	title := fmt.Sprintf("%s: %s after %s", res.Outcome, words.Count(len(res.Vetted), "vetted test", "vetted tests"), words.Count(res.Rounds, "round", "rounds"))
 	if r := orchestrate.ReasonFor(res.Outcome); r.Evidence == orchestrate.EvidencePreflight {
 		title = fmt.Sprintf("%s: %s", res.Outcome, r.Title) // no test ran: counts say nothing
 	}

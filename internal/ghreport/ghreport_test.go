@@ -66,6 +66,8 @@ func TestOneStatusCommentEditedInPlaceAndACheckRun(t *testing.T) {
 	cr := srv.State.CheckRun(p.ids.CheckRun)
 	assert.Equal(t, "completed", cr["status"])
 	assert.Equal(t, "neutral", cr["conclusion"], "an escalation asks a human: never success")
+	output, _ := cr["output"].(map[string]any)
+	assert.Equal(t, "CODERS_STUCK: 1 vetted test after 2 rounds", output["title"], "counted in words: never \"1 vetted tests\"")
 }
 
 func TestAnEarlierCommentIsFoundByItsMarker(t *testing.T) {

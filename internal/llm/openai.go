@@ -12,6 +12,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // API types for OpenAIConfig.APIType.
@@ -193,7 +195,7 @@ func (c *OpenAI) retryPlan(ctx context.Context, model string, attempt int, hint 
 	case !retry:
 		return 0, false, fmt.Errorf("llm: chat with %s: %w", model, err)
 	case attempt >= c.maxRetries:
-		return 0, false, fmt.Errorf("llm: chat with %s: giving up after %d attempts: %w", model, attempt+1, err)
+		return 0, false, fmt.Errorf("llm: chat with %s: giving up after %s: %w", model, words.Count(attempt+1, "attempt", "attempts"), err)
 	}
 	wait = c.backoff(attempt, hint)
 	if dl, ok := ctx.Deadline(); ok && dl.Sub(c.now()) < wait {

@@ -132,6 +132,13 @@ func TestChat(t *testing.T) {
 			checkSleeps:  func(t *testing.T, ds []time.Duration) { assert.Len(t, ds, 2) },
 		},
 		{
+			name:         "no retries: one attempt, in words",
+			steps:        []llmtest.Step{llmtest.Fault(503)},
+			edit:         func(c *llm.OpenAIConfig) { c.MaxRetries = -1 },
+			wantErrText:  "giving up after 1 attempt: llm: endpoint answered status 503",
+			wantRequests: 1,
+		},
+		{
 			name:         "deadline shorter than Retry-After",
 			steps:        []llmtest.Step{llmtest.RateLimited(30 * time.Second), llmtest.Text("never")},
 			timeout:      2 * time.Second,

@@ -109,7 +109,7 @@ func Run(ctx context.Context, opts Options, files []gitstate.File, suites []Suit
 	for m, mu := range rep.Mutated {
 		for t, test := range tests {
 			if passing[t] {
-				jobs = append(jobs, ci.Job{Coder: "mutant " + mu.ID, Tree: mu.tree, Test: test})
+				jobs = append(jobs, ci.Job{Coder: ci.MutantPrefix + mu.ID, Tree: mu.tree, Test: test})
 				at = append(at, [2]int{m, t})
 			}
 		}
@@ -211,7 +211,7 @@ func uniqueTests(suites []Suite) ([]ci.Test, [][]int) {
 func passOnOriginal(ctx context.Context, opts Options, original ci.Tree, tests []ci.Test) ([]bool, error) {
 	jobs := make([]ci.Job, len(tests))
 	for i, t := range tests {
-		jobs[i] = ci.Job{Coder: "implementation", Tree: original, Test: t}
+		jobs[i] = ci.Job{Coder: ci.MutatedName, Tree: original, Test: t}
 	}
 	reruns := max(opts.Reruns, 1)
 	verdicts, err := opts.Judge.Run(ctx, reruns, jobs)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 	"strings"
 )
 
@@ -26,10 +27,15 @@ func existingSection(s runfile.Summary, full bool) string {
 	if e.Mode == "all" {
 		scope = "all of them"
 	}
-	fmt.Fprintf(&b, "On the base revision, %s passed in every one of %d runs: every coder must keep them passing (%s), without changing them.",
-		plural(len(e.Set.Tests), "existing test"), e.Runs, scope)
+	runs := fmt.Sprintf("in every one of %d runs", e.Runs)
+	if e.Runs == 1 {
+		runs = "in its one run"
+	}
+	fmt.Fprintf(&b, "On the base revision, %s passed %s: every coder must keep %s passing (%s), without changing %s.",
+		words.Count(len(e.Set.Tests), "existing test", "existing tests"), runs,
+		words.Noun(len(e.Set.Tests), "it", "them"), scope, words.Noun(len(e.Set.Tests), "it", "them"))
 	if len(e.Set.Flaky) > 0 {
-		fmt.Fprintf(&b, " %s passed in some runs and not in others, so %s nothing: %s.", plural(len(e.Set.Flaky), "flaky test"),
+		fmt.Fprintf(&b, " %s passed in some runs and not in others, so %s nothing: %s.", words.Count(len(e.Set.Flaky), "flaky test", "flaky tests"),
 			verb(len(e.Set.Flaky), "it guards", "they guard"), codeList(e.Set.Flaky))
 	}
 	b.WriteString("\n\n")

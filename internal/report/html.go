@@ -12,6 +12,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // HTML renders the report as one self-contained page: the Markdown report converted by a
@@ -114,8 +115,8 @@ func chartSVG(rounds []RoundFacts, coders int) string {
 	var line []string
 	for i, r := range rounds {
 		x := float64(left) + slot*float64(i)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#8cb4e6"><title>round %d: %d vetted tests</title></rect>`,
-			x+slot*0.15, y(r.SuiteAfter), slot*0.7, y(0)-y(r.SuiteAfter), r.Round, r.SuiteAfter)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#8cb4e6"><title>round %d: %s</title></rect>`,
+			x+slot*0.15, y(r.SuiteAfter), slot*0.7, y(0)-y(r.SuiteAfter), r.Round, words.Count(r.SuiteAfter, "vetted test", "vetted tests"))
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%d</text>`, x+slot/2, y(0)+16, r.Round)
 		line = append(line, fmt.Sprintf("%.1f,%.1f", x+slot/2, y(r.Agreeing)))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 	"strings"
 )
 
@@ -28,7 +29,7 @@ func differentialSection(s runfile.Summary, rows int, more string) string {
 		return b.String()
 	}
 	p("A probe written by %s asked the %d implementations that pass every vetted test (%s) for their answers on %s. ",
-		plain(orNone(c.ProbeBy)), len(d.Coders), plain(strings.Join(d.Coders, ", ")), plural(d.Inputs, "input"))
+		plain(orNone(c.ProbeBy)), len(d.Coders), plain(strings.Join(d.Coders, ", ")), words.Count(d.Inputs, "input", "inputs"))
 	if len(d.Disagreements) == 0 {
 		p("They agree on every one.\n\n")
 	} else {

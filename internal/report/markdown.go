@@ -7,6 +7,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // Options shape one rendering of the report.
@@ -89,13 +90,13 @@ func Render(s runfile.Summary, res *orchestrate.Result, opt Options) string {
 				cut = append(cut, sections[i].cut)
 			}
 		}
-		out = join(sections) + fmt.Sprintf("\n---\nThis body is shortened to fit GitHub's limit; %s can be read in %s.\n", andList(cut), more)
+		out = join(sections) + fmt.Sprintf("\n---\nThis body is shortened to fit GitHub's limit; %s can be read in %s.\n", words.List(cut...), more)
 		if length(out) <= opt.Limit {
 			return out
 		}
 	}
 	// Still too long (a huge reason or preface): cut at a line, and say so.
-	note := fmt.Sprintf("\n\n… cut here to fit GitHub's limit; %s can be read in %s.\n", andList(append([]string{"the rest of this body"}, cut...)), more)
+	note := fmt.Sprintf("\n\n… cut here to fit GitHub's limit; %s can be read in %s.\n", words.List(append([]string{"the rest of this body"}, cut...)...), more)
 	return cutAt(out, opt.Limit, note)
 }
 
@@ -106,14 +107,6 @@ func cutAt(text string, limit int, note string) string {
 		text = text[:i]
 	}
 	return text + note
-}
-
-// andList joins phrases as a sentence does: "a", "a and b", "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func join(sections []section) string {
@@ -142,8 +135,8 @@ func head(s runfile.Summary, opt Options) string {
 	p("**Outcome: %s** — %s.\n\n%s\n\n", s.Outcome, plain(s.Reason), whatNext(s))
 	b.WriteString(specCommentsLine(s))
 	b.WriteString(instructionsLine(s))
-	p("%s · %s · %s · %s · wall time %s\n\n", plural(s.Rounds, "round"), plural(len(s.Vetted), "vetted test"),
-		plural(len(s.Coders), "coder"), plural(len(s.Testers), "tester"), seconds(s.WallSeconds))
+	p("%s · %s · %s · %s · wall time %s\n\n", words.Count(s.Rounds, "round", "rounds"), words.Count(len(s.Vetted), "vetted test", "vetted tests"),
+		words.Count(len(s.Coders), "coder", "coders"), words.Count(len(s.Testers), "tester", "testers"), seconds(s.WallSeconds)+invocations(s))
 	if c := s.Comparison; c != nil && c.Pick.Coder != "" {
 		p("**The pick: %s.** %s\n\n", plain(c.Pick.Coder), plain(c.Pick.Why))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // preflightSection says what the check of the base found; nothing when all was well.
@@ -33,7 +34,7 @@ func preflightSection(s runfile.Summary, full bool) string {
 		for i, name := range p.OwnFailing {
 			names[i] = inlineCode(name)
 		}
-		fmt.Fprintf(&b, " (%s failing: %s)", plural(n, "test"), strings.Join(names, ", "))
+		fmt.Fprintf(&b, " (%s failing: %s)", words.Count(n, "test", "tests"), strings.Join(names, ", "))
 	}
 	b.WriteString(". The run went on: the spec may ask to fix what they catch.\n\n")
 	if full && p.OwnOutput != "" {
@@ -76,11 +77,33 @@ func failuresSection(s runfile.Summary, full bool, more string) string {
 	var b strings.Builder
 	b.WriteString("## Why verdicts failed\n\n")
 	if !full {
-		fmt.Fprintf(&b, "The judge's output for %s is in %s and in summary.json.\n\n", plural(len(failures), "failing verdict"), more)
+		fmt.Fprintf(&b, "The judge's output for %s is in %s and in summary.json.\n\n", words.Count(len(failures), "failing verdict", "failing verdicts"), more)
 		return b.String()
 	}
 	for _, f := range failures {
 		details(&b, plain(f.where), "", []byte(f.output))
 	}
 	return b.String()
+}
+
+// The most a run's ENVIRONMENT reason says, in characters: a line read at the end of a
+// run; the judge's output and the whole hint are in the report.
+const maxEnvironmentReason = 299
+
+// EnvironmentReason is why a run stopped at ENVIRONMENT, with what to do, in a line.
+func EnvironmentReason(p *runfile.Preflight) string {
+	if p.MidRun {
+		return words.Clip(fmt.Sprintf("an empty test on the base revision ended %s during the run (the same command resumes once this is fixed): %s",
+			p.Outcome, p.Hint), maxEnvironmentReason)
+	}
+	return words.Clip(fmt.Sprintf("the judge could not build and test the base revision here (%s): %s", p.Outcome, p.Hint), maxEnvironmentReason)
+}
+
+// EnvironmentStop is the progress line's word for the stop: what happened, not the hint,
+// which the outcome line says once.
+func EnvironmentStop(p *runfile.Preflight) string {
+	if p.MidRun {
+		return fmt.Sprintf("every coder failed a test the same way, and so did an empty test on the base revision (%s)", p.Outcome)
+	}
+	return fmt.Sprintf("an empty test on the base revision ended %s, so no agent was called", p.Outcome)
 }

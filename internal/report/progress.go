@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/statusline"
+	"github.com/dixit-bot/dixit/internal/vet"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 var (
@@ -29,6 +32,7 @@ type Progress struct {
 	status   *statusline.Display // nil for no status line
 	start    time.Time
 	replayed int
+	resumed  bool               // the resumed line is printed: once per invocation, however phases interleave replay and live work
 	running  []orchestrate.Work // the agents' work under way: several in a parallel phase
 }
 
@@ -54,9 +58,10 @@ func (p *Progress) Event(_ context.Context, ev orchestrate.Event) {
 		p.replayed++
 		return
 	}
-	if p.replayed > 0 {
-		fmt.Fprintf(p.w, "resumed: %d events replayed from the journal (round %d, %d vetted tests); going on live\n", p.replayed, ev.Round, ev.Suite)
-		p.replayed = 0
+	if p.replayed > 0 && !p.resumed {
+		p.resumed = true
+		fmt.Fprintf(p.w, "resumed: %s replayed from the journal (round %d, %s); going on live\n",
+			words.Count(p.replayed, "event", "events"), ev.Round, words.Count(ev.Suite, "vetted test", "vetted tests"))
 	}
 	if line := Line(ev); line != "" {
 		if ev.Kind == orchestrate.EvRound {
@@ -160,11 +165,11 @@ func Judging(jobs []ci.Job, started int) string {
 	case len(tests) == 1 && len(coders) == 1:
 		text = fmt.Sprintf("running %s on %s", jobs[0].Test.ID, jobs[0].Coder)
 	case len(tests) == 1:
-		text = fmt.Sprintf("judging %s on %d coders", jobs[0].Test.ID, len(coders))
+		text = fmt.Sprintf("judging %s on %s", jobs[0].Test.ID, trees(coders))
 	case len(coders) == 1:
-		text = fmt.Sprintf("running %d tests on %s", len(tests), jobs[0].Coder)
+		text = fmt.Sprintf("running %s on %s", words.Count(len(tests), "test", "tests"), jobs[0].Coder)
 	default:
-		text = fmt.Sprintf("running %d tests on %d coders", len(tests), len(coders))
+		text = fmt.Sprintf("running %s on %s", words.Count(len(tests), "test", "tests"), trees(coders))
 	}
 	if started > 0 && len(jobs) > 1 {
 		text += fmt.Sprintf(" (%d/%d)", min(started, len(jobs)), len(jobs))
@@ -172,12 +177,44 @@ func Judging(jobs []ci.Job, started int) string {
 	return text
 }
 
+// trees words the trees a judge call runs on: the coders counted as coders, and the
+// patch under review, its mutants and the base revision named for what they are, since
+// none of them is a coder.
+func trees(names map[string]bool) string {
+	coders, mutants := 0, 0
+	var others []string
+	for name := range names {
+		switch {
+		case name == vet.PatchName:
+			others = append(others, "the patch under review")
+		case name == ci.MutatedName:
+			others = append(others, "the code mutated")
+		case strings.HasPrefix(name, ci.MutantPrefix):
+			mutants++
+		case name == ci.BaseName:
+			others = append(others, "the base revision")
+		default:
+			coders++
+		}
+	}
+	var parts []string
+	if coders > 0 {
+		parts = append(parts, words.Count(coders, "coder", "coders"))
+	}
+	slices.Sort(others) // map order is random; the words should not be
+	parts = append(parts, others...)
+	if mutants > 0 {
+		parts = append(parts, words.Count(mutants, "mutant", "mutants"))
+	}
+	return words.List(parts...)
+}
+
 // Line renders one event for people; it returns "" for events not worth a line.
 func Line(ev orchestrate.Event) string {
 	who := fmt.Sprintf("  %-8s", ev.Agent)
 	switch ev.Kind {
 	case orchestrate.EvRound:
-		return fmt.Sprintf("── round %d · vetted suite: %d tests", ev.Round, ev.Suite)
+		return fmt.Sprintf("── round %d · vetted suite: %s", ev.Round, words.Count(ev.Suite, "test", "tests"))
 	case orchestrate.EvSolve:
 		return fmt.Sprintf("%s %s%s", who, ev.Detail, tokens(ev.Spend))
 	case orchestrate.EvPropose:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/statusline"
+	"github.com/dixit-bot/dixit/internal/vet"
 )
 
 func jobs(coders, tests []string) []ci.Job {
@@ -36,6 +38,10 @@ func TestJudgingSaysWhatTheJudgeRunsNow(t *testing.T) {
 		{"a coder's suite", jobs([]string{"basil"}, []string{"ivy-3", "kai-1", "ivy-4", "jun-5"}), 1, "running 4 tests on basil (1/4)"},
 		{"every proposal on every implementation", jobs(five, []string{"ivy-1", "ivy-2"}), 7, "running 2 tests on 5 coders (7/10)"},
 		{"one job", jobs([]string{"basil"}, []string{"ivy-3"}), 1, "running ivy-3 on basil"},
+		// The patch under review and its mutants are judged beside the coders, and are none.
+		{"a patch judged beside the coders", jobs(append([]string{vet.PatchName}, five...), []string{"ivy-3", "kai-1"}), 0, "running 2 tests on 5 coders and the patch under review"},
+		{"the patch's mutants", jobs([]string{ci.MutantPrefix + "m1", ci.MutantPrefix + "m2", ci.MutantPrefix + "m3"}, []string{"ivy-3", "kai-1"}), 0, "running 2 tests on 3 mutants"},
+		{"one coder and the base", jobs([]string{"basil", ci.BaseName}, []string{"ivy-3"}), 0, "judging ivy-3 on 1 coder and the base revision"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +78,7 @@ func TestProgressKeepsTheStatusLine(t *testing.T) {
 	assert.Equal(t, "round 2 · ivy writing a test", now())
 	end()
 	assert.Equal(t, "round 2", now())
-	assert.Regexp(t, `^── round 2 · vetted suite: 1 tests  \[.*\]\n$`, out.String())
+	assert.Regexp(t, `^── round 2 · vetted suite: 1 test  \[.*\]\n$`, out.String())
 }
 
 // In a parallel phase the status line names every agent at work, not the last to start.
@@ -125,4 +131,27 @@ func TestLinesForTheGuardAndUnpreparedCoders(t *testing.T) {
 		{Coder: "ada", Outcome: "pass"}, {Coder: "bo", Outcome: "pass"}, {Coder: "cy", Outcome: "fail"}, {Coder: "dee", Outcome: "pass"}, {Coder: "eve", Outcome: "prepare_failed"},
 	}}
 	assert.Contains(t, Line(ev), "→ IDEAL    3/4 pass (1 not prepared)  ada ACC")
+}
+
+// A resumed run whose phases interleave replayed and live events (parallel agents, a run
+// with nothing left to do) says it resumed once, and counts in words: "1 event".
+func TestProgressSaysResumedOnceAnInvocation(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out, nil)
+	ctx := context.Background()
+	evs := []orchestrate.Event{
+		{Round: 1, Kind: orchestrate.EvRound, Replayed: true},
+		{Round: 1, Suite: 1, Kind: orchestrate.EvSuite, Agent: "basil", Cells: []orchestrate.Cell{{Coder: "basil", Test: "ivy-3", Outcome: "pass"}}},
+		{Round: 2, Suite: 1, Kind: orchestrate.EvRound, Replayed: true},
+		{Round: 2, Suite: 1, Kind: orchestrate.EvSuite, Agent: "amber", Cells: []orchestrate.Cell{{Coder: "amber", Test: "ivy-3", Outcome: "pass"}}},
+		{Round: 2, Suite: 1, Kind: orchestrate.EvRound, Replayed: true},
+		{Round: 2, Suite: 1, Kind: orchestrate.EvEscalate, Outcome: orchestrate.TestersExhausted, Detail: "no tester found more"},
+	}
+	for _, ev := range evs {
+		p.Event(ctx, ev)
+	}
+	text := out.String()
+	assert.Equal(t, 1, strings.Count(text, "resumed:"), text)
+	assert.Contains(t, text, "resumed: 1 event replayed from the journal (round 1, 1 vetted test); going on live\n")
+	assert.Equal(t, "── round 2 · vetted suite: 1 test", Line(orchestrate.Event{Kind: orchestrate.EvRound, Round: 2, Suite: 1}))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/fence"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // The report's sections, in the order Render puts them.
@@ -70,8 +71,8 @@ func evidenceSection(s runfile.Summary, res *orchestrate.Result) string {
 		b.WriteString("\n")
 	case len(e.Exhausted) > 0:
 		last := e.Exhausted[len(e.Exhausted)-1]
-		p("In round %d no proposal entered the suite: %d were too weak (every coder passed), %d too hard, and %d times a tester had nothing more to propose.\n\n",
-			last.Round, last.TooWeak, last.TooHard, last.None)
+		p("In round %d no proposal entered the suite: %d %s too weak (every coder passed), %d too hard, and %s a tester had nothing more to propose.\n\n",
+			last.Round, last.TooWeak, words.Noun(last.TooWeak, "was", "were"), last.TooHard, words.Count(last.None, "time", "times"))
 		if all := len(classesByRound(s.Events)); all > len(e.Exhausted) {
 			p("The last %d of %d rounds; every round is in the table under Rounds and in summary.json:\n\n", len(e.Exhausted), all)
 		}
@@ -166,7 +167,8 @@ func spendSection(s runfile.Summary, perAgent bool, more string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Spend\n\n%s.\n\n", spendLine(s))
-	p("Judge: %d executions, %d test runs, %d cache hits, %s (%s).\n\n", s.Judge.Executions, s.Judge.Runs, s.Judge.CacheHits, seconds(s.Judge.Seconds), s.Judge.Sandbox)
+	p("Judge: %s, %s, %s, %s (%s).\n\n", words.Count(s.Judge.Executions, "execution", "executions"), words.Count(s.Judge.Runs, "test run", "test runs"),
+		words.Count(s.Judge.CacheHits, "cache hit", "cache hits"), seconds(s.Judge.Seconds), s.Judge.Sandbox)
 	if s.Spend.PromptTokens+s.Spend.CompletionTokens == 0 {
 		return b.String()
 	}
@@ -196,8 +198,17 @@ func spendLine(s runfile.Summary) string {
 	if s.Judge.ActionsMinutes > 0 {
 		parts = append(parts, fmt.Sprintf("%d GitHub Actions minutes", s.Judge.ActionsMinutes))
 	}
-	parts = append(parts, seconds(s.WallSeconds)+" wall time")
+	parts = append(parts, seconds(s.WallSeconds)+" wall time"+invocations(s))
 	return strings.Join(parts, " · ")
+}
+
+// invocations says over how many invocations a resumed run's figures add up, so a reader
+// knows they are the whole run's, not the last start's; nothing for a run started once.
+func invocations(s runfile.Summary) string {
+	if s.Invocations > 1 {
+		return fmt.Sprintf(" over %d invocations", s.Invocations)
+	}
+	return ""
 }
 
 // testsSection shows each vetted test in a collapsible block, its code in lang; the short
@@ -262,7 +273,7 @@ func logSection(s runfile.Summary) string {
 	}
 	text := inert(strings.Join(lines, "\n")) // decisions quote people
 	f := fence.For(text)
-	return fmt.Sprintf("<details><summary>Event log (%d events)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", len(s.Events), f, text, f)
+	return fmt.Sprintf("<details><summary>Event log (%s)</summary>\n\n%stext\n%s\n%s\n\n</details>\n", words.Count(len(s.Events), "event", "events"), f, text, f)
 }
 
 // baseCheckLine counts the vetted tests by what they did on the base revision, or says

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // The spec's HTML comments: GitHub shows them to no one reading the issue, so they are
@@ -62,7 +63,7 @@ func specSection(s runfile.Summary, text bool, more string) string {
 	}
 	b.WriteString("GitHub renders HTML comments as nothing. These were in the spec, and no agent read them.\n\n")
 	for i, c := range s.SpecComments {
-		details(&b, fmt.Sprintf("comment %d (%s)", i+1, plural(length(c), "character")), "html", []byte(inert(c)))
+		details(&b, fmt.Sprintf("comment %d (%s)", i+1, words.Count(length(c), "character", "characters")), "html", []byte(inert(c)))
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 var _ orchestrate.Reporter = (*Status)(nil)
@@ -117,7 +118,7 @@ func (s *Status) Markdown() string {
 	} else {
 		fmt.Fprintf(&b, "### Dixit is working on this issue: round %d\n\n", s.round)
 	}
-	fmt.Fprintf(&b, "**%d vetted tests**", len(s.suite))
+	fmt.Fprintf(&b, "**%s**", words.Count(len(s.suite), "vetted test", "vetted tests"))
 	if s.tokens > 0 {
 		fmt.Fprintf(&b, " · %d tokens so far", s.tokens)
 	}

@@ -18,7 +18,7 @@ func TestStatusFollowsTheRun(t *testing.T) {
 		if ev.Kind == orchestrate.EvVet {
 			md := s.Markdown()
 			assert.Contains(t, md, "round 1")
-			assert.Contains(t, md, "**1 vetted tests**")
+			assert.Contains(t, md, "**1 vetted test**")
 		}
 	}
 	s.Event(ctx, orchestrate.Event{Kind: orchestrate.EvHibernate, Agent: "jun", Round: 2})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // NewSummary assembles the summary of a finished run.
@@ -38,7 +39,20 @@ type Paths struct {
 
 // Write saves summary.json, report.md and report.html in dir.
 func Write(dir string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
-	p := Paths{Summary: filepath.Join(dir, runfile.SummaryFile), Markdown: filepath.Join(dir, "report.md"), HTML: filepath.Join(dir, "report.html")}
+	return write(dir, "", s, res)
+}
+
+// VetPrefix starts the names of a vetting's files (vet-report.md, vet-report.html,
+// vet-summary.json): they sit beside the run's, which stay as the run wrote them.
+const VetPrefix = "vet-"
+
+// WriteVet saves the report of a patch judged against the run in dir, beside the run's.
+func WriteVet(dir string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
+	return write(dir, VetPrefix, s, res)
+}
+
+func write(dir, prefix string, s runfile.Summary, res *orchestrate.Result) (Paths, error) {
+	p := Paths{Summary: filepath.Join(dir, prefix+runfile.SummaryFile), Markdown: filepath.Join(dir, prefix+"report.md"), HTML: filepath.Join(dir, prefix+"report.html")}
 	data, err := s.Encode()
 	if err != nil {
 		return Paths{}, err
@@ -82,4 +96,14 @@ func spend(res *orchestrate.Result) runfile.Spend {
 		sp.ByRound[ev.Round].Completion += ev.Spend.CompletionTokens
 	}
 	return sp
+}
+
+// Totals is the run's figures in one line, for the end of a command: rounds, vetted
+// tests, the judge's work, the journal and the wall time, over every invocation that
+// added up to them.
+func Totals(s runfile.Summary) string {
+	return fmt.Sprintf("%s, %s; judge: %s, %s, %.1f s; journal: %s (%d replayed), %.2f s of %.1f s wall time%s",
+		words.Count(s.Rounds, "round", "rounds"), words.Count(len(s.Vetted), "vetted test", "vetted tests"),
+		words.Count(s.Judge.Executions, "execution", "executions"), words.Count(s.Judge.CacheHits, "cache hit", "cache hits"), s.Judge.Seconds,
+		words.Count(s.Journal.Entries, "entry", "entries"), s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds, invocations(s))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // tamperedSection names the coders a job of which came out tampered: the judge's own
@@ -24,7 +25,7 @@ func tamperedSection(s runfile.Summary) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Tampered: %s\n\n", plural(len(rows), "coder"))
+	fmt.Fprintf(&b, "## Tampered: %s\n\n", words.Count(len(rows), "coder", "coders"))
 	b.WriteString("In a run of these coders' code, the judge's own checks in the same process did not come out as they must: " +
 		"something in the process changed what the test runner reports (docs/judge.md, \"tripwires\"). " +
 		"They had no vote on that test, and no tampered coder is a candidate for the pick, whatever its suite results.\n\n")

@@ -191,10 +191,3 @@ func seconds(s float64) string {
 	}
 	return fmt.Sprintf("%.1f s", s)
 }
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

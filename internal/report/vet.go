@@ -9,7 +9,42 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
+	"github.com/dixit-bot/dixit/internal/words"
 )
+
+// Turned follows a verdict's reason with how many of the vetted tests that fail on the
+// base revision the patch makes pass: what the patch changed that the suite can see. The
+// reason is left as it is when the base was not checked.
+func Turned(why string, findings []vet.Finding, vetted []runfile.VettedTest) string {
+	onBase := map[string]*runfile.BaseCheck{}
+	for _, v := range vetted {
+		onBase[v.ID] = v.OnBase
+	}
+	failing, passing := 0, 0
+	for _, f := range findings {
+		if onBase[f.ID].Kind() != runfile.TestsTheChange {
+			continue
+		}
+		failing++
+		if f.Patch.Passed() {
+			passing++
+		}
+	}
+	if failing == 0 {
+		return why
+	}
+	return words.Sentences(why, fmt.Sprintf("it turns %d of the %s that fail on the base revision from failing to passing",
+		passing, words.Count(failing, "vetted test", "vetted tests")))
+}
+
+// Breaks puts before a verdict's reason the repository's own tests the patch breaks.
+func Breaks(why string, broken []ci.Regression) string {
+	if len(broken) == 0 {
+		return why
+	}
+	return words.Sentences(fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s)",
+		len(broken), broken[0].Test, broken[0].Reason), why)
+}
 
 // vetSection shows how the patch under review did on the run's tests: the verdict, every
 // vetted test with how many independent implementations pass it, and for each vetted test
@@ -57,7 +92,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 	switch {
 	case len(v.Differences) > 0:
 		p("On %s of the probe's inputs the patch answers otherwise than most implementations that pass the vetted suite:\n\n",
-			plural(len(v.Differences), "input"))
+			words.Count(len(v.Differences), "input", "inputs"))
 		p("| input | the patch | most implementations |\n|---|---|---|\n")
 		rows := v.Differences
 		if !outputs && len(rows) > 10 {
@@ -87,7 +122,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 			}
 		}
 		p("Of the %s outside the gate (the Dixit rule kept them out of the suite: every implementation passed them, or too few did), the patch passes %d.\n\n",
-			plural(out, "other proposed test"), passes)
+			words.Count(out, "other proposed test", "other proposed tests"), passes)
 	}
 	return b.String()
 }

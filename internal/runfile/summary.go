@@ -29,17 +29,21 @@ type Summary struct {
 	// Preflight is the check of the base revision before any agent worked.
 	Preflight *Preflight `json:"preflight,omitempty"`
 	// Existing is the repository's own tests on the base: what coders must keep passing.
-	Existing    *Existing                 `json:"existing_tests,omitempty"`
-	Evidence    Evidence                  `json:"evidence"`
-	Rounds      int                       `json:"rounds"`
-	Vetted      []VettedTest              `json:"vetted"`
-	Coders      []Coder                   `json:"coders"`
-	Testers     []orchestrate.TesterState `json:"testers"`
-	Events      []orchestrate.Event       `json:"events"`
-	Spend       Spend                     `json:"spend"`
-	Judge       Judge                     `json:"judge"`
-	Journal     Journal                   `json:"journal"`
-	WallSeconds float64                   `json:"wall_seconds"`
+	Existing *Existing                 `json:"existing_tests,omitempty"`
+	Evidence Evidence                  `json:"evidence"`
+	Rounds   int                       `json:"rounds"`
+	Vetted   []VettedTest              `json:"vetted"`
+	Coders   []Coder                   `json:"coders"`
+	Testers  []orchestrate.TesterState `json:"testers"`
+	Events   []orchestrate.Event       `json:"events"`
+	Spend    Spend                     `json:"spend"`
+	Judge    Judge                     `json:"judge"`
+	Journal  Journal                   `json:"journal"`
+	// WallSeconds, Judge and Journal.Seconds add up the Invocations that worked on the
+	// run (a vet report adds its own vetting to the run's); Spend is the run's whole from
+	// its journal.
+	WallSeconds float64 `json:"wall_seconds"`
+	Invocations int     `json:"invocations,omitempty"`
 	// Comparison is set once the implementations have been compared (diff stats,
 	// differential testing, the pick).
 	Comparison *Comparison `json:"comparison,omitempty"`
@@ -139,7 +143,7 @@ type Tokens struct {
 	Completion int `json:"completion"`
 }
 
-// Judge is the judge's work in this process (a resumed run counts only what it ran).
+// Judge is the judge's work: in one invocation, or in the whole run (Summary.Account).
 type Judge struct {
 	ci.Stats
 	Sandbox string `json:"sandbox"`
@@ -153,7 +157,7 @@ type Journal struct {
 	Entries  int     `json:"entries"`
 	Replayed int     `json:"replayed"`
 	Live     int     `json:"live"`
-	Seconds  float64 `json:"seconds"` // time spent writing it
+	Seconds  float64 `json:"seconds"` // time spent writing it, in every invocation
 }
 
 // Encode is the summary as summary.json holds it.

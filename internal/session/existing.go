@@ -37,7 +37,7 @@ func (s *session) existingTests(ctx context.Context, pre *runfile.Preflight, cfg
 	start := time.Now()
 	e := &runfile.Existing{Mode: cfg.ExistingTests, Runs: cfg.Reruns}
 	s.progress("the repository's own tests: %d runs on the base revision", cfg.Reruns)
-	results, err := s.local.RunSuite(ctx, cfg.Reruns, []ci.SuiteJob{{Coder: "base", Tree: baseTree{s.ws, s.base}}})
+	results, err := s.local.RunSuite(ctx, cfg.Reruns, []ci.SuiteJob{{Coder: ci.BaseName, Tree: baseTree{s.ws, s.base}}})
 	switch {
 	case errors.Is(err, ci.ErrNoSuite):
 		e.Note = fmt.Sprintf("the judge cannot run the repository's own tests for toolchain %q yet: they guard nothing in this run", s.contract.Toolchain)

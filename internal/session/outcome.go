@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -38,8 +39,7 @@ func (out *Outcome) Print(stdout io.Writer, state string, offer bool) Ending {
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	fmt.Fprintf(stdout, "%d rounds, %d vetted tests; judge: %d executions, %d cache hits, %.1f s; journal: %d entries (%d replayed), %.2f s of %.1f s wall time\n",
-		s.Rounds, len(s.Vetted), s.Judge.Executions, s.Judge.CacheHits, s.Judge.Seconds, s.Journal.Entries, s.Journal.Replayed, s.Journal.Seconds, s.WallSeconds)
+	fmt.Fprintln(stdout, report.Totals(s))
 	if tokens := s.Spend.PromptTokens + s.Spend.CompletionTokens; tokens > 0 {
 		fmt.Fprintf(stdout, "Model: %d prompt + %d completion tokens", s.Spend.PromptTokens, s.Spend.CompletionTokens)
 		if s.Spend.CostUSD > 0 {

@@ -85,7 +85,7 @@ func (s *session) canaryJob() ([]gitstate.File, ci.Job, bool, error) {
 	if len(files) == 0 || !ok {
 		return nil, ci.Job{}, false, nil
 	}
-	return files, ci.Job{Coder: "base", Tree: baseTree{s.ws, s.base}, Test: ci.Test{ID: "preflight", Content: canary}}, true, nil
+	return files, ci.Job{Coder: ci.BaseName, Tree: baseTree{s.ws, s.base}, Test: ci.Test{ID: "preflight", Content: canary}}, true, nil
 }
 
 // ownTests runs the tests the base already has (the files the contract keeps from a
@@ -210,38 +210,9 @@ func environmentResult(protocol string, p *runfile.Preflight) *orchestrate.Resul
 	return &orchestrate.Result{
 		Protocol: protocol,
 		Outcome:  orchestrate.Environment,
-		Reason:   environmentReason(p),
+		Reason:   report.EnvironmentReason(p),
 		SpentBy:  map[string]orchestrate.Spend{},
 	}
-}
-
-func environmentReason(p *runfile.Preflight) string {
-	said := lastLines(p.Output, 4)
-	if p.MidRun {
-		return fmt.Sprintf("every coder failed a test the same way, and an empty test on the base revision failed too (%s): %s. "+
-			"Nothing was recorded for that test: the same command resumes the run once this is fixed. It said: %s", p.Outcome, p.Hint, said)
-	}
-	return fmt.Sprintf("the judge could not build the base revision and run an empty test on it (%s): %s. It said: %s", p.Outcome, p.Hint, said)
-}
-
-// lastLines is the end of a command's output on one line, without the lines that say
-// only that it failed.
-func lastLines(out string, n int) string {
-	var keep []string
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line == "FAIL" || strings.HasPrefix(line, "FAIL\t") || strings.HasPrefix(line, "[dixit]") || strings.HasPrefix(line, "# ") {
-			continue
-		}
-		keep = append(keep, line)
-	}
-	if len(keep) == 0 {
-		return "(no output)"
-	}
-	if len(keep) > n {
-		keep = keep[len(keep)-n:]
-	}
-	return strings.Join(keep, " | ")
 }
 
 // stopForEnvironment ends a run whose base failed its preflight: the summary and the
@@ -250,20 +221,15 @@ func (s *session) stopForEnvironment(ctx context.Context, cfg config.Settings, p
 	describe func(*runfile.Summary)) (*Outcome, error) {
 	res := environmentResult(cfg.Protocol, p)
 	// The status comment and the progress lines learn of the stop as of any other.
-	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: res.Reason}
+	// The line says what stopped; the hint is said once, in the outcome that follows.
+	stop := orchestrate.Event{Seq: 1, Kind: orchestrate.EvEscalate, Outcome: res.Outcome, Detail: report.EnvironmentStop(p)}
 	res.Events = append(res.Events, stop)
 	reporter.Event(ctx, stop)
 	sum := report.NewSummary(s.opts.RunID, res)
 	sum.Preflight = p
 	describe(&sum)
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
-	sum.Judge = runfile.Judge{Sandbox: s.local.Isolation()}
-	sum.WallSeconds = time.Since(s.start).Seconds()
-	paths, err := report.Write(s.runDir, sum, res)
-	if err != nil {
-		return nil, err
-	}
-	return &Outcome{Result: res, Summary: sum, RunDir: s.runDir, JSON: paths.Summary, Report: paths.Markdown, HTML: paths.HTML}, nil
+	return s.write(sum, res)
 }
 
 // baseTree is the base revision, a tree or a commit, as the judge sees it.

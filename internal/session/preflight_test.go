@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,12 +30,19 @@ func copyPopulation(t *testing.T, from string) string {
 // no agent called, the reason and summary.json naming what is missing.
 func runEnvironmentCase(t *testing.T, pop, missing string) {
 	t.Helper()
+	var shown strings.Builder
+	state := t.TempDir()
 	out, err := session.Run(context.Background(), session.Options{
-		Population: pop, StateDir: t.TempDir(), BuildCache: buildCache, RunID: "env",
+		Population: pop, StateDir: state, BuildCache: buildCache, RunID: "env", Host: session.Terminal{Out: &shown},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, orchestrate.Environment, out.Result.Outcome)
 	assert.Contains(t, out.Result.Reason, missing)
+	// What a person reads at the end: the hint once, in a line under 300 characters.
+	out.Print(&shown, state, true)
+	assert.Less(t, utf8.RuneCountInString(out.Result.Reason), 300, out.Result.Reason)
+	assert.Equal(t, 1, strings.Count(shown.String(), out.Summary.Preflight.Hint), shown.String())
+	assert.Contains(t, shown.String(), "Outcome: ENVIRONMENT — the judge could not build and test the base revision here")
 	for _, ev := range out.Result.Events {
 		assert.Equal(t, orchestrate.EvEscalate, ev.Kind, "no agent was called")
 	}

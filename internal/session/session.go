@@ -127,6 +127,8 @@ type session struct {
 	out       io.Writer
 	status    *statusline.Display
 	ownStatus bool
+	// recorded: this invocation's figures are in the run's invocations file.
+	recorded bool
 }
 
 func open(ctx context.Context, opts Options, contract ci.Contract) (_ *session, err error) {
@@ -206,6 +208,7 @@ func open(ctx context.Context, opts Options, contract ci.Contract) (_ *session, 
 }
 
 func (s *session) close() {
+	s.recordCut()
 	s.stopStatus()
 	if s.local != nil {
 		s.local.Close()
@@ -276,25 +279,8 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 			return nil, fmt.Errorf("run %s: judge the patch: %w (the same command retries)", s.opts.RunID, err)
 		}
 	}
-	// After the comparison, whose judge work (dual agreement) counts too.
-	sum.Judge = runfile.Judge{Stats: s.judge.Stats(), Sandbox: s.local.Isolation()}
-	// Dependencies are prepared by the local judge (for verdicts, and for the
-	// repository's own tests whatever the judge): the cache in front of it does not see them.
-	local := s.local.Stats()
-	sum.Judge.Prepares, sum.Judge.PrepareSeconds = local.Prepares, local.PrepareSeconds
-	if remote, ok := s.inner.(interface{ Minutes() int }); ok {
-		sum.Judge.Sandbox = "github-actions"
-		sum.Judge.ActionsMinutes = remote.Minutes()
-	}
-	sum.Journal.Seconds = s.journal.seconds.Seconds()
-	sum.WallSeconds = time.Since(s.start).Seconds()
-	out := &Outcome{Result: res, Summary: sum, RunDir: s.runDir}
-	paths, err := report.Write(s.runDir, sum, res)
-	if err != nil {
-		return nil, err
-	}
-	out.JSON, out.Report, out.HTML = paths.Summary, paths.Markdown, paths.HTML
-	return out, nil
+	// Accounted after the comparison, whose judge work (dual agreement) counts too.
+	return s.write(sum, res)
 }
 
 // cast notes what the comparison needs once the protocol has ended: the base revision,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,4 +189,47 @@ func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
 		assert.Equal(t, orchestratetest.Unflagged(whole.Result.Events), orchestratetest.Unflagged(r.Events), "cut %d", cut)
 		require.NoError(t, os.RemoveAll(resumed.RunDir))
 	}
+}
+
+// TestAResumedRunReportsTheWholeRun cuts the demo, resumes it, and checks the report,
+// the summary and the closing lines give the wall time and judge work of both
+// invocations, not the last start's alone.
+func TestAResumedRunReportsTheWholeRun(t *testing.T) {
+	state := t.TempDir() // a verdict cache of its own: the first invocation's judge work is real
+	run := func(afterAppend func(int) error) (*session.Outcome, error) {
+		return session.Run(context.Background(), session.Options{
+			Population: demo, StateDir: state, BuildCache: buildCache, RunID: "resumed", AfterAppend: afterAppend,
+		})
+	}
+	_, err := run(func(seq int) error {
+		if seq == 20 { // past the first classifications
+			time.Sleep(time.Second) // the first invocation lasts at least this long
+			return orchestrate.ErrInterrupted
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, orchestrate.ErrInterrupted)
+	out, err := run(nil)
+	require.NoError(t, err)
+
+	invs, err := runfile.ReadInvocations(out.RunDir)
+	require.NoError(t, err)
+	require.Len(t, invs, 2, "the cut invocation is recorded too")
+	first, last := invs[0], invs[1]
+	assert.GreaterOrEqual(t, first.WallSeconds, 1.0)
+	assert.Positive(t, first.Judge.Executions, "the first invocation judged the first proposals")
+	sum := out.Summary
+	assert.Equal(t, 2, sum.Invocations)
+	assert.InDelta(t, first.WallSeconds+last.WallSeconds, sum.WallSeconds, 1e-6)
+	assert.Equal(t, first.Judge.Executions+last.Judge.Executions, sum.Judge.Executions)
+	assert.Greater(t, sum.Judge.Executions, last.Judge.Executions, "the report counts the first invocation's judge work")
+
+	md, err := os.ReadFile(out.Report)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), fmt.Sprintf("Judge: %d executions", sum.Judge.Executions))
+	assert.Contains(t, string(md), "wall time over 2 invocations.")
+	var printed strings.Builder
+	out.Print(&printed, state, true)
+	assert.Contains(t, printed.String(), fmt.Sprintf("judge: %d executions", sum.Judge.Executions))
+	assert.Contains(t, printed.String(), fmt.Sprintf("of %.1f s wall time over 2 invocations", sum.WallSeconds))
 }

@@ -30,14 +30,12 @@ func (s *session) vetPatch(ctx context.Context, sum *runfile.Summary, res *orche
 		return nil, err
 	}
 	s.stage("judging the patch under review")
-	s.progress("the patch under review: judged on %d proposed tests, %d of them vetted", len(res.Proposals), len(res.Vetted))
+	s.progress("the patch under review: judged on every proposed test (%d), %d of them vetted", len(res.Proposals), len(res.Vetted))
 	v, err := vet.Judge(ctx, vet.Judging{Judge: s.watched(s.judge), Reruns: reruns, Gate: s.gate}, s.opts.Patch, impls, res)
 	if err != nil {
 		return nil, err
 	}
-	if line := turned(v.Vetted, sum.Vetted); line != "" {
-		v.Why += "; " + line
-	}
+	v.Why = report.Turned(v.Why, v.Vetted, sum.Vetted)
 	if err := s.vetExisting(ctx, &v, sum); err != nil {
 		return nil, err
 	}
@@ -99,30 +97,6 @@ func (s *session) vetDifferences(ctx context.Context, v *vet.Verdict, sum *runfi
 	return nil
 }
 
-// turned says how many of the vetted tests that fail on the base revision the patch
-// makes pass: what the patch changed that the suite can see. "" when the base was not
-// checked.
-func turned(findings []vet.Finding, vetted []runfile.VettedTest) string {
-	onBase := map[string]*runfile.BaseCheck{}
-	for _, v := range vetted {
-		onBase[v.ID] = v.OnBase
-	}
-	failing, passing := 0, 0
-	for _, f := range findings {
-		if onBase[f.ID].Kind() != runfile.TestsTheChange {
-			continue
-		}
-		failing++
-		if f.Patch.Passed() {
-			passing++
-		}
-	}
-	if failing == 0 {
-		return ""
-	}
-	return fmt.Sprintf("it turns %d of the %d vetted tests that fail on the base revision from failing to passing", passing, failing)
-}
-
 // vetExisting runs the repository's own tests that pass on the base on the patch: a
 // patch that breaks one fails, whatever the vetted tests say, and the reason names it.
 func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.Summary) error {
@@ -139,7 +113,6 @@ func (s *session) vetExisting(ctx context.Context, v *vet.Verdict, sum *runfile.
 	}
 	sum.Existing.Patch = broken
 	v.Conclusion = vet.Failure
-	v.Why = fmt.Sprintf("The patch breaks %d of the repository's own tests that pass on the base (first: %s, which %s). %s",
-		len(broken), broken[0].Test, broken[0].Reason, v.Why)
+	v.Why = report.Breaks(v.Why, broken)
 	return nil
 }

@@ -23,17 +23,28 @@ import (
 // one compares version numbers as strings (the bug the issue is about), one is a consensus
 // implementation. The run, and so what was vetted, is the same for both.
 func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
+	id := fmt.Sprintf("vet-%d", os.Getpid())
+	// The run first, as bot demo makes it: vetting leaves its report as it wrote it.
+	run, err := runDemo(t, id, nil)
+	require.NoError(t, err)
+	runMD, err := os.ReadFile(run.Report)
+	require.NoError(t, err)
+	runJSON, err := os.ReadFile(run.JSON)
+	require.NoError(t, err)
 	vetDemo := func(patch string) *session.Outcome {
 		tree, err := gitstate.ReadDir(patch)
 		require.NoError(t, err)
 		out, err := session.Run(context.Background(), session.Options{
-			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("vet-%d", os.Getpid()), Patch: tree,
+			Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: id, Patch: tree,
 		})
 		require.NoError(t, err)
 		require.NotNil(t, out.Summary.Vet)
 		return out
 	}
 	buggy := vetDemo("../../examples/semver-patches/string-compare")
+	assert.Equal(t, filepath.Join(run.RunDir, "vet-report.md"), buggy.Report, "the vet report sits beside the run's")
+	assert.Equal(t, filepath.Join(run.RunDir, "vet-report.html"), buggy.HTML)
+	assert.Equal(t, filepath.Join(run.RunDir, "vet-summary.json"), buggy.JSON)
 	v := buggy.Summary.Vet
 	assert.Equal(t, vet.Failure, v.Conclusion, v.Why)
 	require.NotEmpty(t, v.Vetted)
@@ -43,7 +54,9 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	assert.Contains(t, first.Patch.Output, `Compare("1.10.0", "1.9.0") = -1, want 1`, "the patch's own failure output")
 	assert.Len(t, first.PassedBy, 5, "every independent implementation passes it")
 	assert.True(t, strings.HasPrefix(v.Why, "The patch fails "), v.Why)
-	assert.Contains(t, v.Why, "it turns 1 of the 3 vetted tests that fail on the base revision from failing to passing")
+	// One sentence after another, never "(fail).; it turns".
+	assert.Regexp(t, `is the first \(\w+\)\. It turns 1 of the 3 vetted tests that fail on the base revision from failing to passing\.$`, v.Why)
+	assert.NotContains(t, v.Why, ".;")
 	md, err := os.ReadFile(buggy.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## The patch under review\n\n**Verdict: failure.**")
@@ -63,7 +76,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 
 	good := vetDemo(filepath.Join(demo, "coders", "amber", "1")) // a consensus implementation
 	assert.Equal(t, vet.Success, good.Summary.Vet.Conclusion, good.Summary.Vet.Why)
-	assert.Contains(t, good.Summary.Vet.Why, "it turns 3 of the 3 vetted tests that fail on the base revision from failing to passing")
+	assert.Contains(t, good.Summary.Vet.Why, ". It turns 3 of the 3 vetted tests that fail on the base revision from failing to passing.")
 	require.NotNil(t, good.Summary.Vet.Mutants, "a patch that passes has its mutants scored")
 	assert.Positive(t, good.Summary.Vet.Mutants.Killed, "the demo's vetted tests kill some mutants of a correct Compare")
 	goodMD, err := os.ReadFile(good.Report)
@@ -72,6 +85,18 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 	assert.Nil(t, buggy.Summary.Vet.Mutants, "a failing patch is not mutated")
 	assert.Empty(t, good.Summary.Vet.Differences, "a consensus implementation answers as the consensus")
 	assert.Equal(t, buggy.Summary.Vetted, good.Summary.Vetted, "the patch under review does not change what is vetted")
+
+	// The run's own report is as the run wrote it: no patch, the run's wall time.
+	afterMD, err := os.ReadFile(run.Report)
+	require.NoError(t, err)
+	assert.Equal(t, string(runMD), string(afterMD), "bot vet leaves the run's report.md alone")
+	assert.NotContains(t, string(afterMD), "The patch under review")
+	afterJSON, err := os.ReadFile(run.JSON)
+	require.NoError(t, err)
+	assert.Equal(t, string(runJSON), string(afterJSON), "and its summary.json")
+	// The vet report counts the run's work and its own vetting, not the other vetting's.
+	assert.Greater(t, good.Summary.WallSeconds, run.Summary.WallSeconds)
+	assert.Equal(t, run.Summary.Invocations+1, good.Summary.Invocations)
 }
 
 // TestThePatchUnderReviewReachesNoAgent vets a patch carrying a canary with live agents

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/logkey"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // errInterrupted means a delivery was left pending because the server stopped.
@@ -181,7 +182,7 @@ func (s *Server) runWithRetries(ctx context.Context, h Handler, rec record) erro
 			return err
 		}
 		if attempt > s.cfg.Retries {
-			return fmt.Errorf("%d attempts: %w", attempt, err)
+			return fmt.Errorf("%s: %w", words.Count(attempt, "attempt", "attempts"), err)
 		}
 		Logger(ctx).Warn("webhook handler will retry", "error", err, "attempt", attempt, "delay", delay)
 		t := time.NewTimer(delay)
