@@ -69,7 +69,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 	if len(gate) > 0 {
 		p("| test | the patch | independent implementations that pass it |\n|---|---|---|\n")
 		for _, f := range gate {
-			p("| %s | %s | %d of %d |\n", gateName(f, code(f.ID)), f.Patch.Outcome, len(f.PassedBy), f.Implementations)
+			p("| %s | %s | %d of %d |\n", gateName(f, code(f.ID), " "), f.Patch.Outcome, len(f.PassedBy), f.Implementations)
 		}
 		b.WriteString("\n")
 	}
@@ -77,7 +77,7 @@ func vetSection(s runfile.Summary, outputs bool) string {
 		if f.Patch.Passed() {
 			continue
 		}
-		summary := fmt.Sprintf("%s by %s, which the patch fails (%s)", gateName(f, "<code>"+plainHTML(f.ID)+"</code>"),
+		summary := fmt.Sprintf("%s by %s, which the patch fails (%s)", gateName(f, "<code>"+plainHTML(f.ID)+"</code>", ": "),
 			plainHTML(f.Tester), f.Patch.Outcome)
 		if !outputs {
 			p("- %s\n", summary)
@@ -139,13 +139,13 @@ func gated(vetted, others []vet.Finding) []vet.Finding {
 	return out
 }
 
-// gateName is how the report names a test of the gate: "test 2 `id`" for a vetted one,
-// "proposed test `id`, not vetted" for one that joined the gate.
-func gateName(f vet.Finding, id string) string {
+// gateName is how the report names a test of the gate: "test 2" sep id for a vetted one,
+// "proposed test id, not vetted" for one that joined the gate.
+func gateName(f vet.Finding, id, sep string) string {
 	if f.Number == 0 {
 		return "proposed test " + id + ", not vetted"
 	}
-	return fmt.Sprintf("test %d %s", f.Number, id)
+	return fmt.Sprintf("test %d%s%s", f.Number, sep, id)
 }
 
 // VetReview is the review a vetted pull request gets: the preface (what was judged
