@@ -56,7 +56,7 @@ type Settings struct {
 	// the language tells; all of them elsewhere), "all", or "off".
 	ExistingTests string `json:"existing_tests,omitempty"`
 	// Pick names the rule that picks the implementation an escalation pull request is
-	// built from (internal/pick): most_tests (the default) or hybrid.
+	// built from (internal/pick): hybrid (the default) or most_tests.
 	Pick string `json:"pick,omitempty"`
 	// VetGate says which tests a patch under review must pass (bot vet): "threshold"
 	// (the default: the vetted suite and every other proposed test that at least

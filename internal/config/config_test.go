@@ -22,12 +22,12 @@ func TestParseFillsDefaultsAndPresets(t *testing.T) {
 	assert.Equal(t, 45*time.Second, s.Test.Timeout)
 	assert.Equal(t, "dixit_{id}_test.go", s.Test.Path)
 	assert.Equal(t, "go", s.Test.Toolchain)
-	assert.Equal(t, "most_tests", s.Pick, "the pick the measurements chose")
+	assert.Equal(t, "hybrid", s.Pick, "the pick no other measured rule beats")
 	assert.Equal(t, "threshold", s.VetGate, "the gate the measurements chose")
 
-	s, err = config.Parse([]byte("pick: hybrid\nvet_gate: vetted\n"))
+	s, err = config.Parse([]byte("pick: most_tests\nvet_gate: vetted\n"))
 	require.NoError(t, err)
-	assert.Equal(t, "hybrid", s.Pick)
+	assert.Equal(t, "most_tests", s.Pick)
 	assert.Equal(t, "vetted", s.VetGate)
 
 	empty, err := config.Parse(nil)

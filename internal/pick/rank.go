@@ -31,10 +31,9 @@ func Hybrid(in Input) Choice {
 }
 
 // MostTests is Hybrid with one step first: among the candidates, the most of every
-// proposed test passed, vetted or not. On recorded HumanEval and sympy panels it resolves
-// the issue at least as often as every other pick measured (docs/real-patches.md): the
-// consensus says which coders the vetted suite cannot tell apart, and the tests it did
-// not keep (unanimous ones above all) still tell a wrong coder from a right one.
+// proposed test passed, vetted or not. On weak recorded HumanEval panels (most coders
+// wrong) it beats the hybrid; on diverse ones and on real sympy patches it does not
+// (docs/real-patches.md). Its cost: a coder that shares a wrong test's mistake gains by it.
 //
 // With no candidate: the most proposed tests passed, then dual agreement, then the most
 // vetted tests passed in the coder's last run of the suite.

@@ -119,16 +119,16 @@ func TestChooseFollowsTheRuleTheSettingsName(t *testing.T) {
 	c.Touched = []runfile.CoderDiff{{Coder: "c1", Added: 9}, {Coder: "c2", Added: 9}, {Coder: "c3", Added: 9}, {Coder: "c4", Added: 9}}
 
 	p := Choose(s, c)
+	assert.Equal(t, "c2", p.Coder, "the default is the hybrid: "+p.Why)
+	assert.NotContains(t, p.Why, "pass the most")
+
+	c.PickRule = "most_tests"
+	p = Choose(s, c)
 	assert.Equal(t, "c3", p.Coder, p.Why)
 	assert.Contains(t, p.Why, "Of the 7 proposed tests, c3, c4 pass the most (6 each). ")
 	assert.Contains(t, p.Why, "its dual-agreement score is the highest (9")
 
-	c.PickRule = "hybrid"
-	p = Choose(s, c)
-	assert.Equal(t, "c2", p.Coder, p.Why)
-	assert.NotContains(t, p.Why, "pass the most")
-
-	c.PickRule, c.Proposed = "", nil // a run from before the counts: the step is left out
+	c.Proposed = nil // a run from before the counts: the step is left out
 	assert.Equal(t, "c2", Choose(s, c).Coder)
 }
 

@@ -24,8 +24,8 @@ func Summary(w io.Writer, res *Result) {
 					count(gate.Kept), pct(gate.GoldPrecision), pct(gate.FailsOnBase), pct(gate.ResolvedIfPasses))
 			}
 			if p, ok := row.Pick(DefaultPick); ok {
-				fmt.Fprintf(w, "        the pick (pick: most_tests, the default) resolves %s; over the hybrid %s, CodeT %s, the Dixit pick %s\n",
-					pct(p.Correct), diff(row, rules.PickHybrid(rules.Seed)), diff(row, rules.PickCodeT), diff(row, rules.PickConsensus(rules.Seed)))
+				fmt.Fprintf(w, "        the pick (pick: hybrid, the default) resolves %s; over pick: most_tests %s, CodeT %s, the Dixit pick %s\n",
+					pct(p.Correct), diff(row, rules.PickMost(rules.Seed)), diff(row, rules.PickCodeT), diff(row, rules.PickConsensus(rules.Seed)))
 			}
 			if g, ok := closest(res.Gate, rep, k); ok {
 				fmt.Fprintf(w, "        closest to the aim: %s, %s / %s (%.1f pt short)\n", g.Rule, pct(g.Caught), pct(g.ResolvedFailed), 100*g.Shortfall)
@@ -52,9 +52,9 @@ func closest(checks []rules.GateCheck, rep *rules.Report, k int) (rules.GateChec
 	return best, found
 }
 
-// DefaultPick is the replay's name of the product's default pick (pick.MostTests): the
-// seed rule's consensus, then the most LLM tests passed.
-var DefaultPick = rules.PickMost(rules.Seed)
+// DefaultPick is the replay's name of the product's default pick (pick.Hybrid): the seed
+// rule's consensus, then dual agreement.
+var DefaultPick = rules.PickHybrid(rules.Seed)
 
 // diff is the default pick minus another, paired, in points.
 func diff(row *rules.Row, alt string) string {
