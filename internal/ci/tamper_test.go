@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/ci/citest"
 )
 
 // TestTamperedConftestKept runs coder_py_conftest_skip with a contract that keeps a
@@ -87,6 +89,7 @@ func TestPytestSkipsWithoutBubblewrap(t *testing.T) {
 		mine = append(mine, c)
 	}
 	require.GreaterOrEqual(t, len(mine), 5, "py_skip_test, py_module_skip, py_conftest_skip, py_pytestmark_skip, py_pytestmark_xfail")
+	citest.KeepUmask(t) // as root without bubblewrap the judge sets the process' umask to 077
 	l, err := NewLocal(LocalOptions{Contract: contract, Sandbox: SandboxNone, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()})
 	require.NoError(t, err)
 	defer l.Close()

@@ -41,6 +41,11 @@ func AlsoAsNobody(t *testing.T) {
 	if err == nil {
 		err = os.WriteFile(bin, data, 0o755)
 	}
+	if err == nil {
+		// Not left to the umask: a judge run earlier in the process, as root without
+		// bubblewrap, may have set it to 077, and uid 65534 could not execute the copy.
+		err = os.Chmod(bin, 0o755)
+	}
 	if err != nil {
 		t.Fatalf("copy the test binary for uid %d: %v", Nobody, err)
 	}
