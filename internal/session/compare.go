@@ -72,6 +72,9 @@ func (s *session) dualAgreement(ctx context.Context, c *runfile.Comparison, res 
 	var jobs []ci.Job
 	var coders []string
 	for _, coder := range res.Coders {
+		if coder.Tampered != nil {
+			continue // a forger's passes are no agreement: it would swell the group it forged into
+		}
 		tree, err := s.ws.Source(coder.Commit)
 		if err != nil {
 			return err

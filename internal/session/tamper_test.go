@@ -68,6 +68,8 @@ func TestATamperedCoderIsOutOfTheRun(t *testing.T) {
 	pick := out.Summary.Comparison.Pick
 	assert.NotEqual(t, "d", pick.Coder)
 	assert.Equal(t, []string{"a", "b", "c"}, pick.Candidates)
+	assert.NotContains(t, out.Summary.Comparison.Proposed, "d", "a forger's passes count in no score")
+	assert.NotContains(t, out.Summary.Comparison.Dual, "d")
 	md, err := os.ReadFile(out.Report)
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Tampered: 1 coder")
