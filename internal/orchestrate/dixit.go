@@ -3,6 +3,8 @@ package orchestrate
 import (
 	"context"
 	"fmt"
+
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // The Dixit protocol's main loop, as seed 000's main reads (DESIGN.md §1): every coder
@@ -66,14 +68,14 @@ func (r *Run) play(ctx context.Context) (stop, error) {
 			return stop{}, err
 		}
 		if t := r.stuckTampered(stuck); t != nil {
-			return stop{CodersStuck, fmt.Sprintf("coder %s tampered with the test runner (test %s: %s) and still fails part of the vetted suite after %d retries",
-				stuck.Name(), t.Test, t.Evidence, r.cfg.MaxCoderRetries)}, nil
+			return stop{CodersStuck, fmt.Sprintf("coder %s tampered with the test runner (test %s: %s) and still fails part of the vetted suite after %s",
+				stuck.Name(), t.Test, t.Evidence, words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil
 		}
 		if stuck != nil && len(stuck.breaks) > 0 {
-			return stop{CodersStuck, fmt.Sprintf("coder %s still breaks the repository's test %s after %d retries", stuck.Name(), stuck.breaks[0].Test, r.cfg.MaxCoderRetries)}, nil
+			return stop{CodersStuck, fmt.Sprintf("coder %s still breaks the repository's test %s after %s", stuck.Name(), stuck.breaks[0].Test, words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil
 		}
 		if stuck != nil {
-			return stop{CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %d retries", stuck.Name(), r.cfg.MaxCoderRetries)}, nil
+			return stop{CodersStuck, fmt.Sprintf("coder %s still fails part of the vetted suite after %s", stuck.Name(), words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil
 		}
 		fresh, err := r.newTests(ctx)
 		if err != nil {

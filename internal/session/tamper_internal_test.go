@@ -24,7 +24,7 @@ func TestVetTamperedFailsOnAnyTest(t *testing.T) {
 	vetTampered(&v)
 	assert.Equal(t, vet.Failure, v.Conclusion)
 	assert.Equal(t, "The patch tampered with the test runner on test jun-2: run 3 of 20: tampered: a check of the judge's own (test_split_unit_bounds_45) "+
-		"was skipped: something in the process decides which tests run. The patch passes all 1 vetted tests, and the testers found nothing more that most independent implementations agree on.", v.Why)
+		"was skipped: something in the process decides which tests run. The patch passes the 1 vetted test, and the testers found nothing more that most independent implementations agree on.", v.Why)
 
 	honest := vet.Verdict{Vetted: []vet.Finding{{ID: "ivy-1", Number: 1, Patch: ci.Verdict{Outcome: ci.Fail}}}}
 	vet.Conclude(&honest, orchestrate.TestersExhausted)

@@ -14,6 +14,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/mutation"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // Conclusions, as GitHub's check runs name them.
@@ -172,17 +173,25 @@ func Conclude(v *Verdict, outcome orchestrate.Outcome) {
 // passedWhat names the gate the patch passed: "all 3 vetted tests", and the other tests
 // that joined it.
 func passedWhat(vetted, extra int, share float64) string {
-	what := fmt.Sprintf("all %d vetted tests", vetted)
-	if extra > 0 {
-		what += fmt.Sprintf(" and the %d other proposed tests at least %s of the independent implementations pass", extra, percent(share))
+	var parts []string
+	switch vetted {
+	case 0:
+	case 1:
+		parts = append(parts, "the 1 vetted test")
+	default:
+		parts = append(parts, fmt.Sprintf("all %d vetted tests", vetted))
 	}
-	return what
+	if extra > 0 {
+		parts = append(parts, fmt.Sprintf("the %s that at least %s of the independent implementations pass",
+			words.Count(extra, "other proposed test", "other proposed tests"), percent(share)))
+	}
+	return words.List(parts...)
 }
 
 // failedWhy says how many tests of the gate the patch fails and which is the first.
 func failedWhy(failed []Finding, vetted, extra int, share float64) string {
 	first := failed[0]
-	of := fmt.Sprintf("%d vetted tests", vetted)
+	of := words.Count(vetted, "vetted test", "vetted tests")
 	if extra > 0 {
 		of = fmt.Sprintf("%d tests (%d vetted, %d more that at least %s of the independent implementations pass)", vetted+extra, vetted, extra, percent(share))
 	}

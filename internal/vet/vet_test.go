@@ -126,7 +126,7 @@ func TestTheThresholdGateHoldsTheUnanimousTests(t *testing.T) {
 	v.Others[0].Patch = pass
 	vet.Conclude(&v, orchestrate.TestersExhausted)
 	assert.Equal(t, vet.Success, v.Conclusion)
-	assert.Equal(t, "The patch passes all 1 vetted tests and the 1 other proposed tests at least 60 % of the independent implementations pass, and the testers found nothing more that most independent implementations agree on.", v.Why)
+	assert.Equal(t, "The patch passes the 1 vetted test and the 1 other proposed test that at least 60 % of the independent implementations pass, and the testers found nothing more that most independent implementations agree on.", v.Why)
 
 	v = vet.Verdict{GateShare: 0.6, Others: []vet.Finding{{ID: "t-2", Patch: fail, PassedBy: three, Implementations: 3, Gated: true}}}
 	vet.Conclude(&v, orchestrate.TestersExhausted)
@@ -160,7 +160,7 @@ func TestConcludeFollowsTheTableOfOutcomes(t *testing.T) {
 			passing := vet.Verdict{Vetted: []vet.Finding{{ID: "t-1", Number: 1, Patch: ci.Verdict{Outcome: ci.Pass}}}}
 			vet.Conclude(&passing, r.Outcome)
 			assert.Equal(t, r.Vet, passing.Conclusion)
-			assert.Contains(t, passing.Why, "passes all 1 vetted tests")
+			assert.Contains(t, passing.Why, "passes the 1 vetted test")
 
 			failing := vet.Verdict{Vetted: []vet.Finding{{ID: "t-1", Number: 1, Patch: ci.Verdict{Outcome: ci.Fail}}}}
 			vet.Conclude(&failing, r.Outcome)
