@@ -39,15 +39,11 @@ func (r *Runner) Affected(ctx context.Context, job Job, changed []string) ([]str
 			return nil, nil
 		}
 	}
-	dir, err := os.MkdirTemp(r.sb.WorkDir(), "affected-")
+	src, done, err := r.laidOut(job)
 	if err != nil {
-		return nil, fmt.Errorf("affected: %w", err)
-	}
-	defer treeperm.RemoveAll(dir)
-	if _, err := r.writeTree(dir, job); err != nil {
 		return nil, err
 	}
-	src := filepath.Join(dir, "src")
+	defer done()
 	mod, err := languages.GoModule(src)
 	if err != nil {
 		r.log.Warn("ci: affected packages unknown, the whole suite runs", "err", err)
@@ -58,6 +54,20 @@ func (r *Runner) Affected(ctx context.Context, job Job, changed []string) ([]str
 		return nil, err
 	}
 	return g.affected(changed), nil
+}
+
+// laidOut writes the job's tree as the suite would run it (its Tests laid over) into a
+// scratch directory, and returns its root and what removes it.
+func (r *Runner) laidOut(job Job) (src string, done func(), err error) {
+	dir, err := os.MkdirTemp(r.sb.WorkDir(), "affected-")
+	if err != nil {
+		return "", nil, fmt.Errorf("affected: %w", err)
+	}
+	if _, err := r.writeTree(dir, job); err != nil {
+		treeperm.RemoveAll(dir)
+		return "", nil, err
+	}
+	return filepath.Join(dir, "src"), func() { treeperm.RemoveAll(dir) }, nil
 }
 
 // importGraph is a module's packages by directory, with what each imports from the

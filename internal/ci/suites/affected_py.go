@@ -11,8 +11,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/dixit-bot/dixit/internal/treeperm"
 )
 
 // Files whose change can change how every Python test runs: the whole suite runs.
@@ -42,15 +40,12 @@ func (r *Runner) pythonAffected(ctx context.Context, job Job, changed []string) 
 			return nil, nil
 		}
 	}
-	dir, err := os.MkdirTemp(r.sb.WorkDir(), "affected-")
+	src, done, err := r.laidOut(job)
 	if err != nil {
-		return nil, fmt.Errorf("affected: %w", err)
-	}
-	defer treeperm.RemoveAll(dir)
-	if _, err := r.writeTree(dir, job); err != nil {
 		return nil, err
 	}
-	g, err := pythonImports(ctx, filepath.Join(dir, "src"))
+	defer done()
+	g, err := pythonImports(ctx, src)
 	if err != nil {
 		return nil, err
 	}
