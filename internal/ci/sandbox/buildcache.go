@@ -11,15 +11,21 @@ import (
 )
 
 // trimEvery spaces the cache walks: one costs ~10 ms for a few thousand files, and
-// between two of them at most Parallel builds can add to the cache.
-const trimEvery = 2 * time.Second
+// between two of them at most Parallel builds can add to the cache. A cache of a hundred
+// thousand files takes a second of CPU to walk, so the space also grows to walkShare
+// times the last walk: walking never costs more than 1/walkShare of the judge's time.
+const (
+	trimEvery = 2 * time.Second
+	walkShare = 50
+)
 
 // cacheTrim is when the build cache was last trimmed, shared by the variants of a
 // sandbox: one cache walk at a time.
 type cacheTrim struct {
 	mu      sync.Mutex
-	limit   int64     // bytes the build cache may hold (Config.CacheLimit)
-	trimmed time.Time // when the cache was last walked
+	limit   int64         // bytes the build cache may hold (Config.CacheLimit)
+	trimmed time.Time     // when the cache was last walked
+	wait    time.Duration // from trimmed to the next walk: trimEvery or walkShare walks
 }
 
 // TrimCache keeps the toolchain cache under its limit, at most once per trimEvery. What
@@ -30,11 +36,13 @@ func (s *Sandbox) TrimCache() {
 	}
 	s.trim.mu.Lock()
 	defer s.trim.mu.Unlock()
-	if time.Since(s.trim.trimmed) < trimEvery {
+	if time.Since(s.trim.trimmed) < max(trimEvery, s.trim.wait) {
 		return
 	}
-	s.trim.trimmed = time.Now()
+	start := time.Now()
 	freed, err := capDir(s.cacheDir, s.trim.limit)
+	s.trim.trimmed = time.Now()
+	s.trim.wait = walkShare * s.trim.trimmed.Sub(start)
 	if err != nil {
 		s.log.Warn("ci: cannot trim the build cache", "dir", s.cacheDir, "err", err)
 	}
