@@ -1,7 +1,7 @@
 // Command classify measures how fast the local judge classifies one test against five
 // coder trees with 20 reruns each (the Dixit rule), against two baselines:
 //
-//	go run ./bench/classify [-example examples/semver] [-tester ivy/1] [-reruns 20] [-rounds 3]
+//	go run ./bench/classify [-example examples/semver] [-tester ivy/1] [-reruns 20] [-rounds 5]
 //
 //	(a) local: ci.Local with the Go preset: bubblewrap sandbox (when available), one
 //	    build per coder, reruns of the test binary, coders in parallel;
@@ -31,7 +31,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -43,7 +42,7 @@ func main() {
 	example := flag.String("example", "examples/semver", "example with coders/<name>/<version>/ and testers/; empty: generated coders")
 	tester := flag.String("tester", "ivy/1", "the test: testers/<this>/ of the example")
 	reruns := flag.Int("reruns", 20, "runs per coder")
-	rounds := flag.Int("rounds", 3, "timed rounds per method (the median is reported)")
+	rounds := flag.Int("rounds", 5, "timed rounds per method (the median is reported)")
 	cacheDir := flag.String("cache", filepath.Join(os.TempDir(), "dixit-bench-cache"), "build caches, kept between invocations")
 	flag.Parse()
 	if err := run(*example, *tester, *reruns, *rounds, *cacheDir); err != nil {
@@ -154,7 +153,8 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 	}
 	fmt.Printf("%d coders (%s), %d reruns, %d CPUs, %d round(s); judge sandbox: %s\n",
 		len(coders), source, reruns, cpus, rounds, sandboxName())
-	times := map[string]time.Duration{}
+	// The rounds take turns across the methods, so a change in the machine's load
+	// between the first method's rounds and the last's falls on all of them alike.
 	var results []verdicts
 	for _, m := range methods {
 		warm, err := m.run(ctx) // warm-up: fills the caches, untimed
@@ -162,19 +162,25 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 			return fmt.Errorf("%s warm-up: %w", m.name, err)
 		}
 		results = append(results, verdicts{m.name + " warm-up", passing(coders, warm)})
-		var walls []time.Duration
-		for r := 0; r < rounds; r++ {
+	}
+	walls := map[string][]time.Duration{}
+	for r := 0; r < rounds; r++ {
+		for _, m := range methods {
 			start := time.Now()
 			got, err := m.run(ctx)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
-			walls = append(walls, time.Since(start))
+			walls[m.name] = append(walls[m.name], time.Since(start))
 			results = append(results, verdicts{fmt.Sprintf("%s round %d", m.name, r+1), passing(coders, got)})
 		}
-		sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-		times[m.name] = walls[len(walls)/2]
-		fmt.Printf("%-6s %8.2fs  passing coders %v\n", m.name, times[m.name].Seconds(), results[len(results)-1].passing)
+	}
+	times := map[string]time.Duration{}
+	for _, m := range methods {
+		w := walls[m.name]
+		slices.Sort(w)
+		times[m.name] = w[len(w)/2]
+		fmt.Printf("%-7s %8.2fs  (median of %d rounds)\n", m.name, times[m.name].Seconds(), rounds)
 	}
 	if err := agree(results); err != nil {
 		return err

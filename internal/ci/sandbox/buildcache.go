@@ -36,13 +36,27 @@ func (s *Sandbox) TrimCache() {
 	}
 	s.trim.mu.Lock()
 	defer s.trim.mu.Unlock()
+	// The last walk is remembered beside the cache (where the lanes cannot write), so a
+	// judge opened for every run does not walk it again on its first job.
+	mark := s.cacheDir + ".trimmed"
+	if s.trim.trimmed.IsZero() {
+		if fi, err := os.Stat(mark); err == nil {
+			b, _ := os.ReadFile(mark)
+			took, _ := time.ParseDuration(string(b))
+			s.trim.trimmed, s.trim.wait = fi.ModTime(), walkShare*took
+		}
+	}
 	if time.Since(s.trim.trimmed) < max(trimEvery, s.trim.wait) {
 		return
 	}
 	start := time.Now()
 	freed, err := capDir(s.cacheDir, s.trim.limit)
 	s.trim.trimmed = time.Now()
-	s.trim.wait = walkShare * s.trim.trimmed.Sub(start)
+	took := s.trim.trimmed.Sub(start)
+	s.trim.wait = walkShare * took
+	if werr := os.WriteFile(mark, []byte(took.String()), 0o644); werr != nil {
+		s.log.Warn("ci: cannot note when the build cache was trimmed", "file", mark, "err", werr)
+	}
 	if err != nil {
 		s.log.Warn("ci: cannot trim the build cache", "dir", s.cacheDir, "err", err)
 	}

@@ -39,6 +39,9 @@ func TestTheBuildCacheStaysUnderItsLimit(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "n", "burst"), make([]byte, 5000), 0o644))
 	s.TrimCache()
 	assert.FileExists(t, filepath.Join(dir, "n", "burst"), "walks are spaced: a second one right away does nothing")
+	next := &Sandbox{cacheDir: dir, trim: &cacheTrim{limit: 3000}, log: citest.QuietLogger()}
+	next.TrimCache()
+	assert.FileExists(t, filepath.Join(dir, "n", "burst"), "nor does the first of a judge opened right after on the same cache")
 	freed, err := capDir(dir, 3000)
 	require.NoError(t, err)
 	assert.Equal(t, int64(7000), freed, "everything went but what fits, and the newest file alone is over the limit")

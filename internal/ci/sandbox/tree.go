@@ -24,7 +24,8 @@ func ChownTree(dir string, uid, gid int) error {
 // grows to a hundred thousand files and every judge that opens it shares it, so the
 // walk looks only at the files of directories changed since the last full share (the
 // mtime of a sibling marker the lanes cannot write): a file added, removed or renamed
-// changes its directory's mtime, and the lanes' own files need nothing.
+// changes its directory's mtime, and the lanes' own files need nothing. An unchanged
+// directory without subdirectories is not even read.
 func shareDir(dir string, gid int) error {
 	mark, group := dir+".shared", []byte(strconv.Itoa(gid))
 	var since time.Time // zero: every file is looked at
@@ -49,15 +50,26 @@ func shareDir(dir string, gid int) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			changed[p] = !fi.ModTime().Before(since)
+		if err := share(p, fi, gid); err != nil || !d.IsDir() {
+			return err
 		}
-		return share(p, fi, gid)
+		changed[p] = !fi.ModTime().Before(since)
+		if !changed[p] && leaf(fi) {
+			return filepath.SkipDir // nothing in it is new, and it holds no directory
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return os.Rename(mark+".new", mark)
+}
+
+// leaf tells a directory without subdirectories: its link count is 2 (itself and its
+// entry in the parent) on the filesystems that count them; 1 means uncounted (btrfs).
+func leaf(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 2
 }
 
 // share gives one file or directory to the lanes' group, group-writable, when it is not.
