@@ -34,12 +34,22 @@ func shareDir(dir string, gid int) error {
 			since = fi.ModTime().Add(-time.Second) // the kernel's clock for mtimes is coarse
 		}
 	}
-	// Written before the walk: what changes during it is seen by the next one.
-	if err := os.WriteFile(mark+".new", group, 0o644); err != nil {
+	// Written before the walk, so what changes during it is seen by the next one; named
+	// apart, as two judges may open the cache at once.
+	next, err := os.CreateTemp(filepath.Dir(mark), filepath.Base(mark)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(next.Name()) // when the walk fails
+	if _, err := next.Write(group); err != nil {
+		next.Close()
+		return err
+	}
+	if err := next.Close(); err != nil {
 		return err
 	}
 	changed := map[string]bool{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink != 0 {
 			return err
 		}
@@ -62,7 +72,7 @@ func shareDir(dir string, gid int) error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(mark+".new", mark)
+	return os.Rename(next.Name(), mark)
 }
 
 // leaf tells a directory without subdirectories: its link count is 2 (itself and its
