@@ -76,8 +76,8 @@ func (c *Cache) Release() {
 
 // JobDir is a laid-out job: its directory, and what its tree builds and runs with.
 type JobDir struct {
-	Dir   string            // src/ holds the tree, tmp/ and home/ serve the fallback mode
-	Deps  string            // host directory of the prepared dependencies, or ""
+	Dir   string   // src/ holds the tree, tmp/ and home/ serve the fallback mode
+	Deps  string   // host directory of the prepared dependencies, or ""
 	Tools []string // host directories of the Tools the manifests call for
 }
 
