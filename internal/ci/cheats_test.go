@@ -169,7 +169,7 @@ func loadCoderCheats(t *testing.T) []coderCheat {
 				c.runner = value
 			case "want":
 				for _, w := range strings.Fields(value) {
-					o, ok := map[string]Outcome{"fail": Fail, "timeout": Timeout, "over_limit": OverLimit, "build_failed": BuildFailed, "tampered": Tampered}[w]
+					o, ok := map[string]Outcome{"fail": Fail, "timeout": Timeout, "over_limit": OverLimit, "build_failed": BuildFailed, "tampered": Tampered, "prepare_failed": PrepareFailed}[w]
 					require.True(t, ok, "%s: unknown outcome %q in want (pass is never wanted)", f, w)
 					c.want = append(c.want, o)
 				}

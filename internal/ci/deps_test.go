@@ -181,23 +181,56 @@ func TestAFailingPrepareIsNotAFailingTest(t *testing.T) {
 		assert.Equal(t, PrepareFailed, v.Outcome)
 		assert.False(t, v.Passed())
 		assert.Contains(t, v.Output, "example.invalid/nothing", "the output says what could not be had")
-		assert.Contains(t, v.Output, "[dixit] prepare (test -f vendor/modules.txt || go mod download, from go.mod, go.sum): the prepare failed")
+		assert.Contains(t, v.Output, "[dixit] prepare (go mod download, from go.mod, go.sum): the prepare failed")
 		assert.Zero(t, v.Runs, "no test ran")
 	}
 	assert.Equal(t, 1, l.Stats().Prepares, "a failed prepare is reported for every job, and run once")
 	hint := EnvironmentHint(c, vs[0])
-	assert.Contains(t, hint, "needs example.invalid/nothing, which the judge's prepare", "the hint names the module the prepare could not get")
+	assert.Contains(t, hint, "needs example.invalid/nothing, which the prepare did not download", "the hint names the module the prepare could not get")
 	vs[0].Output = "npm ERR! something else went wrong"
 	assert.Contains(t, EnvironmentHint(c, vs[0]), "could not install the dependencies", "without a precise cause, the prepare's own hint")
 }
 
-func TestAVendoredModuleBuildsFromVendor(t *testing.T) {
+// A module found only in vendor/ is not built from there: nothing checks vendor/
+// against go.sum, so a coder's vendor/ could hold any code under any module's name. The
+// prepare says which module it could not have, and the hint how to keep such a module.
+func TestAVendoredModuleIsNotBuiltFromVendor(t *testing.T) {
 	c, cache := goDepsContract(t)
 	l := depsJudge(t, c, cache)
 	test := "package hello\n\nimport \"testing\"\n\nfunc TestMessage(t *testing.T) {\n\tif Message() != \"hello, dixit\" {\n\t\tt.Fatal(Message())\n\t}\n}\n"
 	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: testdataTree(t, "go-vendored"), Test: Test{ID: "v", Content: []byte(test)}}})
 	require.NoError(t, err)
-	assert.Equal(t, Pass, vs[0].Outcome, "example.com/greet is only in vendor/: %s", vs[0].Output)
+	assert.Equal(t, PrepareFailed, vs[0].Outcome, "example.com/greet is only in vendor/: %s", vs[0].Output)
+	assert.Contains(t, vs[0].Output, "example.com/greet")
+	assert.Contains(t, EnvironmentHint(c, vs[0]), "replace example.com/greet => ./dir", "the hint says how to keep a module no proxy serves")
+}
+
+// A module go.mod replaces with a directory of the tree is prepared with that
+// directory's go.mod (which names what it requires) and built from the tree.
+func TestALocalReplaceIsPreparedAndBuilds(t *testing.T) {
+	requireRegistry(t, "https://proxy.golang.org/github.com/google/go-cmp/@v/list")
+	c, cache := goDepsContract(t)
+	l := depsJudge(t, c, cache)
+	test := "package hello\n\nimport \"testing\"\n\nfunc TestMessage(t *testing.T) {\n\tif Message() != \"hello, dixit\" {\n\t\tt.Fatal(Message())\n\t}\n}\n"
+	tree := testdataTree(t, "go-replace")
+	vs, err := l.Run(context.Background(), 1, []Job{{Coder: "a", Tree: tree, Test: Test{ID: "r", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares)
+
+	// The replaced directory's go.mod is a manifest: a coder that changes it is prepared
+	// anew, one that changes its code is not.
+	moved := tree.With("greet/go.mod", tree["greet/go.mod"]+"\n// moved\n", "greet/greet.go", tree["greet/greet.go"]+"\n// b\n")
+	vs, err = l.Run(context.Background(), 1, []Job{
+		{Coder: "b", Tree: tree.With("greet/greet.go", tree["greet/greet.go"]+"\n// b\n"), Test: Test{ID: "r", Content: []byte(test)}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 1, l.Stats().Prepares, "the code of the replaced module is not a manifest")
+	vs, err = l.Run(context.Background(), 1, []Job{{Coder: "c", Tree: moved, Test: Test{ID: "r", Content: []byte(test)}}})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, vs[0].Outcome, vs[0].Output)
+	assert.Equal(t, 2, l.Stats().Prepares, "the replaced module's go.mod is")
 }
 
 func TestNodeDependenciesComeFromTheLockfile(t *testing.T) {

@@ -27,12 +27,14 @@ func EnvironmentHint(c Contract, v Verdict) string {
 	}
 	if m := goMissingModule.FindStringSubmatch(out); m != nil {
 		module := m[1] + m[2] + m[3] + m[4] // one group matched
+		// The judge never builds from vendor/ (nothing checks it against go.sum): a module
+		// no proxy serves can live in the tree, replaced into the build by go.mod.
 		if c.Prepare == "" {
-			return "the Go build needs " + module + ", which the judge's read-only module cache lacks, and test.prepare is empty (GOPROXY=off): " +
-				"use the go preset's prepare (go mod download), or vendor the dependencies"
+			return "the Go build needs " + module + ", which the read-only module cache lacks (test.prepare is empty): " +
+				"use the go preset's prepare (go mod download), or keep it in the tree (replace " + module + " => ./dir)"
 		}
-		return "the Go build needs " + module + ", which the judge's prepare did not download: " +
-			"require it in go.mod with its sums in go.sum (go get " + module + ", commit both), or vendor the dependencies"
+		return "the Go build needs " + module + ", which the prepare did not download: " +
+			"require it in go.mod with its go.sum lines, or keep it in the tree (replace " + module + " => ./dir; vendor/ is not used)"
 	}
 	if m := noRequired.FindStringSubmatch(out); m != nil {
 		return "test.requires names " + m[1] + ", which the python3 the judge found (" + m[2] + ") cannot import: install it for that python3 " +

@@ -551,3 +551,29 @@ func TestEnsureWorkflowInstallsAMissingTemplateBeforeTheFirstDispatch(t *testing
 	}
 	assert.Equal(t, 1, n, "the default branch, asked once")
 }
+
+// preparedJSON is contractJSON with a prepare that reads the tree's deps.txt: a tree
+// naming a dependency that cannot be had is not prepared.
+var preparedJSON = json.RawMessage(`{"path": "t_{id}.sh", "run": "sh ./t_{id}.sh", "timeout": "5s",
+	"prepare": "grep -qx ok deps.txt || { echo 'no such dependency:' $(cat deps.txt); exit 1; }", "manifests": ["deps.txt"]}`)
+
+func TestOneCodersFailedPrepareCostsOnlyThatCoder(t *testing.T) {
+	e := newEnv(t)
+	e.honest(t, nil)
+	j := e.judge(t, fastConfig(), func(o *Options) { o.Contract = preparedJSON })
+	test := ci.Test{ID: "good_impl", Content: []byte("grep -q good impl.txt\n")}
+	jobs := []ci.Job{
+		{Coder: "amber", Tree: dirTree(t, map[string]string{"deps.txt": "ok\n", "impl.txt": "good\n"}), Test: test},
+		{Coder: "basil", Tree: dirTree(t, map[string]string{"deps.txt": "left-pad\n", "impl.txt": "good\n"}), Test: test},
+		{Coder: "cedar", Tree: dirTree(t, map[string]string{"deps.txt": "ok\n", "impl.txt": "bad\n"}), Test: test},
+	}
+	got, err := j.Run(t.Context(), 2, jobs)
+	require.NoError(t, err, "one coder that cannot be prepared is that coder's verdict, not a judge failure")
+	require.Len(t, got, 3)
+	assert.Equal(t, ci.Pass, got[0].Outcome, got[0].Output)
+	assert.Equal(t, ci.PrepareFailed, got[1].Outcome, got[1].Output)
+	assert.Contains(t, got[1].Output, "no such dependency: left-pad", "the verdict carries the prepare's output")
+	assert.Zero(t, got[1].Runs)
+	assert.Equal(t, ci.Fail, got[2].Outcome, got[2].Output)
+	assert.Len(t, e.gh.Actions().Dispatches(), 1, "a failed prepare is a verdict: nothing is dispatched again")
+}

@@ -54,10 +54,10 @@ type Results struct {
 type TestResult struct {
 	ID      string     `json:"id"`
 	SHA256  string     `json:"sha256"`  // of the test file's content, as judged
-	Outcome ci.Outcome `json:"outcome"` // pass, fail, timeout, over_limit or build_failed
-	Runs    int        `json:"runs"`    // runs started: reruns for a pass, 0 for build_failed
-	// FailedRun is the run (1-based) that failed, for fail, timeout and over_limit; 0 for
-	// pass and build_failed.
+	Outcome ci.Outcome `json:"outcome"` // pass, fail, timeout, over_limit, build_failed, prepare_failed or tampered
+	Runs    int        `json:"runs"`    // runs started: reruns for a pass, 0 for build_failed and prepare_failed
+	// FailedRun is the run (1-based) that failed, for fail, timeout, over_limit and
+	// tampered; 0 for pass, build_failed and prepare_failed.
 	FailedRun int     `json:"failed_run,omitempty"`
 	Seconds   float64 `json:"seconds"`          // build and runs of this test
 	Output    string  `json:"output,omitempty"` // tail of the failing run's or build's output
@@ -72,7 +72,7 @@ func (t TestResult) Verdict() ci.Verdict {
 func resultFrom(test ci.Test, v ci.Verdict) TestResult {
 	r := TestResult{ID: test.ID, SHA256: ContentHash(test.Content), Outcome: v.Outcome, Runs: v.Runs,
 		Seconds: round3(v.Seconds), Output: v.Output}
-	if v.Outcome != ci.Pass && v.Outcome != ci.BuildFailed {
+	if v.Outcome != ci.Pass && v.Outcome != ci.BuildFailed && v.Outcome != ci.PrepareFailed {
 		r.FailedRun = v.Runs
 	}
 	return r
@@ -216,16 +216,23 @@ func (t TestResult) check(reruns int) error {
 		if t.Runs != reruns || t.FailedRun != 0 {
 			return fmt.Errorf("pass after %d runs (failed_run %d): a pass runs all %d runs and none fails", t.Runs, t.FailedRun, reruns)
 		}
-	case ci.BuildFailed:
+	case ci.BuildFailed, ci.PrepareFailed:
+		// A coder whose tree cannot be prepared gets this verdict alone: the batch's
+		// other coders keep theirs.
 		if t.Runs != 0 || t.FailedRun != 0 {
-			return fmt.Errorf("build_failed with %d runs (failed_run %d): a failed build runs nothing", t.Runs, t.FailedRun)
+			return fmt.Errorf("%s with %d runs (failed_run %d): a failed build or prepare runs nothing", t.Outcome, t.Runs, t.FailedRun)
 		}
 	case ci.Fail, ci.Timeout, ci.OverLimit:
 		if t.Runs < 1 || t.Runs > reruns || t.FailedRun != t.Runs {
 			return fmt.Errorf("%s with runs %d and failed_run %d: want the failing run as the last of 1..%d", t.Outcome, t.Runs, t.FailedRun, reruns)
 		}
+	case ci.Tampered:
+		// The judge's own checks may trip before the process reported a run start.
+		if t.Runs < 0 || t.Runs > reruns || t.FailedRun != t.Runs {
+			return fmt.Errorf("tampered with runs %d and failed_run %d: want the tampered run as the last of 0..%d", t.Runs, t.FailedRun, reruns)
+		}
 	default:
-		return fmt.Errorf("outcome %q: want pass, fail, timeout, over_limit or build_failed", t.Outcome)
+		return fmt.Errorf("outcome %q: want pass, fail, timeout, over_limit, build_failed, prepare_failed or tampered", t.Outcome)
 	}
 	return nil
 }

@@ -80,6 +80,21 @@ func edit(t testing.TB, change func(m map[string]any)) []byte {
 
 func test(m map[string]any, i int) map[string]any { return m["tests"].([]any)[i].(map[string]any) }
 
+// A coder whose tree cannot be prepared, or that tampered, has verdicts of its own: they
+// travel back from a runner like any other, so the batch's other coders keep theirs.
+func TestPrepareFailedAndTamperedVerdictsAreResults(t *testing.T) {
+	data := edit(t, func(m map[string]any) {
+		test(m, 2)["outcome"] = "prepare_failed"
+		test(m, 1)["outcome"] = "tampered"
+	})
+	res, err := ParseResults(data)
+	require.NoError(t, err)
+	assert.Equal(t, ci.PrepareFailed, res.Tests[2].Verdict().Outcome)
+	assert.Equal(t, ci.Tampered, res.Tests[1].Verdict().Outcome)
+	r := resultFrom(ci.Test{ID: "x"}, ci.Verdict{Outcome: ci.PrepareFailed, Output: "prepare: the prepare failed"})
+	assert.Zero(t, r.FailedRun, "a prepare that failed ran nothing")
+}
+
 func TestParseResultsRefusesMalformedFiles(t *testing.T) {
 	good := readFixture(t, "results-v1.json")
 	cases := []struct {
@@ -108,7 +123,9 @@ func TestParseResultsRefusesMalformedFiles(t *testing.T) {
 		{"short pass", edit(t, func(m map[string]any) { test(m, 0)["runs"] = 19 }), "a pass runs all 20 runs"},
 		{"fail without its run", edit(t, func(m map[string]any) { delete(test(m, 1), "failed_run") }), "failing run"},
 		{"fail past reruns", edit(t, func(m map[string]any) { test(m, 1)["runs"] = 21; test(m, 1)["failed_run"] = 21 }), "failing run"},
-		{"build failure that ran", edit(t, func(m map[string]any) { test(m, 2)["runs"] = 1 }), "a failed build runs nothing"},
+		{"build failure that ran", edit(t, func(m map[string]any) { test(m, 2)["runs"] = 1 }), "a failed build or prepare runs nothing"},
+		{"prepare failure that ran", edit(t, func(m map[string]any) { test(m, 2)["outcome"] = "prepare_failed"; test(m, 2)["runs"] = 1 }), "a failed build or prepare runs nothing"},
+		{"tampered without its run", edit(t, func(m map[string]any) { test(m, 1)["outcome"] = "tampered"; delete(test(m, 1), "failed_run") }), "the tampered run"},
 		{"duplicate test", edit(t, func(m map[string]any) { test(m, 1)["id"] = "ivy_1" }), "appears twice"},
 		{"bad test id", edit(t, func(m map[string]any) { test(m, 1)["id"] = "../../x" }), "id:"},
 		{"bad sha256", edit(t, func(m map[string]any) { test(m, 1)["sha256"] = "abc" }), "sha256"},

@@ -76,15 +76,14 @@ func (c *Cache) Release() {
 
 // JobDir is a laid-out job: its directory, and what its tree builds and runs with.
 type JobDir struct {
-	Dir   string            // src/ holds the tree, tmp/ and home/ serve the fallback mode
-	Deps  string            // host directory of the prepared dependencies, or ""
-	Tools []string          // host directories of the Tools the manifests call for
-	Env   map[string]string // what the tree's layout calls for (Toolchain.TreeEnv)
+	Dir   string   // src/ holds the tree, tmp/ and home/ serve the fallback mode
+	Deps  string   // host directory of the prepared dependencies, or ""
+	Tools []string // host directories of the Tools the manifests call for
 }
 
 // Invocation is a build or runs in the job.
 func (j JobDir) Invocation(lane sandbox.Lane, build bool) sandbox.Invocation {
-	return sandbox.Invocation{Dir: j.Dir, Lane: lane, Build: build, Deps: j.Deps, Tools: j.Tools, Env: j.Env}
+	return sandbox.Invocation{Dir: j.Dir, Lane: lane, Build: build, Deps: j.Deps, Tools: j.Tools}
 }
 
 // ForJob finds, or makes, the prepared dependencies of a laid-out job's tree (dir/src).
@@ -93,9 +92,6 @@ func (j JobDir) Invocation(lane sandbox.Lane, build bool) sandbox.Invocation {
 func (c *Cache) ForJob(ctx context.Context, dir string, lane sandbox.Lane) (JobDir, string, error) {
 	j := JobDir{Dir: dir}
 	src := filepath.Join(dir, "src")
-	if tree := c.cfg.Sandbox.Toolchain().TreeEnv; tree != nil {
-		j.Env = tree(src)
-	}
 	p := prepare{c: c, dir: dir, lane: lane}
 	if c.cfg.Contract.Prepare != "" {
 		var err error
@@ -147,6 +143,13 @@ func (c *Cache) manifests(src string) ([]string, string, error) {
 	if err != nil || len(files) == 0 {
 		return nil, "", err
 	}
+	if more := c.cfg.Sandbox.Toolchain().Manifests; more != nil {
+		named, err := namedFiles(src, more(src))
+		if err != nil {
+			return nil, "", err
+		}
+		files = slices.Compact(slices.Sorted(slices.Values(append(files, named...))))
+	}
 	key, err := depsKey(c.cfg.Contract, src, files)
 	if err != nil {
 		return nil, "", err
@@ -177,6 +180,23 @@ func manifestFiles(src string, patterns []string) ([]string, error) {
 	}
 	slices.Sort(files)
 	return slices.Compact(files), nil
+}
+
+// namedFiles keeps the names (slash paths in the tree) that are regular files inside
+// it: a name is the tree's to give, and a symbolic link out of the tree reaches no file.
+func namedFiles(src string, names []string) ([]string, error) {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return nil, fmt.Errorf("manifests: %w", err)
+	}
+	defer root.Close()
+	var files []string
+	for _, name := range names {
+		if fi, err := root.Lstat(filepath.FromSlash(name)); err == nil && fi.Mode().IsRegular() {
+			files = append(files, name)
+		}
+	}
+	return files, nil
 }
 
 // depsKey identifies a dependency cache: the prepare command, the toolchain and every

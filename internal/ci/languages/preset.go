@@ -17,9 +17,11 @@ func goPreset() contract.Contract {
 		Exclude: []string{"*_test.go"},
 		// -ldflags=-w skips DWARF, which only debuggers read: linking is ~30% faster.
 		Build: "go test -c -ldflags=-w -o {dir}/dixit.test ./{dir}",
-		// Downloads every module go.mod requires; a vendored module builds from vendor/.
-		Prepare:   "test -f vendor/modules.txt || go mod download",
-		Manifests: []string{"go.mod", "go.sum", "vendor/modules.txt"},
+		// Downloads every module go.mod requires, checked against go.sum. The build reads
+		// them from there, never from the tree's vendor/, which nothing checks: a
+		// coder's vendor/ could hold a stub of the assertion library the test imports.
+		Prepare:   "go mod download",
+		Manifests: []string{"go.mod", "go.sum"},
 		// -test.paniconexit0 turns an early os.Exit(0) into a failure, as go test does;
 		// -test.v=test2json makes the binary frame a line about each test, which the
 		// judge reads: exiting 0 is not enough to pass.

@@ -28,9 +28,14 @@ func goToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
 		Path:   []string{filepath.Join(goroot, "bin")},
 		Env: map[string]string{
 			// Only the compiler runs at build time: no cgo, no network, no toolchain switch.
+			// -mod=mod builds from the module cache, checked against go.sum, whatever
+			// the tree's vendor/ holds, and GOWORK=off keeps a go.work of the tree from
+			// putting directories of its own in place of modules: a test's imports from
+			// outside the tree are the modules go.sum names, not the coder's copies.
 			"CGO_ENABLED": "0",
 			"GOPROXY":     "off",
 			"GOFLAGS":     "-mod=mod",
+			"GOWORK":      "off",
 			"GOTOOLCHAIN": "local",
 			"GOTELEMETRY": "off",
 			"GOPATH":      "/tmp/gopath",
@@ -43,7 +48,7 @@ func goToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
 		// the builds then read only what it put in the cache.
 		PrepareEnv: map[string]string{"GOPROXY": goProxy(ctx, goBin), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},
 		DepsEnv:    map[string]string{"GOMODCACHE": "{deps}/gomod"},
-		TreeEnv:    goTreeEnv,
+		Manifests:  goReplaced,
 	}
 	if modcache != "" {
 		tc.Env["GOMODCACHE"] = modcache
@@ -63,15 +68,6 @@ func goProxy(ctx context.Context, goBin string) string {
 		return "https://proxy.golang.org,direct"
 	}
 	return out[0]
-}
-
-// goTreeEnv builds a vendored module from its vendor/ directory, as go itself would
-// (the judge otherwise forces -mod=mod).
-func goTreeEnv(src string) map[string]string {
-	if fi, err := os.Lstat(filepath.Join(src, "vendor", "modules.txt")); err == nil && fi.Mode().IsRegular() {
-		return map[string]string{"GOFLAGS": "-mod=vendor"}
-	}
-	return nil
 }
 
 func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {

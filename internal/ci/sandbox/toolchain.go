@@ -40,9 +40,11 @@ type Toolchain struct {
 	// Seed is a host directory the prepare may take downloads from before the network
 	// (Go: the host's module cache as a file:// proxy), if the lanes can read it.
 	Seed string
-	// TreeEnv is what a tree's own layout calls for (Go's vendor/), read by the judge
-	// from its copy before anything of the tree runs.
-	TreeEnv func(src string) map[string]string
+	// Manifests names more manifests than the contract's patterns, as slash paths in
+	// the tree src, read from the judge's copy before anything of the tree runs: those
+	// the tree's own files call for (Go: the go.mod of each directory that go.mod
+	// replaces a module with).
+	Manifests func(src string) []string
 }
 
 // Tool is a program a prepare needs that the host may lack.
