@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ci/citest"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
 )
 
@@ -45,15 +46,18 @@ func coderBase(preset string) (mapTree, string) {
 }
 
 // TestCodersCannotForgeAPass runs every coder-side cheat through the real judge of its
-// preset, twice as the attack was run, next to an honest coder: the honest one
-// passes, and no cheat does; each verdict says why. The same jobs under the same preset
-// judged on exit status alone show that each cheat does fool an exit status.
+// preset at the Dixit rule's 20 reruns, with bubblewrap and without a sandbox, next to an
+// honest coder: the honest one passes, and no cheat does; each verdict says why. The
+// same jobs under the same preset judged on exit status alone (twice, as the issue's
+// attack was run) show that each cheat does fool an exit status. A cheat's verdict costs
+// one run: the judge stops a coder at its first run that does not pass.
 func TestCodersCannotForgeAPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a few dozen sandboxed jobs")
 	}
 	cheats := loadCoderCheats(t)
 	require.GreaterOrEqual(t, len(cheats), 14, "the coder-side cheats must not shrink")
+	citest.KeepUmask(t) // as root without bubblewrap the judge sets the process' umask to 077
 	for _, preset := range []string{"go", "python", "node"} {
 		t.Run(preset, func(t *testing.T) {
 			contract := cheatContract(t, preset)
@@ -71,32 +75,35 @@ func TestCodersCannotForgeAPass(t *testing.T) {
 				jobs = append(jobs, Job{Coder: c.name, Tree: cheat, Test: Test{ID: fmt.Sprintf("c%02d", len(mine)), Content: c.test}})
 				mine = append(mine, c)
 			}
-			vs := runCheats(t, contract, jobs)
-			require.Equal(t, Pass, vs[0].Outcome, "the honest coder: %s", vs[0].Output)
-			require.Empty(t, vs[0].Output, "a proven pass needs no note")
-			before := runCheats(t, exitStatusOnly(contract), jobs)
+			before := runCheats(t, exitStatusOnly(contract), SandboxAuto, 2, jobs)
 			require.Equal(t, Pass, before[0].Outcome, "the honest coder, exit status only: %s", before[0].Output)
-			for i, c := range mine {
-				v := vs[i+1]
-				t.Logf("%-22s exit status only: %-5s  with the report: %-5s %s", c.name, before[i+1].Outcome, v.Outcome, lastLine(v.Output))
-				t.Run(c.name, func(t *testing.T) {
-					if c.runner == "" {
-						assert.Equal(t, Pass, before[i+1].Outcome, "not a cheat: it fails even when the exit status decides\n%s", before[i+1].Output)
-					}
-					checkCheat(t, c, v)
-				})
+			for _, sb := range []Sandbox{SandboxAuto, SandboxNone} {
+				vs := runCheats(t, contract, sb, 20, jobs)
+				require.Equal(t, Pass, vs[0].Outcome, "the honest coder (sandbox %s): %s", sb, vs[0].Output)
+				require.Equal(t, 20, vs[0].Runs, "the honest coder passes all 20 runs")
+				require.Empty(t, vs[0].Output, "a proven pass needs no note")
+				for i, c := range mine {
+					v := vs[i+1]
+					t.Logf("%-22s exit status only: %-5s  sandbox %s: %-5s %s", c.name, before[i+1].Outcome, sb, v.Outcome, lastLine(v.Output))
+					t.Run(fmt.Sprintf("%s/%s", c.name, sb), func(t *testing.T) {
+						if c.runner == "" {
+							assert.Equal(t, Pass, before[i+1].Outcome, "not a cheat: it fails even when the exit status decides\n%s", before[i+1].Output)
+						}
+						checkCheat(t, c, v)
+					})
+				}
 			}
 		})
 	}
 }
 
-// runCheats runs jobs twice each, on a fresh judge of the contract.
-func runCheats(t *testing.T, c Contract, jobs []Job) []Verdict {
+// runCheats runs jobs up to reruns times each, on a fresh judge of the contract.
+func runCheats(t *testing.T, c Contract, sb Sandbox, reruns int, jobs []Job) []Verdict {
 	t.Helper()
-	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()})
+	l, err := NewLocal(LocalOptions{Contract: c, Sandbox: sb, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()})
 	require.NoError(t, err)
 	defer l.Close()
-	vs, err := l.Run(context.Background(), 2, jobs)
+	vs, err := l.Run(context.Background(), reruns, jobs)
 	require.NoError(t, err)
 	require.Len(t, vs, len(jobs))
 	return vs

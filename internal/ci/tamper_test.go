@@ -1,15 +1,11 @@
 package ci
 
 import (
-	"context"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/dixit-bot/dixit/internal/ci/citest"
 )
 
 // TestTamperedConftestKept runs coder_py_conftest_skip with a contract that keeps a
@@ -39,11 +35,11 @@ func TestTamperedConftestKept(t *testing.T) {
 		{Coder: "honest", Tree: honest, Test: Test{ID: "honest", Content: []byte(test)}},
 		{Coder: "skipper", Tree: skipping, Test: Test{ID: "skipper", Content: cheat.test}},
 	}
-	vs := runCheats(t, contract, jobs)
+	vs := runCheats(t, contract, SandboxAuto, 2, jobs)
 	assert.Equal(t, Pass, vs[0].Outcome, "an honest conftest: %s", vs[0].Output)
 	assert.Equal(t, Tampered, vs[1].Outcome, vs[1].Output)
 	assert.Contains(t, vs[1].Output, "was skipped: something in the process decides which tests run")
-	before := runCheats(t, exitStatusOnly(contract), jobs[1:])
+	before := runCheats(t, exitStatusOnly(contract), SandboxAuto, 2, jobs[1:])
 	assert.Equal(t, Pass, before[0].Outcome, "the cheat fools an exit status: %s", before[0].Output)
 }
 
@@ -63,39 +59,5 @@ func TestAHostileTestTampersEveryCoder(t *testing.T) {
 	require.NoError(t, err)
 	for i, v := range vs {
 		assert.Equal(t, Tampered, v.Outcome, "coder %s: %s", jobs[i].Coder, v.Output)
-	}
-}
-
-// TestPytestSkipsWithoutBubblewrap runs the skips a coder plants for pytest (the
-// coder_py_*skip* and coder_py_pytestmark_* fixtures) with --sandbox none, as
-// TestCodersCannotForgeAPass runs them under bubblewrap: none of them passes.
-func TestPytestSkipsWithoutBubblewrap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs pytest jobs")
-	}
-	contract := cheatContract(t, "python")
-	tree, _ := coderBase("python")
-	var jobs []Job
-	var mine []coderCheat
-	for _, c := range loadCoderCheats(t) {
-		if c.preset != "python" || !strings.Contains(c.name, "skip") && !strings.Contains(c.name, "pytestmark") {
-			continue
-		}
-		cheat := tree.With()
-		for name, content := range c.files {
-			cheat[name] = content
-		}
-		jobs = append(jobs, Job{Coder: c.name, Tree: cheat, Test: Test{ID: c.name, Content: c.test}})
-		mine = append(mine, c)
-	}
-	require.GreaterOrEqual(t, len(mine), 5, "py_skip_test, py_module_skip, py_conftest_skip, py_pytestmark_skip, py_pytestmark_xfail")
-	citest.KeepUmask(t) // as root without bubblewrap the judge sets the process' umask to 077
-	l, err := NewLocal(LocalOptions{Contract: contract, Sandbox: SandboxNone, WorkDir: t.TempDir(), CacheDir: sharedCache, Logger: quietLogger()})
-	require.NoError(t, err)
-	defer l.Close()
-	vs, err := l.Run(context.Background(), 2, jobs)
-	require.NoError(t, err)
-	for i, c := range mine {
-		t.Run(c.name, func(t *testing.T) { checkCheat(t, c, vs[i]) })
 	}
 }
