@@ -31,6 +31,9 @@ func (r *Run) blind(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if reason, out := r.allTampered(); out {
+			return r.escalate(ctx, CodersTampered, reason)
+		}
 		var next string
 		switch {
 		case n == 0 || len(failed) > 0:
@@ -41,6 +44,9 @@ func (r *Run) blind(ctx context.Context) (*Result, error) {
 			passed, hint, err := r.hiddenCheck(ctx, coder)
 			if err != nil {
 				return nil, err
+			}
+			if reason, out := r.allTampered(); out {
+				return r.escalate(ctx, CodersTampered, reason)
 			}
 			if passed == len(r.hidden) {
 				return r.accept(ctx, coder, fmt.Sprintf("%s passes its own %d test files and all %d hidden tests (iteration %d)", coder.Name(), n, passed, r.round))
@@ -84,6 +90,8 @@ func (r *Run) hiddenCheck(ctx context.Context, coder *coderSlot) (int, string, e
 	}
 	r.emit(ctx, Event{Kind: EvHidden, Agent: coder.Name(), Passed: passed, Cells: cells,
 		Detail: fmt.Sprintf("%d of %d hidden tests pass", passed, len(verdicts))})
+	// The hidden tests are people's, and one coder is judged: a tampered run is its doing.
+	r.noteTampered(ctx, coder.Name(), cells)
 	var hint string
 	switch {
 	case kinds[ci.BuildFailed]:

@@ -29,6 +29,9 @@ func (r *Run) critics(ctx context.Context) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			if reason, out := r.allTampered(); out {
+				return r.escalate(ctx, CodersTampered, reason)
+			}
 			if n > 0 && len(failed) == 0 {
 				return r.accept(ctx, coder, fmt.Sprintf("every critic approves %s's code and its %d test files pass (iteration %d)", coder.Name(), n, r.round))
 			}

@@ -68,8 +68,8 @@ func (r *Run) play(ctx context.Context) (stop, error) {
 			return stop{}, err
 		}
 		if t := r.stuckTampered(stuck); t != nil {
-			return stop{CodersStuck, fmt.Sprintf("coder %s tampered with the test runner (test %s: %s) and still fails part of the vetted suite after %s",
-				stuck.Name(), t.Test, t.Evidence, words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil
+			return stop{CodersStuck, fmt.Sprintf("%s and still fails part of the vetted suite after %s",
+				tamperReason(stuck.Name(), t), words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil
 		}
 		if stuck != nil && len(stuck.breaks) > 0 {
 			return stop{CodersStuck, fmt.Sprintf("coder %s still breaks the repository's test %s after %s", stuck.Name(), stuck.breaks[0].Test, words.Count(r.cfg.MaxCoderRetries, "retry", "retries"))}, nil

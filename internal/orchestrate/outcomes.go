@@ -27,6 +27,9 @@ const (
 	// The other protocols end when their own acceptance is reached, or at their cap.
 	Accepted     Outcome = "ACCEPTED"      // single, critics: the coder's own tests pass (and the critics approve)
 	IterationCap Outcome = "ITERATION_CAP" // max_iterations reached first
+	// CodersTampered: every coder such a protocol could accept tampered with the test
+	// runner, so none can be (tamper.go); more iterations would only pay for more of it.
+	CodersTampered Outcome = "CODERS_TAMPERED"
 )
 
 // EvidenceKind is what the report shows to back a reason (report/evidence.go).
@@ -124,6 +127,16 @@ var reasons = []Reason{
 		Outcome:   IterationCap,
 		Title:     "max_iterations reached before the protocol's own check passed",
 		Next:      "The loop reached max_iterations before its own check passed.",
+		Evidence:  EvidenceOwnChecks,
+		Decisions: []string{DecideContinue},
+		Vet:       VetNeutral,
+	},
+	{
+		Outcome: CodersTampered,
+		Title:   "every coder tampered with the test runner",
+		Next: "In a run of each coder's code the judge's own checks in the test's process did not come out as they must: " +
+			"something in that code changes what the test runner reports, so no pass of it can be trusted and no work was accepted. " +
+			"The Tampered section has the judge's evidence; a fresh run, or a Dixit run, should take the issue on.",
 		Evidence:  EvidenceOwnChecks,
 		Decisions: []string{DecideContinue},
 		Vet:       VetNeutral,

@@ -93,15 +93,18 @@ func (r *Run) runOwnTests(ctx context.Context, coder *coderSlot) (int, []ownFail
 	for i, v := range verdicts {
 		cells[i] = newCell(coder.Name(), own[i].Path, v)
 		if !v.Passed() {
-			failed = append(failed, ownFailure{Path: own[i].Path, Outcome: v.Outcome, Output: v.Output})
+			failed = append(failed, ownFailure{Path: own[i].Path, Outcome: v.Outcome, Output: seenByCoder(v)})
 		}
 	}
 	r.emit(ctx, Event{Kind: EvOwnTests, Agent: coder.Name(), Passed: len(own) - len(failed), Cells: cells,
 		Detail: fmt.Sprintf("%d of %d test files pass", len(own)-len(failed), len(own))})
+	// The coder wrote these tests: a tampered run of them is its doing, whatever they hold.
+	r.noteTampered(ctx, coder.Name(), cells)
 	return len(own), failed, nil
 }
 
-// ownTestsFail tells a coder what its own tests reported, in full.
+// ownTestsFail tells a coder what its own tests reported, in full but for a tampered
+// run's (seenByCoder).
 func ownTestsFail(n int, failed []ownFailure) string {
 	if n == 0 {
 		return "No test files were found in your work. " + writeOwnTests
@@ -115,8 +118,12 @@ func ownTestsFail(n int, failed []ownFailure) string {
 	return b.String()
 }
 
-// accept ends a protocol other than dixit with the coder's work accepted.
+// accept ends a protocol other than dixit with the coder's work accepted; never a coder
+// that tampered with the test runner, whose passes prove nothing.
 func (r *Run) accept(ctx context.Context, coder *coderSlot, reason string) (*Result, error) {
+	if t := r.tamperOf(coder.Name()); t != nil {
+		return r.escalate(ctx, CodersTampered, tamperReason(coder.Name(), t)+": its work is not accepted")
+	}
 	res, err := r.escalate(ctx, Accepted, reason)
 	if res != nil {
 		res.Final = coder.Name()

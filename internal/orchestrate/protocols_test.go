@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/orchestrate/orchestratetest"
@@ -27,6 +28,7 @@ type loop struct {
 	order      []string
 	passes     map[string][]string // test content → commits passing it
 	iterations int
+	judge      func(ci.Judge) ci.Judge // wraps the fake judge, when set
 }
 
 type looped struct {
@@ -61,6 +63,9 @@ func (l loop) play(t *testing.T, journal *orchestratetest.Journal, afterAppend f
 		}
 		return false
 	}}
+	if l.judge != nil {
+		deps.Judge = l.judge(deps.Judge)
+	}
 	run, err := orchestrate.New(cfg, deps)
 	require.NoError(t, err)
 	out.res, err = run.Execute(context.Background())

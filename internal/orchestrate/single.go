@@ -20,6 +20,9 @@ func (r *Run) single(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if reason, out := r.allTampered(); out {
+			return r.escalate(ctx, CodersTampered, reason)
+		}
 		if n > 0 && len(failed) == 0 {
 			return r.accept(ctx, coder, fmt.Sprintf("%s's own %d test files pass (check %d)", coder.Name(), n, r.round))
 		}

@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -78,4 +79,57 @@ func (r *Run) stuckTampered(stuck *coderSlot) *Tamper {
 		return nil
 	}
 	return r.tamperOf(stuck.Name())
+}
+
+// The other protocols (single, critics, tdg, blind) hold a tampered coder out too: it is
+// named (noteTampered), never accepted (accept, tdg's choice), and when no coder is left
+// that could be, the run stops (allTampered). What coders and advisors read of a tampered
+// run is a summary (seenByCoder), never the judge's line, which names its own checks.
+
+// seenByCoder is what an agent may read of a verdict's output: a tampered run's names the
+// judge's own checks, which must stay unknown to the code under test.
+func seenByCoder(v ci.Verdict) string {
+	if v.Outcome == ci.Tampered {
+		return tamperedRun
+	}
+	return v.Output
+}
+
+// allTampered says whether every coder has tamper evidence, and the reason to stop then: no
+// work of theirs may be accepted, and more iterations would only pay for more of it.
+func (r *Run) allTampered() (string, bool) {
+	var named []string
+	for _, c := range r.coders {
+		t := r.tamperOf(c.Name())
+		if t == nil {
+			return "", false
+		}
+		named = append(named, tamperReason(c.Name(), t))
+	}
+	if len(named) == 1 {
+		return named[0] + ": its work is not accepted", true
+	}
+	return "every coder tampered, so no work is accepted: " + strings.Join(named, "; "), true
+}
+
+// tamperReason names a coder that tampered, with the judge's evidence, for the human.
+func tamperReason(coder string, t *Tamper) string {
+	return fmt.Sprintf("coder %s tampered with the test runner (test %s: %s)", coder, t.Test, t.Evidence)
+}
+
+// blamedColumns says, for each test of a batch of cells (one row a coder, one column a
+// test), whether most coders came out tampered on it: then the test ends its own process
+// or rewrites its report, and no coder is named for it. With a single coder judged there
+// is no majority to tell the test from the coder, and the coder is named.
+func blamedColumns(rows [][]Cell, tests int) []bool {
+	blamed := make([]bool, tests)
+	for j := range blamed {
+		column := make([]Cell, len(rows))
+		for i, row := range rows {
+			column[i] = row[j]
+		}
+		_, judged, most := TamperCount(column)
+		blamed[j] = most && judged > 1
+	}
+	return blamed
 }

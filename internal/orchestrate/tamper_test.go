@@ -14,16 +14,17 @@ import (
 )
 
 // tamperingJudge answers tampered for the trees named (their code rewrites what the
-// runner reports) and for the tests named (they end their own process), as ci.Local does.
+// runner reports), for the tests named (they end their own process) and for the pairs
+// "tree test" named (code that tampers only under some tests), as ci.Local does.
 type tamperingJudge struct {
-	inner        ci.Judge
-	trees, tests map[string]bool
+	inner               ci.Judge
+	trees, tests, pairs map[string]bool
 }
 
 func (j tamperingJudge) Run(ctx context.Context, reruns int, jobs []ci.Job) ([]ci.Verdict, error) {
 	vs, err := j.inner.Run(ctx, reruns, jobs)
 	for i, job := range jobs {
-		if err == nil && (j.trees[job.Tree.Hash()] || j.tests[string(job.Test.Content)]) {
+		if err == nil && (j.trees[job.Tree.Hash()] || j.tests[string(job.Test.Content)] || j.pairs[job.Tree.Hash()+" "+string(job.Test.Content)]) {
 			vs[i] = ci.Verdict{Outcome: ci.Tampered, Runs: 1, Output: fmt.Sprintf("=== RUN   TestAdd\n[dixit] run 1 of %d: tampered: a check of the judge's own that must fail (TestParseLineEmpty41) was reported as pass: something in the test's process changes what the runner reports\n", reruns)}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/fence"
+	"github.com/dixit-bot/dixit/internal/words"
 )
 
 // tdg follows seed 002, test-driven generation: a navigator analyses the spec and the
@@ -49,15 +50,10 @@ func (r *Run) tdg(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		passing := 0
-		for _, ok := range scores {
-			if ok {
-				passing++
-			}
+		if reason, out := r.allTampered(); out {
+			return r.escalate(ctx, CodersTampered, reason)
 		}
-		k := len(r.coders)
-		summary := fmt.Sprintf("%d of %d candidates pass all %d tests (pass@1 %.2f, pass@%d %d)", passing, k, len(tests),
-			float64(passing)/float64(k), k, min(passing, 1))
+		summary := r.scoreSummary(scores, len(tests))
 		for i, coder := range r.coders {
 			if scores[i] {
 				return r.accept(ctx, coder, fmt.Sprintf("%s's candidate is accepted: %s, iteration %d", coder.Name(), summary, r.round))
@@ -75,15 +71,38 @@ func (r *Run) tdg(ctx context.Context) (*Result, error) {
 }
 
 // candidateFailure is how one programmer's candidate failed, traceback included: the
-// programmers and the navigator may see the tests and their output in this protocol.
+// programmers and the navigator may see the tests and their output in this protocol, but
+// for a tampered run's (seenByCoder).
 type candidateFailure struct {
 	Coder  string
 	Passed int
 	Failed []ownFailure
 }
 
+// scoreSummary says how many candidates score, pass@1 and pass@k; a coder that tampered
+// with the test runner, in this iteration or an earlier one, never scores.
+func (r *Run) scoreSummary(scores []bool, tests int) string {
+	passing, refused := 0, 0
+	for i, coder := range r.coders {
+		switch {
+		case r.tamperOf(coder.Name()) != nil:
+			refused++
+		case scores[i]:
+			passing++
+		}
+	}
+	k := len(r.coders)
+	summary := fmt.Sprintf("%d of %d candidates pass all %d tests (pass@1 %.2f, pass@%d %d)", passing, k, tests,
+		float64(passing)/float64(k), k, min(passing, 1))
+	if refused > 0 {
+		summary += fmt.Sprintf("; %s tampered with the test runner and cannot score", words.Count(refused, "candidate", "candidates"))
+	}
+	return summary
+}
+
 // scoreCandidates runs every test on every coder's candidate in one batch. It returns
-// which candidates pass them all, and the failures of the best failing candidates.
+// which candidates pass them all and may be accepted (none that ever tampered), and the
+// failures of the best failing candidates that did not tamper.
 func (r *Run) scoreCandidates(ctx context.Context, tests []Candidate) ([]bool, []candidateFailure, error) {
 	var jobs []ci.Job
 	for _, coder := range r.coders {
@@ -99,24 +118,46 @@ func (r *Run) scoreCandidates(ctx context.Context, tests []Candidate) ([]bool, [
 	if err != nil {
 		return nil, nil, err
 	}
+	rows := make([][]Cell, len(r.coders))
+	for i, coder := range r.coders {
+		rows[i] = make([]Cell, len(tests))
+		for j, t := range tests {
+			rows[i][j] = newCell(coder.Name(), t.ID, verdicts[i*len(tests)+j])
+		}
+	}
+	blamed := blamedColumns(rows, len(tests))
+	for j, t := range tests {
+		// People wrote the human tests, as the hidden ones: a tampered run of them is
+		// the coder's doing, however many coders did it.
+		blamed[j] = blamed[j] && t.Tester != ""
+	}
 	scores := make([]bool, len(r.coders))
 	var failures []candidateFailure
 	for i, coder := range r.coders {
 		f := candidateFailure{Coder: coder.Name()}
-		cells := make([]Cell, len(tests))
+		var tampered []Cell
 		for j, t := range tests {
 			v := verdicts[i*len(tests)+j]
-			cells[j] = newCell(coder.Name(), t.ID, v)
 			if v.Passed() {
 				f.Passed++
-			} else {
-				f.Failed = append(f.Failed, ownFailure{Path: t.ID, Outcome: v.Outcome, Output: v.Output})
+				continue
 			}
+			seen := seenByCoder(v)
+			switch {
+			case v.Outcome != ci.Tampered:
+			case blamed[j]:
+				seen = tamperingTest // the test's doing: no coder is named for it
+			default:
+				tampered = append(tampered, rows[i][j])
+			}
+			f.Failed = append(f.Failed, ownFailure{Path: t.ID, Outcome: v.Outcome, Output: seen})
 		}
-		scores[i] = len(f.Failed) == 0
-		r.emit(ctx, Event{Kind: EvSuite, Agent: coder.Name(), Passed: f.Passed, Cells: cells,
+		r.emit(ctx, Event{Kind: EvSuite, Agent: coder.Name(), Passed: f.Passed, Cells: rows[i],
 			Detail: fmt.Sprintf("candidate passes %d of %d tests", f.Passed, len(tests))})
-		if !scores[i] {
+		r.noteTampered(ctx, coder.Name(), tampered)
+		out := r.tamperOf(coder.Name()) != nil // its runs prove nothing, passes or failures
+		scores[i] = len(f.Failed) == 0 && !out
+		if !scores[i] && !out {
 			failures = append(failures, f)
 		}
 	}

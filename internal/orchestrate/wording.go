@@ -52,6 +52,14 @@ const (
 	writeOwnTests = "Write tests for your code too, in the repository's usual test files. " +
 		"Give every assertion a message holding a unique six-digit hexadecimal assert_id, so a failure can be found without line numbers."
 	askToSolveWithTests = "Please implement the specification. " + writeOwnTests
+	// tamperedRun stands for a tampered run's output, which names the judge's own checks:
+	// they must stay unknown to the code under test.
+	tamperedRun = "The judge's own checks in the test's process did not come out as they must: " +
+		"something in your code changes what the test runner reports."
+	// tamperingTest stands for it when most implementations' runs of one test tampered:
+	// then the test, not the code, is the likely cause.
+	tamperingTest = "The judge's own checks in the test's process did not come out as they must, for most implementations: " +
+		"the test itself may end its process early, skip itself or change what the test runner reports."
 )
 
 // reviewRequest asks a critic to review a coder's work, given as its files.

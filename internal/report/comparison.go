@@ -72,6 +72,10 @@ func pickWhy(ch pick.Choice, s runfile.Summary, c runfile.Comparison) string {
 		case pick.StepProtocol:
 			p("The %s protocol accepted %s's work.", s.Protocol, ch.Coder)
 		case pick.StepProtocolNone:
+			if ch.Coder == "" { // the rule saw no coder: every one tampered (tampered.go)
+				p("The %s protocol accepted no work, and no coder's is left to pick: every one tampered with the test runner.", s.Protocol)
+				break
+			}
 			p("The %s protocol accepted no work; this is %s's last.", s.Protocol, ch.Coder)
 		case pick.StepAccepted:
 			b.WriteString(acceptedWhy(s))

@@ -93,3 +93,28 @@ func TestTamperedSectionIsInert(t *testing.T) {
 	assert.NotContains(t, md, "\n## heading")
 	assert.Contains(t, md, "| `tampered: closes #1 @team <b>x</b> ## heading` |", "in a code span, on one line: GitHub acts on none of it")
 }
+
+// In the other protocols a tampered coder is out too: a single run whose only coder
+// tampered names it with the judge's evidence, says why it stopped, and picks nothing.
+func TestATamperedCoderIsOutOfTheOtherProtocols(t *testing.T) {
+	evidence := "run 1 of 20: tampered: a check of the judge's own that must fail (TestParseLineEmpty41) was reported as pass: something in the test's process changes what the runner reports"
+	tamper := &orchestrate.Tamper{Test: "semver_test.go", Evidence: evidence}
+	res := &orchestrate.Result{Protocol: "single", Outcome: orchestrate.CodersTampered, Rounds: 2,
+		Reason: "coder c1 tampered with the test runner (test semver_test.go: " + evidence + "): its work is not accepted",
+		Coders: []orchestrate.CoderState{{Name: "c1", Solves: 2, Commit: "c1@2", Tampered: tamper}},
+		Events: []orchestrate.Event{
+			{Kind: orchestrate.EvOwnTests, Agent: "c1", Cells: []orchestrate.Cell{{Coder: "c1", Test: "semver_test.go", Outcome: "tampered"}}, Detail: "0 of 1 test files pass"},
+			{Kind: orchestrate.EvTampered, Agent: "c1", Coder: "c1", Test: "semver_test.go", Detail: evidence},
+		}}
+	s := NewSummary("r1", res)
+	require.Len(t, s.Coders, 1)
+	assert.Equal(t, tamper, s.Coders[0].Tampered)
+	md := Markdown(s, res)
+	assert.Contains(t, md, "## Tampered: 1 coder\n")
+	assert.Contains(t, md, "| c1 | `semver_test.go` | `run 1 of 20: tampered:")
+	assert.Contains(t, md, orchestrate.ReasonFor(orchestrate.CodersTampered).Next)
+	assert.Contains(t, md, "| `semver_test.go` | tampered |", "the last run of its own tests")
+	pk := Choose(s, runfile.Comparison{})
+	assert.Empty(t, pk.Coder, "a tampered coder's work is never picked")
+	assert.Equal(t, "The single protocol accepted no work, and no coder's is left to pick: every one tampered with the test runner.", pk.Why)
+}
