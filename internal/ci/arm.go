@@ -16,9 +16,9 @@ import (
 // the judge's own checks laid in (package tripwire), and those checks.
 type jobPlan struct {
 	contract.Placement
-	content []byte
-	wires   []tripwire.Wire
-	lead    int      // wires before the proposal's tests (tripwire.Armed.Lead)
+	content  []byte
+	wires    []tripwire.Wire
+	lead     int      // wires before the proposal's tests (tripwire.Armed.Lead)
 	selected []string // the node ids the run selects (Test.Select); nil: the whole file
 }
 
