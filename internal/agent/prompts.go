@@ -44,7 +44,12 @@ func testerPrompt(s config.AgentSettings, contract ci.Contract) string {
 The repository as it is before the change can be read with list_files and read_file.
 `)
 	testRules(&b, contract)
-	b.WriteString("Submit each test with submit_test, giving the whole file.\n")
+	if contract.Selects(contract.Path) {
+		b.WriteString("Submit each test with submit_test: the whole file for a new test file, or a diff (as git diff writes it) that adds or changes " +
+			"test functions in one of the repository's existing test files; then only the test functions the diff adds or changes run.\n")
+	} else {
+		b.WriteString("Submit each test with submit_test, giving the whole file.\n")
+	}
 	if s.Direction != "" {
 		b.WriteString("\nA working preference: " + s.Direction + "\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -28,10 +29,28 @@ var submitTool = llm.Tool{
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","description":"The whole test file."},"path":{"type":"string","description":"Where the file goes in the repository, relative to its root, when the instructions allow naming a place; leave it out for the default place."}},"required":["content"],"additionalProperties":false}`),
 }
 
+// submitDiffTool is submit_test where the judge can run single test functions (pytest):
+// a test may also be a diff of one of the repository's test files, as real testers
+// write them, and then only the functions it adds or changes run.
+var submitDiffTool = llm.Tool{
+	Name:        submitTool.Name,
+	Description: "Submit one test: either the complete content of a new test file (content, and path), or a diff that adds or changes test functions in one of the repository's existing test files (diff).",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","description":"The whole test file, for a new file."},"path":{"type":"string","description":"Where the new file goes in the repository, relative to its root, when the instructions allow naming a place; leave it out for the default place."},"diff":{"type":"string","description":"Instead of content: a unified diff (as git diff writes it) of one existing test file of the repository, adding or changing test functions. Only the test functions it adds or changes run."}},"additionalProperties":false}`),
+}
+
+// submitToolFor is the submit tool a contract's tester gets.
+func submitToolFor(c ci.Contract) llm.Tool {
+	if c.Selects(c.Path) {
+		return submitDiffTool
+	}
+	return submitTool
+}
+
 // Tester is a live tester: a conversation and read-only access to the base revision.
 type Tester struct {
 	*live
 	ws        *workspace.Workspace
+	baseDir   string // the base revision, which a diff is applied to
 	ref       string
 	tools     []llm.Tool
 	langs     []string // fence labels of the test file's language
@@ -58,8 +77,8 @@ func NewTester(opts Options, baseDir string, contract ci.Contract) (*Tester, err
 		return nil, fmt.Errorf("tester %s: %w", opts.Settings.Name, err)
 	}
 	l.textSystem = testerTextPrompt(opts.Settings, contract, files)
-	return &Tester{live: l, ws: ws, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name,
-		tools: append(ws.Tools(), submitTool), langs: fenceLabels(contract.Path), contract: contract,
+	return &Tester{live: l, ws: ws, baseDir: baseDir, ref: "refs/dixit/" + opts.Run + "/testers/" + opts.Settings.Name,
+		tools: append(ws.Tools(), submitToolFor(contract)), langs: fenceLabels(contract.Path), contract: contract,
 		jsonTests: strings.EqualFold(path.Ext(contract.Path), ".json")}, nil
 }
 
@@ -69,6 +88,7 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 	t.ask(turn.Message)
 	var test []byte
 	var place string
+	var sel []string
 	refused, err := t.converse(ctx, turn.Draw, role{
 		tools: t.tools,
 		handle: func(ctx context.Context, call llm.ToolCall) (string, bool, error) {
@@ -76,11 +96,11 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 				result, err := t.ws.Call(ctx, call)
 				return result, false, err
 			}
-			content, at, problem := submission(call.Arguments, t.contract)
+			s, problem := submission(call.Arguments, t.contract, t.baseDir)
 			if problem != "" {
 				return "error: " + problem, false, nil
 			}
-			test, place = content, at
+			test, place, sel = s.content, s.at, s.sel
 			return "Received.", true, nil
 		},
 		produced:  func(last llm.Message) (bool, error) { return t.codeBlock(last) != nil, nil },
@@ -107,7 +127,7 @@ func (t *Tester) Propose(ctx context.Context, turn orchestrate.Turn) (orchestrat
 	if _, err := t.opts.Workshop.Commit(t.ref, tree, fmt.Sprintf("%s: proposal %d", t.name, turn.Draw)); err != nil {
 		return orchestrate.Proposal{}, err
 	}
-	return orchestrate.Proposal{Content: test, Path: place}, nil
+	return orchestrate.Proposal{Content: test, Path: place, Select: sel}, nil
 }
 
 // readText answers a reply in the text protocol that asks for files with READ lines;
@@ -133,29 +153,67 @@ func (t *Tester) readText(ctx context.Context, msg llm.Message) (textReply, erro
 	return textReply{answer: files + "Write the test as one fenced block when you are ready."}, nil
 }
 
-// submission checks submit_test's arguments and returns the test or what is wrong.
-func submission(arguments string, contract ci.Contract) (content []byte, at, problem string) {
+// submitted is a test submit_test received: a file's content and place, and for a diff
+// the tests it selects.
+type submitted struct {
+	content []byte
+	at      string
+	sel     []string
+}
+
+// submission checks submit_test's arguments and returns the test or what is wrong. A
+// diff is applied to the base revision in baseDir here, so that one that does not
+// apply, or adds or changes no test, is refused while the tester can still fix it.
+func submission(arguments string, contract ci.Contract, baseDir string) (submitted, string) {
 	var args struct {
-		Content string `json:"content"`
-		Path    string `json:"path"`
+		Content *string `json:"content"`
+		Path    string  `json:"path"`
+		Diff    *string `json:"diff"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(arguments)))
 	dec.DisallowUnknownFields()
+	fields := "the string field content and, optionally, path"
+	if contract.Selects(contract.Path) {
+		fields = "either the string field content (and, optionally, path) or the string field diff"
+	}
 	if err := dec.Decode(&args); err != nil {
-		return nil, "", fmt.Sprintf("the arguments must be a JSON object with the string field content and, optionally, path (%v)", err)
+		return submitted{}, fmt.Sprintf("the arguments must be a JSON object with %s (%v)", fields, err)
 	}
 	switch {
-	case len(bytes.TrimSpace([]byte(args.Content))) == 0:
-		return nil, "", "the test file is empty"
-	case len(args.Content) > maxTest:
-		return nil, "", fmt.Sprintf("the test file is larger than %d bytes", maxTest)
+	case args.Diff != nil && args.Content != nil:
+		return submitted{}, "give either content (a whole new test file) or diff (a change to an existing one), not both"
+	case args.Diff != nil && args.Path != "":
+		return submitted{}, "a diff names its file itself: leave path out"
+	case args.Diff != nil:
+		return diffSubmission(*args.Diff, contract, baseDir)
+	case args.Content == nil || len(bytes.TrimSpace([]byte(*args.Content))) == 0:
+		return submitted{}, "the test file is empty"
+	case len(*args.Content) > maxTest:
+		return submitted{}, fmt.Sprintf("the test file is larger than %d bytes", maxTest)
 	}
 	if args.Path != "" {
 		if err := ci.CheckTestPath(contract, args.Path); err != nil {
-			return nil, "", err.Error()
+			return submitted{}, err.Error()
 		}
 	}
-	return []byte(args.Content), args.Path, ""
+	return submitted{content: []byte(*args.Content), at: args.Path}, ""
+}
+
+// diffSubmission applies a submitted diff to the base revision.
+func diffSubmission(diff string, contract ci.Contract, baseDir string) (submitted, string) {
+	if !contract.Selects(contract.Path) {
+		return submitted{}, "this repository's tests are whole files: give content, not diff"
+	}
+	root, err := os.OpenRoot(baseDir)
+	if err != nil {
+		return submitted{}, fmt.Sprintf("the repository cannot be read to apply the diff (%v)", err)
+	}
+	defer root.Close()
+	d, err := ci.ApplyTestDiff(contract, []byte(diff), root.FS())
+	if err != nil {
+		return submitted{}, err.Error()
+	}
+	return submitted{content: d.Content, at: d.Path, sel: d.Select}, ""
 }
 
 // fenced is a code block: its label, the path=… a text tester may name (as text coders

@@ -337,7 +337,7 @@ func keepTests(vetted []orchestrate.Vetted, contract ci.Contract) string {
 func keptTests(vetted []orchestrate.Vetted) []ci.Test {
 	out := make([]ci.Test, len(vetted))
 	for i, v := range vetted {
-		out[i] = ci.Test{ID: fmt.Sprintf("t%d", v.Number), Path: v.Path, Content: v.Content}
+		out[i] = ci.Test{ID: fmt.Sprintf("t%d", v.Number), Path: v.Path, Content: v.Content, Select: v.Select}
 	}
 	return out
 }

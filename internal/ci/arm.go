@@ -5,6 +5,8 @@ import (
 	"fmt"
 	mathrand "math/rand/v2"
 	"path"
+	"regexp"
+	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/tripwire"
@@ -14,9 +16,57 @@ import (
 // the judge's own checks laid in (package tripwire), and those checks.
 type jobPlan struct {
 	contract.Placement
-	content []byte
-	wires   []tripwire.Wire
+	content  []byte
+	wires    []tripwire.Wire
+	lead     int      // wires before the proposal's tests (tripwire.Armed.Lead)
+	selected []string // the node ids the run selects (Test.Select); nil: the whole file
 }
+
+// command is the contract's run command for this job: with tests selected, the file
+// ({path}) gives way to their node ids, the wires' among them in the file's order, so
+// that the wires still run in the same process.
+func (p jobPlan) command(run string) string {
+	if len(p.selected) == 0 {
+		return run
+	}
+	ids := make([]string, 0, len(p.wires)+len(p.selected))
+	for _, w := range p.wires[:p.lead] {
+		ids = append(ids, p.Rel+"::"+w.Name)
+	}
+	ids = append(ids, p.selected...)
+	for _, w := range p.wires[p.lead:] {
+		ids = append(ids, p.Rel+"::"+w.Name)
+	}
+	return strings.ReplaceAll(run, "{path}", strings.Join(ids, " "))
+}
+
+// checkSelect says why a test's Select cannot be run: the contract cannot run single
+// tests of the file, or a node id is not one of the file's tests by a plain name (it
+// goes into a shell command).
+func checkSelect(c Contract, p contract.Placement, sel []string) error {
+	if len(sel) == 0 {
+		return nil
+	}
+	if !c.Selects(p.Rel) {
+		return fmt.Errorf("test %s selects tests of %s, but the test contract cannot run single tests of it (a Python file under pytest, {path} in test.run)", p.ID, p.Rel)
+	}
+	for _, id := range sel {
+		rest, ok := strings.CutPrefix(id, p.Rel+"::")
+		parts := strings.Split(rest, "::")
+		if !ok || len(parts) > 2 {
+			return fmt.Errorf("test %s selects %q, which is not a test of %s", p.ID, id, p.Rel)
+		}
+		for _, part := range parts {
+			if !pyName.MatchString(part) {
+				return fmt.Errorf("test %s selects %q, which is not a test of %s", p.ID, id, p.Rel)
+			}
+		}
+	}
+	return nil
+}
+
+// pyName is a Python identifier as a node id names a function or class.
+var pyName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p jobPlan) armed() bool { return len(p.wires) > 0 }
 
@@ -40,8 +90,9 @@ func (p jobPlan) script(run string) string {
 // from: a Go test binary's test2json framing or go test -json, and pytest's JUnit XML.
 // Other runners, a contract that names no report, and test.tripwires: false run the
 // file as the tester wrote it.
-func (l *Local) arm(p contract.Placement, content []byte) jobPlan {
-	plan := jobPlan{Placement: p, content: content}
+func (l *Local) arm(p contract.Placement, test Test) jobPlan {
+	plan := jobPlan{Placement: p, content: test.Content, selected: test.Select}
+	content := test.Content
 	c := l.contract
 	known := c.Report == ReportTest2JSON && path.Ext(p.Rel) == ".go" || c.Report == ReportJUnit && path.Ext(p.Rel) == ".py"
 	if c.SkipTripwires || !known {
@@ -50,6 +101,6 @@ func (l *Local) arm(p contract.Placement, content []byte) jobPlan {
 	var seed [32]byte
 	_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails on Linux
 	a := tripwire.Arm(p.Rel, content, mathrand.New(mathrand.NewChaCha8(seed)))
-	plan.content, plan.wires = a.Content, a.Wires
+	plan.content, plan.wires, plan.lead = a.Content, a.Wires, a.Lead
 	return plan
 }

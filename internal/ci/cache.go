@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -159,6 +160,9 @@ func (c *Cached) key(j Job, reruns int) string {
 		// The place decides the package the test builds in; the id alone does not
 		// change a verdict, so tests at the default place keep their keys.
 		parts = append(parts, "at "+j.Test.Path)
+	}
+	if len(j.Test.Select) > 0 {
+		parts = append(parts, "select "+strings.Join(j.Test.Select, " "))
 	}
 	for _, part := range parts {
 		h.Write([]byte(part))

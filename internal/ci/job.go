@@ -21,7 +21,7 @@ import (
 func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, reruns int, plan jobPlan) (Verdict, error) {
 	c, p := l.contract, plan.Placement
 	// Read before the build, which may run code of the coder's.
-	ev, err := l.evidence(j.Dir, p.Rel, plan.wires)
+	ev, err := l.evidence(j.Dir, plan)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -29,7 +29,7 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 		return v, err
 	}
 	inv := j.Invocation(lane, false)
-	inv.Script, inv.Runs, inv.Timeout = plan.script(p.Expand(c.Run)), reruns, c.Timeout
+	inv.Script, inv.Runs, inv.Timeout = plan.script(p.Expand(plan.command(c.Run))), reruns, c.Timeout
 	var reports sandbox.Reports
 	if ev != nil {
 		reports = ev
@@ -65,6 +65,10 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 	default:
 		if run, problem := ev.firstProblem(reruns); problem != "" {
 			v.Outcome, v.Output = reportVerdict(res.Output, plan, run, reruns, problem)
+		} else if len(plan.selected) > 0 {
+			// Say which tests passed: a diff's proposal is those tests, not its file.
+			v.Output = sandbox.Clip(nil, "ran only the tests the proposal's diff adds or changes, each reported passed in every run: "+
+				strings.Join(plan.selected, ", "), MaxOutput)
 		}
 	}
 	return v, nil
@@ -125,7 +129,8 @@ func (l *Local) build(ctx context.Context, j deps.JobDir, lane sandbox.Lane, p c
 // evidence is what the runs of a prepared job must report, or nil when the contract
 // names no report. The tests' names come from the placed test file, as the judge wrote
 // it, before anything has run in the job's directory.
-func (l *Local) evidence(dir, rel string, wires []tripwire.Wire) (*evidence, error) {
+func (l *Local) evidence(dir string, plan jobPlan) (*evidence, error) {
+	rel, wires := plan.Rel, plan.wires
 	c := l.contract
 	if !c.Proven() {
 		return nil, nil
@@ -141,6 +146,9 @@ func (l *Local) evidence(dir, rel string, wires []tripwire.Wire) (*evidence, err
 	}
 	e := expect(c, rel, content)
 	e.wires = wires
+	if len(plan.selected) > 0 { // only those run: the file's other tests are not expected
+		e.names, e.selected = nil, selectedTests(plan.selected)
+	}
 	if len(wires) > 0 { // the placed file holds the wires: they are not the proposal's tests
 		names := e.names[:0:0]
 		for _, n := range e.names {

@@ -22,6 +22,11 @@ type Test struct {
 	// Contract.Paths); empty means Contract.Path.
 	Path    string
 	Content []byte // the file's bytes
+	// Select names the tests to run, as pytest node ids of the file at Path
+	// ("tests/test_x.py::test_y"): a proposal made as a diff runs only the tests it adds
+	// or changes (ApplyTestDiff), and each must be reported passed. Empty: every test
+	// the file defines.
+	Select []string `json:",omitempty"`
 }
 
 // Job asks for one test to be run against one tree.

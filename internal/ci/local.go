@@ -93,6 +93,9 @@ func (l *Local) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, err
 		if err != nil {
 			return nil, fmt.Errorf("job %d (%s): %w", i, j.Coder, err)
 		}
+		if err := checkSelect(l.contract, p, j.Test.Select); err != nil {
+			return nil, fmt.Errorf("job %d (%s): %w", i, j.Coder, err)
+		}
 		places[i] = p
 	}
 	verdicts := make([]Verdict, len(jobs))
@@ -122,7 +125,7 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()
-	plan := l.arm(p, job.Test.Content)
+	plan := l.arm(p, job.Test)
 	job.Test.Content = plan.content
 	if err := l.layOut(dir, job, p.Rel, lane); err != nil {
 		return Verdict{}, err

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"io/fs"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
@@ -51,6 +52,16 @@ func FormatBytes(n int64) string { return contract.FormatBytes(n) }
 
 // ParseBytes reads a size as test.memory takes it (contract.ParseBytes).
 func ParseBytes(s string) (int64, error) { return contract.ParseBytes(s) }
+
+// DiffTest is a test proposed as a diff of one of the repository's test files: the file
+// patched, and the tests the diff adds or changes (contract.DiffTest).
+type DiffTest = contract.DiffTest
+
+// ApplyTestDiff reads a tester's diff against the base revision's files and returns the
+// test it proposes, or why it is refused, in words for the tester (contract.ApplyTestDiff).
+func ApplyTestDiff(c Contract, diff []byte, base fs.FS) (DiffTest, error) {
+	return contract.ApplyTestDiff(c, diff, base)
+}
 
 // Places says where each test of a suite goes when the suite is kept in the repository
 // (the escalation's pull request, the patch bot vet offers): the place its tester named,

@@ -2,6 +2,8 @@ package ci
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/reports"
@@ -22,6 +24,83 @@ type expectation struct {
 	// wires are the judge's own checks laid into the file (package tripwire): they are
 	// not the proposal's tests, and each must come out as it must.
 	wires []tripwire.Wire
+	// selected are the tests a run selects by node id (a diff's proposal): each must
+	// pass, and they stand in for names.
+	selected []pickedTest
+}
+
+// pickedTest is a test selected by pytest node id, as pytest's JUnit report names it: the
+// function's name, and the end of its classname (the module, and the class).
+type pickedTest struct {
+	id, name, class string
+}
+
+func selectedTests(ids []string) []pickedTest {
+	out := make([]pickedTest, len(ids))
+	for i, id := range ids {
+		file, rest, _ := strings.Cut(id, "::")
+		class := strings.TrimSuffix(path.Base(file), ".py")
+		name := rest
+		if c, m, ok := strings.Cut(rest, "::"); ok {
+			class, name = class+"."+c, m
+		}
+		out[i] = pickedTest{id: id, name: name, class: class}
+	}
+	return out
+}
+
+// is reports whether a reported test is this one (a parametrized case counts).
+func (n pickedTest) is(t reports.Result) bool {
+	return (t.Name == n.name || strings.HasPrefix(t.Name, n.name+"[")) &&
+		(t.Class == n.class || strings.HasSuffix(t.Class, "."+n.class))
+}
+
+// describe names a reported test for a verdict: by its node id when the run selected it.
+func (e expectation) describe(t reports.Result) string {
+	for _, n := range e.selected {
+		if n.is(t) {
+			return n.id
+		}
+	}
+	return t.Name
+}
+
+// missing returns the first test the run must pass that the report does not show
+// passing (by name, or node id when selected), or "".
+func (e expectation) missing(r reports.Run, passed map[string]int, wire map[string]bool) string {
+	for _, n := range e.selected {
+		if !slices.ContainsFunc(r.Tests, func(t reports.Result) bool { return !wire[t.Name] && t.Outcome == "pass" && n.is(t) }) {
+			return n.id
+		}
+	}
+	for _, want := range e.names {
+		if !ran(want, passed, r.Suites) {
+			return want
+		}
+	}
+	return ""
+}
+
+// outcomes says how each selected test came out in a run, for a verdict that fails:
+// " (a::t1 passed, a::t2 failed)"; "" when the run selected fewer than two.
+func (e expectation) outcomes(r reports.Run) string {
+	if len(e.selected) < 2 {
+		return ""
+	}
+	words := map[string]string{"pass": "passed", "fail": "failed", "skip": "was skipped"}
+	parts := make([]string, len(e.selected))
+	for i, n := range e.selected {
+		got := "did not run"
+		for _, t := range r.Tests {
+			if n.is(t) {
+				if got = words[t.Outcome]; t.Outcome != "pass" {
+					break
+				}
+			}
+		}
+		parts[i] = n.id + " " + got
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // tamperedPrefix starts a problem that makes the verdict Tampered rather than Fail.
@@ -53,9 +132,9 @@ func (e expectation) problem(r reports.Run) string {
 		}
 		switch t.Outcome {
 		case "fail":
-			return fmt.Sprintf("the report says %s failed", t.Name)
+			return fmt.Sprintf("the report says %s failed%s", e.describe(t), e.outcomes(r))
 		case "skip":
-			return fmt.Sprintf("%s was skipped", t.Name)
+			return fmt.Sprintf("%s was skipped%s", e.describe(t), e.outcomes(r))
 		}
 	}
 	if r.Summary == "fail" && len(e.wires) == 0 { // with wires, one must fail
@@ -90,10 +169,8 @@ func (e expectation) allRan(r reports.Run, wire map[string]bool) string {
 			}
 		}
 	}
-	for _, want := range e.names {
-		if !ran(want, passed, r.Suites) {
-			return fmt.Sprintf("the expected test %s did not run", want)
-		}
+	if want := e.missing(r, passed, wire); want != "" {
+		return fmt.Sprintf("the expected test %s did not run%s", want, e.outcomes(r))
 	}
 	if len(passed) == 0 {
 		return "no test ran"
@@ -130,10 +207,8 @@ func (e expectation) tampered(r reports.Run) string {
 			proposalPassed = false
 		}
 	}
-	for _, want := range e.names {
-		if !ran(want, passed, r.Suites) {
-			proposalPassed = false
-		}
+	if e.missing(r, passed, wire) != "" {
+		proposalPassed = false
 	}
 	if why := tripwire.Check(e.wires, outcomes, proposalPassed); why != "" {
 		return why

@@ -72,7 +72,7 @@ func (r *Run) hiddenCheck(ctx context.Context, coder *coderSlot) (int, string, e
 	}
 	jobs := make([]ci.Job, len(r.hidden))
 	for i, t := range r.hidden {
-		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: t.test()}
+		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: t.Test()}
 	}
 	verdicts, err := r.runJudge(ctx, "", jobs)
 	if err != nil {

@@ -46,7 +46,7 @@ func (r *Run) judgeCandidate(ctx context.Context, test Candidate, detail string)
 		if err != nil {
 			return "", Vetted{}, fmt.Errorf("tree of coder %s: %w", coder.Name(), err)
 		}
-		jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()})
+		jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: test.Test()})
 	}
 	verdicts, err := r.runJudge(ctx, test.Tester, jobs)
 	if err != nil {

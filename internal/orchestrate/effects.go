@@ -64,7 +64,7 @@ func (r *Run) propose(ctx context.Context, tester *testerSlot, message string) (
 		r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Detail: "nothing more to propose", Spend: spendOf(rec)})
 		return Candidate{}, false, r.charge(tester.Name(), rec.Spend)
 	}
-	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Path: rec.Proposal.Path, Content: rec.Proposal.Content}
+	c := Candidate{ID: fmt.Sprintf("%s-%d", tester.Name(), tester.draws), Tester: tester.Name(), Proposal: tester.draws, Path: rec.Proposal.Path, Select: rec.Proposal.Select, Content: rec.Proposal.Content}
 	r.emit(ctx, Event{Kind: EvPropose, Agent: tester.Name(), Test: c.ID, Spend: spendOf(rec)})
 	return c, true, r.charge(tester.Name(), rec.Spend)
 }
@@ -89,7 +89,7 @@ func (r *Run) runSuite(ctx context.Context, coder *coderSlot) ([]bool, error) {
 	}
 	jobs := make([]ci.Job, len(r.suite))
 	for i, test := range r.suite {
-		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: test.test()}
+		jobs[i] = ci.Job{Coder: coder.Name(), Tree: tree, Test: test.Test()}
 	}
 	verdicts, err := r.runJudge(ctx, coder.Name(), jobs)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/dixit-bot/dixit/internal/ci"
@@ -238,6 +239,9 @@ func jobsKey(reruns int, jobs []ci.Job) string {
 			// A test's place decides which package it builds in; keys of tests at the
 			// default place stay as journals before named places wrote them.
 			fmt.Fprintf(h, "at %s\n", job.Test.Path)
+		}
+		if len(job.Test.Select) > 0 {
+			fmt.Fprintf(h, "select %s\n", strings.Join(job.Test.Select, " "))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]

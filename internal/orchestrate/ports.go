@@ -44,7 +44,11 @@ type Proposal struct {
 	// Path is where the tester put the file in the repository, one of the places the
 	// test contract allows (it checks); empty means the contract's default place.
 	Path string `json:",omitempty"`
-	None bool
+	// Select, for a test made as a diff of an existing test file (ci.ApplyTestDiff), are
+	// the node ids of the tests it adds or changes: only those run. Content is then the
+	// whole file, patched.
+	Select []string `json:",omitempty"`
+	None   bool
 }
 
 // Tester proposes tests for the spec, one at a time.

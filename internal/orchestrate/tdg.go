@@ -111,7 +111,7 @@ func (r *Run) scoreCandidates(ctx context.Context, tests []Candidate) ([]bool, [
 			return nil, nil, fmt.Errorf("tree of coder %s: %w", coder.Name(), err)
 		}
 		for _, t := range tests {
-			jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: t.test()})
+			jobs = append(jobs, ci.Job{Coder: coder.Name(), Tree: tree, Test: t.Test()})
 		}
 	}
 	verdicts, err := r.runJudge(ctx, "", jobs)

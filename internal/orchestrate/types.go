@@ -8,11 +8,16 @@ type Candidate struct {
 	Tester   string `json:"tester"`   // who proposed it
 	Proposal int    `json:"proposal"` // the tester's draw that produced it
 	// Path is where the tester put the file ("" for the contract's default place).
-	Path    string `json:"path,omitempty"`
-	Content []byte `json:"-"`
+	Path string `json:"path,omitempty"`
+	// Select are the tests a proposal made as a diff runs (ci.Test.Select).
+	Select  []string `json:"select,omitempty"`
+	Content []byte   `json:"-"`
 }
 
-func (c Candidate) test() ci.Test { return ci.Test{ID: c.ID, Path: c.Path, Content: c.Content} }
+// Test is the candidate as the judge runs it.
+func (c Candidate) Test() ci.Test {
+	return ci.Test{ID: c.ID, Path: c.Path, Content: c.Content, Select: c.Select}
+}
 
 // Vetted is a test in the suite.
 type Vetted struct {

@@ -20,7 +20,7 @@ func NewSummary(run string, res *orchestrate.Result) runfile.Summary {
 	}
 	s.Spend = spend(res)
 	for _, v := range res.Vetted {
-		s.Vetted = append(s.Vetted, runfile.VettedTest{ID: v.ID, Path: v.Path, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
+		s.Vetted = append(s.Vetted, runfile.VettedTest{ID: v.ID, Path: v.Path, Select: v.Select, Number: v.Number, Tester: v.Tester, Proposal: v.Proposal,
 			Round: v.Round, PassedBy: v.PassedBy, FailedBy: v.FailedBy})
 	}
 	for _, c := range res.Coders {

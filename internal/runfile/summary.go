@@ -75,7 +75,9 @@ type Summary struct {
 type VettedTest struct {
 	ID string `json:"id"`
 	// Path is where its tester put it ("" for the contract's default place).
-	Path     string   `json:"path,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Select are the tests it runs when its tester proposed it as a diff of Path.
+	Select   []string `json:"select,omitempty"`
 	Number   int      `json:"number"`
 	Tester   string   `json:"tester"`
 	Proposal int      `json:"proposal"`

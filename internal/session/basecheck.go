@@ -20,7 +20,7 @@ func (s *session) checkBase(ctx context.Context, sum *runfile.Summary, res *orch
 	tree := baseTree{s.ws, s.base}
 	jobs := make([]ci.Job, len(res.Vetted))
 	for i, v := range res.Vetted {
-		jobs[i] = ci.Job{Coder: ci.BaseName, Tree: tree, Test: ci.Test{ID: v.ID, Path: v.Path, Content: v.Content}}
+		jobs[i] = ci.Job{Coder: ci.BaseName, Tree: tree, Test: v.Test()}
 	}
 	s.progress("base check: %d vetted tests on the base revision", len(jobs))
 	verdicts, err := s.watched(s.judge).Run(ctx, reruns, jobs)

@@ -81,7 +81,7 @@ func (s *session) dualAgreement(ctx context.Context, c *runfile.Comparison, res 
 		}
 		coders = append(coders, coder.Name)
 		for _, p := range res.Proposals {
-			jobs = append(jobs, ci.Job{Coder: coder.Name, Tree: tree, Test: ci.Test{ID: p.ID, Path: p.Path, Content: p.Content}})
+			jobs = append(jobs, ci.Job{Coder: coder.Name, Tree: tree, Test: p.Test()})
 		}
 	}
 	s.progress("dual agreement: %d implementations × %d proposed tests", len(coders), len(res.Proposals))

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/dixit-bot/dixit/internal/pytouch"
 )
 
 // layout is what every tree of an instance gets laid over it before its session: the
@@ -89,14 +91,14 @@ func planLayout(inst *Instance, base *Tree, avoid map[string]bool) (*layout, err
 	defsOf := map[string]map[string]bool{}
 	for _, f := range inst.TestFiles {
 		if tf := lay.overlay[f]; tf != nil {
-			defsOf[f] = pyDefs(tf.data)
+			defsOf[f] = pytouch.Defs(tf.data)
 		}
 	}
 	add := func(names []string, f2p bool) {
 		for _, name := range names {
 			lt := labelTest{name: name, f2p: f2p}
 			for _, f := range inst.TestFiles {
-				if ids := nodeIDs(f, defsOf[f], name); len(ids) > 0 {
+				if ids := pytouch.NodeIDs(f, defsOf[f], name); len(ids) > 0 {
 					lt.ids = append(lt.ids, ids...)
 					if lt.file == "" {
 						lt.file = f
@@ -158,13 +160,13 @@ func planTest(inst *Instance, base *Tree, k int, taken map[string]bool) testPlan
 		defs := map[string]map[string]bool{}
 		for f, c := range changes {
 			if c != nil && strings.HasSuffix(f, ".py") {
-				defs[f] = pyDefs(c.data)
+				defs[f] = pytouch.Defs(c.data)
 			}
 		}
 		for _, name := range t.TouchedTests {
 			found := false
 			for _, f := range sortedKeys(defs) {
-				if ids := nodeIDs(f, defs[f], name); len(ids) > 0 {
+				if ids := pytouch.NodeIDs(f, defs[f], name); len(ids) > 0 {
 					tp.ids = append(tp.ids, ids...)
 					found = true
 				}
@@ -204,7 +206,7 @@ func planTest(inst *Instance, base *Tree, k int, taken map[string]bool) testPlan
 		found := false
 		for _, f := range sortedKeys(copyOf) {
 			cp := copyOf[f]
-			if ids := nodeIDs(cp, pyDefs(tp.changes[cp].data), name); len(ids) > 0 {
+			if ids := pytouch.NodeIDs(cp, pytouch.Defs(tp.changes[cp].data), name); len(ids) > 0 {
 				tp.ids = append(tp.ids, ids...)
 				found = true
 			}

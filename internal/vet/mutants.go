@@ -31,7 +31,7 @@ func ScoreMutants(ctx context.Context, opts mutation.Options, patch ci.Tree, res
 	}
 	tests := make([]ci.Test, len(res.Vetted))
 	for i, t := range res.Vetted {
-		tests[i] = ci.Test{ID: t.ID, Path: t.Path, Content: t.Content}
+		tests[i] = t.Test()
 	}
 	score, err := mutation.Patch(ctx, opts, files, tests)
 	if err != nil {

@@ -98,7 +98,7 @@ func Judge(ctx context.Context, j Judging, patch ci.Tree, impls []differential.I
 	var jobs []ci.Job
 	for _, impl := range append([]differential.Implementation{{Coder: PatchName, Tree: patch}}, impls...) {
 		for _, t := range tests {
-			jobs = append(jobs, ci.Job{Coder: impl.Coder, Tree: impl.Tree, Test: ci.Test{ID: t.ID, Path: t.Path, Content: t.Content}})
+			jobs = append(jobs, ci.Job{Coder: impl.Coder, Tree: impl.Tree, Test: t.Test()})
 		}
 	}
 	verdicts, err := j.Judge.Run(ctx, j.Reruns, jobs)

@@ -144,6 +144,10 @@ func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.
 		t.current.History = append(t.current.History, Message{Role: "agent", Text: "[no more proposals]"})
 		return orchestrate.Proposal{None: true}, nil
 	}
+	if k := turn.Draw - 1; k < len(t.script.Diffs) && t.script.Diffs[k] != nil {
+		d := t.script.Diffs[k]
+		return t.propose(turn, orchestrate.Proposal{Content: d.Content, Path: d.Path, Select: d.Select})
+	}
 	file := t.script.Versions[turn.Draw-1]
 	info, err := os.Stat(file)
 	if err != nil {
@@ -156,7 +160,16 @@ func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.
 	if err != nil {
 		return orchestrate.Proposal{}, fmt.Errorf("tester %s proposal %d: %w", t.name, turn.Draw, err)
 	}
-	tree, err := t.w.WriteFiles([]gitstate.File{{Path: "test", Content: content}})
+	var place string
+	if turn.Draw-1 < len(t.script.Places) {
+		place = t.script.Places[turn.Draw-1]
+	}
+	return t.propose(turn, orchestrate.Proposal{Content: content, Path: place})
+}
+
+// propose records a proposal on the tester's ref and in its history.
+func (t *Tester) propose(turn orchestrate.Turn, p orchestrate.Proposal) (orchestrate.Proposal, error) {
+	tree, err := t.w.WriteFiles([]gitstate.File{{Path: "test", Content: p.Content}})
 	if err != nil {
 		return orchestrate.Proposal{}, err
 	}
@@ -164,11 +177,7 @@ func (t *Tester) Propose(_ context.Context, turn orchestrate.Turn) (orchestrate.
 		return orchestrate.Proposal{}, err
 	}
 	t.current.History = append(t.current.History, Message{Role: "agent", Text: fmt.Sprintf("[scripted proposal %d]", turn.Draw)})
-	var place string
-	if turn.Draw-1 < len(t.script.Places) {
-		place = t.script.Places[turn.Draw-1]
-	}
-	return orchestrate.Proposal{Content: content, Path: place}, nil
+	return p, nil
 }
 
 func (t *Tester) Restore(_ context.Context, cp orchestrate.Checkpoint) error {

@@ -12,6 +12,8 @@
 //	testers/<name>/<k>/   the tester's k-th proposal: one test file, at the top for the
 //	                      contract's default place, or at the path the tester names
 //	                      (testers/ann/1/internal/clamp/clamp_more_test.go)
+//	testers/<name>/<k>.diff  or a diff of one of base/'s test files that adds or changes
+//	                      test functions (Python): only those run (ci.ApplyTestDiff)
 package scripted
 
 import (
@@ -57,6 +59,9 @@ type Script struct {
 	// Base is the population's base/ for a coder: a version that is a diff
 	// (<k>.diff) is applied to it.
 	Base string
+	// Diffs are a tester's versions given as diffs (<k>.diff), read against base/ when
+	// the population loads; nil for a version that is a file.
+	Diffs []*ci.DiffTest
 }
 
 var (
@@ -106,6 +111,11 @@ func Load(dir string) (*Population, error) {
 	if p.Testers, err = loadScripts(filepath.Join(dir, "testers"), false); err != nil && !(os.IsNotExist(errors.Unwrap(err)) && p.Settings.Testers == 0) {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
 	}
+	for i := range p.Testers {
+		if err := readTestDiffs(&p.Testers[i], filepath.Join(dir, "base"), p.Settings.Test); err != nil {
+			return nil, fmt.Errorf("population %s: %w", dir, err)
+		}
+	}
 	for _, t := range p.Testers {
 		for k, place := range t.Places {
 			if place == "" {
@@ -119,6 +129,13 @@ func Load(dir string) (*Population, error) {
 	if _, err := os.Stat(filepath.Join(dir, "advisors")); err == nil {
 		if p.Advisors, err = loadScripts(filepath.Join(dir, "advisors"), false); err != nil {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
+		}
+		for _, a := range p.Advisors {
+			for k, v := range a.Versions {
+				if strings.HasSuffix(v, ".diff") {
+					return nil, fmt.Errorf("population %s: advisors/%s/%d.diff: an advisor answers in words: expected a directory named %d", dir, a.Name, k+1, k+1)
+				}
+			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "replacements")); err == nil {
@@ -184,13 +201,10 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 		diffs := map[int]bool{}
 		for _, e := range entries {
 			name, diff := strings.CutSuffix(e.Name(), ".diff")
-			diff = diff && trees && e.Type().IsRegular()
+			diff = diff && e.Type().IsRegular()
 			k, err := strconv.Atoi(name)
 			if err != nil || k < 1 || !(e.IsDir() || diff) || strconv.Itoa(k) != name {
-				want := "directories named 1, 2, 3, …"
-				if trees {
-					want += " (or diffs from base/ named 1.diff, 2.diff, …)"
-				}
+				want := "directories named 1, 2, 3, … (or diffs from base/ named 1.diff, 2.diff, …)"
 				return nil, fmt.Errorf("%s%s/%s: expected %s", rel, a.Name(), e.Name(), want)
 			}
 			if diffs[k] || (diff && slices.Contains(ks, k)) {
@@ -205,6 +219,11 @@ func loadScripts(root string, trees bool) ([]Script, error) {
 				return nil, fmt.Errorf("%s%s: version %d is missing", rel, a.Name(), i+1)
 			}
 			dir := filepath.Join(root, a.Name(), strconv.Itoa(k))
+			if !trees && diffs[k] {
+				s.Versions = append(s.Versions, dir+".diff")
+				s.Places = append(s.Places, "")
+				continue
+			}
 			if trees {
 				if diffs[k] {
 					dir += ".diff"
@@ -256,6 +275,34 @@ func onlyFile(dir string) (file, place string, err error) {
 			return "", "", fmt.Errorf("a proposal is exactly one regular file (%s is not one)", strings.Join(parts, "/"))
 		}
 	}
+}
+
+// readTestDiffs reads every version of a tester that is a diff against base/, so that
+// one the judge would refuse (it does not apply, or adds or changes no test function)
+// is said when the population loads, with the reason a live tester would be told.
+func readTestDiffs(s *Script, base string, c ci.Contract) error {
+	s.Diffs = make([]*ci.DiffTest, len(s.Versions))
+	for k, v := range s.Versions {
+		if !strings.HasSuffix(v, ".diff") {
+			continue
+		}
+		where := fmt.Sprintf("testers/%s/%d.diff", s.Name, k+1)
+		data, err := os.ReadFile(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		root, err := os.OpenRoot(base)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		d, err := ci.ApplyTestDiff(c, data, root.FS())
+		root.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		s.Diffs[k] = &d
+	}
+	return nil
 }
 
 // checkDiffs applies every version of a coder that is a diff, so that one that does not

@@ -158,3 +158,46 @@ func TestACoderVersionMayBeADiffFromTheBase(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "coders/b: version 1 is both a directory and a diff")
 }
+
+// A scripted tester's version may be a diff of one of base/'s test files (<k>.diff): it
+// proposes that file patched and the tests the diff adds or changes; a diff the judge
+// would refuse stops the population from loading, with the reason.
+func TestATesterVersionMayBeADiff(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	write("spec.md", "Do the thing.\n")
+	write("dixit.yml", "coders: 3\ntesters: 1\ntest:\n  preset: python\n")
+	write("base/x.py", "def f():\n    return 1\n")
+	write("base/tests/test_x.py", "from x import f\n\n\ndef test_f():\n    assert f() == 1\n")
+	for _, c := range []string{"a", "b", "c"} {
+		write("coders/"+c+"/1/x.py", "def f():\n    return 1\n")
+	}
+	const head = "diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n"
+	write("testers/t/1.diff", head+"@@ -4,2 +4,2 @@\n def test_f():\n-    assert f() == 1\n+    assert f() + 1 == 2\n")
+	write("testers/t/2/tests/test_y.py", "def test_y():\n    pass\n")
+	p, err := scripted.Load(dir)
+	require.NoError(t, err)
+	w, err := gitstate.Open(filepath.Join(t.TempDir(), "w.git"))
+	require.NoError(t, err)
+	tester := scripted.NewTester(w, "r1", p.Testers[0])
+	got, err := tester.Propose(context.Background(), orchestrate.Turn{Message: "go", Draw: 1})
+	require.NoError(t, err)
+	assert.Equal(t, "tests/test_x.py", got.Path)
+	assert.Equal(t, []string{"tests/test_x.py::test_f"}, got.Select)
+	assert.Equal(t, "from x import f\n\n\ndef test_f():\n    assert f() + 1 == 2\n", string(got.Content))
+	got, err = tester.Propose(context.Background(), orchestrate.Turn{Message: "go", Draw: 2})
+	require.NoError(t, err)
+	assert.Equal(t, "tests/test_y.py", got.Path)
+	assert.Empty(t, got.Select, "a whole file runs whole")
+
+	write("testers/t/1.diff", head+"@@ -1,3 +1,4 @@\n+# just a comment\n from x import f\n \n \n")
+	_, err = scripted.Load(dir)
+	assert.ErrorContains(t, err, "testers/t/1.diff: the diff adds or changes no test function in tests/test_x.py")
+	write("testers/t/1.diff", head+"@@ -4,2 +4,2 @@\n def test_f():\n-    assert f() == 2\n+    assert f() == 1\n")
+	_, err = scripted.Load(dir)
+	assert.ErrorContains(t, err, "testers/t/1.diff: the diff does not apply to tests/test_x.py on the base revision")
+}

@@ -44,6 +44,8 @@ type BatchTest struct {
 	// Path is where its tester put it (the contract's paths); empty: the contract's path.
 	Path    string `json:"path,omitempty"`
 	Content string `json:"content"`
+	// Select are the node ids a diff's proposal runs (ci.Test.Select); empty: the file.
+	Select []string `json:"select,omitempty"`
 }
 
 // NewBatch builds batch.json content for tests; contract is the JSON form of a dixit.yml
@@ -54,7 +56,7 @@ func NewBatch(run, batch string, reruns int, contract json.RawMessage, tests []c
 		if !utf8.Valid(t.Content) {
 			return nil, fmt.Errorf("test %s: content is not UTF-8 text", t.ID)
 		}
-		b.Tests = append(b.Tests, BatchTest{ID: t.ID, Path: t.Path, Content: string(t.Content)})
+		b.Tests = append(b.Tests, BatchTest{ID: t.ID, Path: t.Path, Content: string(t.Content), Select: t.Select})
 	}
 	if _, err := b.tests(); err != nil {
 		return nil, err
@@ -103,7 +105,7 @@ func (b Batch) tests() ([]ci.Test, error) {
 	}
 	out := make([]ci.Test, len(b.Tests))
 	for i, t := range b.Tests {
-		out[i] = ci.Test{ID: t.ID, Path: t.Path, Content: []byte(t.Content)}
+		out[i] = ci.Test{ID: t.ID, Path: t.Path, Content: []byte(t.Content), Select: t.Select}
 	}
 	return out, checkTests(out)
 }

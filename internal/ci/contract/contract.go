@@ -1,9 +1,10 @@
 // Package contract holds the terms the judge's parts share: the Contract a repository's
 // dixit.yml sets (how a test plugs into a coder's tree, how it is built and run, which
 // runner report proves a pass), where a test goes in a tree, the Tree itself and the
-// Outcomes a job can end in. It imports nothing of Dixit's, so that every part of the
-// judge (sandbox, languages, dependencies, suites) can use it; package ci names these
-// types for the rest of Dixit.
+// Outcomes a job can end in, and a test proposed as a diff (diff.go). It imports nothing
+// of Dixit's but pytouch, a small tool, so that every part of the judge (sandbox,
+// languages, dependencies, suites) can use it; package ci names these types for the rest
+// of Dixit.
 package contract
 
 import "time"

@@ -42,7 +42,7 @@ func JUnit(data []byte) Run {
 
 func junitWalk(n xmlNode, r *Run) {
 	if n.XMLName.Local == "testcase" {
-		r.Tests = append(r.Tests, Result{Name: n.attr("name"), Outcome: junitOutcome(n)})
+		r.Tests = append(r.Tests, Result{Name: n.attr("name"), Outcome: junitOutcome(n), Class: n.attr("classname")})
 		return
 	}
 	first := len(r.Tests)

@@ -22,6 +22,7 @@ type Run struct {
 type Result struct {
 	Name    string // as the runner names it; Go subtests as Parent/sub
 	Outcome string // "pass", "fail" or "skip"
+	Class   string // JUnit's classname (pytest: the module, dotted, and its class); "" in other reports
 }
 
 // MaxReport bounds one run's report as the judge holds it; a larger one proves nothing.

@@ -70,7 +70,7 @@ func armPython(content []byte, rng *rand.Rand) (Armed, bool) {
 	}
 	out.Write(libs.Bytes())
 	out.Write(after.Bytes())
-	return Armed{Content: out.Bytes(), Wires: wires}, true
+	return Armed{Content: out.Bytes(), Wires: wires, Lead: 2}, true
 }
 
 func allMatches(re *regexp.Regexp, content []byte) []string {

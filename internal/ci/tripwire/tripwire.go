@@ -42,6 +42,9 @@ type Wire struct {
 type Armed struct {
 	Content []byte
 	Wires   []Wire
+	// Lead counts the Wires that come before the proposal's tests in a Python file: a
+	// run that selects tests by node id lists them first, so they run in file order.
+	Lead int
 }
 
 // Arm lays wires into the test file at rel (its extension says the language). A
