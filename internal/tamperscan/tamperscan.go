@@ -61,6 +61,18 @@ const (
 	maxText     = 160
 )
 
+// Without is c less the files leftOut names: those the judge never runs, whose lines
+// reach no runner.
+func (c Change) Without(leftOut func(path string) bool) Change {
+	var out Change
+	for _, f := range c {
+		if !leftOut(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Scan looks through the added lines of every file of c.
 func (c Change) Scan() Scan {
 	t := newTable()

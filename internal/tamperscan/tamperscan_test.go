@@ -211,3 +211,10 @@ func TestCommentsAreNoFindingButLinkname(t *testing.T) {
 		NewFile("b.py", "# atexit is not used\nx = 1\n")}
 	assert.Equal(t, []string{"a.go:4 //go:linkname"}, wheres(c.Scan()))
 }
+
+// The files the judge leaves out of a run reach no runner: the session scans without them.
+func TestWithoutLeavesOutTheFilesNamed(t *testing.T) {
+	c := Change{NewFile("conftest.py", "import atexit\n"), NewFile("calc.py", "import atexit\n")}
+	got := c.Without(func(path string) bool { return path == "conftest.py" }).Scan()
+	assert.Equal(t, []string{"calc.py:1 atexit"}, wheres(got))
+}
