@@ -196,6 +196,7 @@ func (j *job) drive(ctx context.Context) error {
 	if err := j.mirror.push(ctx); err != nil {
 		return fmt.Errorf("mirror %s to the workshop: %w", issue, err)
 	}
+	pub.Scanned(out.Summary.Comparison) // beside a tampered coder: where to look first
 	if err := pub.Finish(ctx, out.Result); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/words"
 )
 
@@ -122,6 +123,10 @@ func New(ctx context.Context, gh *github.Client, t Target, opt Options) (*Publis
 	}
 	return p, p.save()
 }
+
+// Scanned shows, beside each tampered coder in the status comment, where the tamper
+// scan of its change points first; the next publish (Finish) shows it.
+func (p *Publisher) Scanned(c *runfile.Comparison) { p.status.Scanned(c) }
 
 // CountMinutes shows the GitHub Actions minutes minutes reports in the status comment.
 func (p *Publisher) CountMinutes(minutes func() int) { p.status.CountMinutes(minutes) }

@@ -3,9 +3,13 @@ package gitstate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/dixit-bot/dixit/internal/tamperscan"
 )
 
 // FileStat is how one file differs between two trees.
@@ -19,6 +23,57 @@ type FileStat struct {
 // would: one entry per changed file, sorted by path. An empty from compares against
 // an empty tree.
 func (w *Workshop) DiffStat(from, to string) ([]FileStat, error) {
+	patch, err := w.patch(from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileStat
+	for _, s := range patch.Stats() {
+		out = append(out, FileStat{Path: s.Name, Added: s.Addition, Deleted: s.Deletion})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// AddedLines is the change from one tree (or commit) to another as the tamper scan
+// reads it: every file created or changed, sorted by path, with the lines added, numbered
+// as in the new file. A binary file comes with its path alone; a deleted one not at all.
+func (w *Workshop) AddedLines(from, to string) (tamperscan.Change, error) {
+	patch, err := w.patch(from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out tamperscan.Change
+	for _, fp := range patch.FilePatches() {
+		_, after := fp.Files()
+		if after == nil {
+			continue
+		}
+		f := tamperscan.File{Path: after.Path()}
+		n := 1
+		for _, chunk := range fp.Chunks() {
+			lines := strings.SplitAfter(chunk.Content(), "\n")
+			if lines[len(lines)-1] == "" {
+				lines = lines[:len(lines)-1]
+			}
+			switch chunk.Type() {
+			case diff.Equal:
+				n += len(lines)
+			case diff.Add:
+				for _, l := range lines {
+					f.Added = append(f.Added, tamperscan.Line{Number: n, Text: strings.TrimRight(l, "\r\n")})
+					n++
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// patch is the line-by-line difference between two trees (or commits' trees).
+func (w *Workshop) patch(from, to string) (*object.Patch, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	a, err := w.treeOf(from)
@@ -37,12 +92,7 @@ func (w *Workshop) DiffStat(from, to string) ([]FileStat, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare %s and %s: %w", from, to, err)
 	}
-	var out []FileStat
-	for _, s := range patch.Stats() {
-		out = append(out, FileStat{Path: s.Name, Added: s.Addition, Deleted: s.Deletion})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return patch, nil
 }
 
 // treeOf reads a tree given its hash or a commit's; "" is the empty tree.

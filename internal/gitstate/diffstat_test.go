@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dixit-bot/dixit/internal/tamperscan"
 )
 
 // DiffStat must count lines as git itself does: the report's figures are checked
@@ -53,4 +55,30 @@ func TestDiffStatAgreesWithGit(t *testing.T) {
 	fromEmpty, err := w.DiffStat("", base)
 	require.NoError(t, err)
 	assert.Len(t, fromEmpty, 3)
+}
+
+// AddedLines gives the tamper scan the lines a change adds, numbered as in the new file;
+// an unchanged file, a deleted one and the lines a change keeps are not in it.
+func TestAddedLinesAreNumberedAsInTheNewFile(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), "workshop.git"))
+	require.NoError(t, err)
+	base, err := w.WriteFiles([]File{
+		{Path: "go.mod", Content: []byte("module x\n")},
+		{Path: "calc.go", Content: []byte("package x\n\nfunc A() int {\n\treturn 1\n}\n")},
+		{Path: "gone.go", Content: []byte("package x\n")},
+	})
+	require.NoError(t, err)
+	next, err := w.WriteFiles([]File{
+		{Path: "go.mod", Content: []byte("module x\n")},
+		{Path: "calc.go", Content: []byte("package x\n\nimport \"runtime\"\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() { runtime.Callers(0, nil) }\n")},
+		{Path: "vendor/m/m.go", Content: []byte("package m\n")},
+	})
+	require.NoError(t, err)
+
+	got, err := w.AddedLines(base, next)
+	require.NoError(t, err)
+	assert.Equal(t, tamperscan.Change{
+		{Path: "calc.go", Added: []tamperscan.Line{{Number: 3, Text: `import "runtime"`}, {Number: 4, Text: ""}, {Number: 8, Text: ""}, {Number: 9, Text: "func B() { runtime.Callers(0, nil) }"}}},
+		{Path: "vendor/m/m.go", Added: []tamperscan.Line{{Number: 1, Text: "package m"}}},
+	}, got)
 }

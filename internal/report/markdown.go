@@ -45,7 +45,7 @@ type section struct {
 }
 
 // shortenFirst orders the sections by how little a reviewer loses when they shrink.
-var shortenFirst = []string{"failures", "log", "spec", "tests", "agents", "timeline", "diffs", "matrix", "spend", "differential", "evidence", "vet", "preflight"}
+var shortenFirst = []string{"failures", "log", "spec", "tests", "agents", "timeline", "diffs", "scan", "matrix", "spend", "differential", "evidence", "vet", "preflight"}
 
 // Render renders the report with the given options.
 func Render(s runfile.Summary, res *orchestrate.Result, opt Options) string {
@@ -70,6 +70,8 @@ func Render(s runfile.Summary, res *orchestrate.Result, opt Options) string {
 		{name: "matrix", full: "## Coders × vetted tests (last suite run)\n\n" + matrix(s),
 			short: fmt.Sprintf("## Coders × vetted tests\n\nThe matrix is in %s.\n\n", more), cut: "the pass matrix"},
 		{name: "failures", full: failuresSection(s, true, more), short: failuresSection(s, false, more), cut: "the failing verdicts' output"},
+		{name: "scan", full: scanSection(s, 0, more), short: scanSection(s, scanRows, more),
+			cut: fmt.Sprintf("all but %d findings of each coder's tamper scan", scanRows)},
 		{name: "diffs", full: diffSection(s, true, more), short: diffSection(s, false, more), cut: "the files each coder touched"},
 		{name: "timeline", full: timelineSection(s, true, opt.figures, more), short: timelineSection(s, false, opt.figures, more), cut: "the table by round"},
 		{name: "spend", full: spendSection(s, true, more), short: spendSection(s, false, more), cut: "the tokens per agent"},

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dixit-bot/dixit/internal/orchestrate"
+	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/words"
 )
 
@@ -26,18 +27,22 @@ type Status struct {
 	coders  []string
 	// tampered: coder → the first test on which its job came out tampered.
 	tampered map[string]string
-	testers  map[string]string // tester → active | hibernated
-	tokens   int
-	minutes  func() int // GitHub Actions minutes so far; nil with the local judge
-	outcome  orchestrate.Outcome
-	reason   string
+	// lookFirst: coder → where the tamper scan of its change points first, once the
+	// implementations have been compared.
+	lookFirst map[string]string
+	testers   map[string]string // tester → active | hibernated
+	tokens    int
+	minutes   func() int // GitHub Actions minutes so far; nil with the local judge
+	outcome   orchestrate.Outcome
+	reason    string
 	// fitting are the decisions that answer the run's stop, once it has stopped.
 	fitting []orchestrate.Offer
 }
 
 // NewStatus starts a status for a run with these coders and testers.
 func NewStatus(run string, coders, testers []string) *Status {
-	s := &Status{run: run, coders: coders, vectors: map[string][]string{}, tampered: map[string]string{}, testers: map[string]string{}}
+	s := &Status{run: run, coders: coders, vectors: map[string][]string{}, tampered: map[string]string{}, lookFirst: map[string]string{},
+		testers: map[string]string{}}
 	for _, t := range testers {
 		s.testers[t] = "active"
 	}
@@ -97,6 +102,21 @@ func (s *Status) Stopped(st orchestrate.Standing) {
 	s.fitting = orchestrate.Fitting(st)
 }
 
+// Scanned shows, beside each tampered coder, where the tamper scan of its change points
+// first (c is the run's comparison; nil shows nothing).
+func (s *Status) Scanned(c *runfile.Comparison) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, coder := range s.coders {
+		if look := firstPlaces(c, coder, statusPlaces); look != "" {
+			s.lookFirst[coder] = look
+		}
+	}
+}
+
+// statusPlaces is how many of a tampered coder's findings the status comment names.
+const statusPlaces = 2
+
 // CountMinutes makes the status show the GitHub Actions minutes minutes reports.
 func (s *Status) CountMinutes(minutes func() int) {
 	s.mu.Lock()
@@ -137,6 +157,13 @@ func (s *Status) Markdown() string {
 		if test, ok := s.tampered[c]; ok {
 			// Named where the coders are listed: it is out of the pick.
 			name += fmt.Sprintf(" · **tampered** (test %s): no vote, never picked", plain(test))
+			switch look := s.lookFirst[c]; look {
+			case "":
+			case scanFoundNothing:
+				name += "; " + look
+			default:
+				name += "; look first at " + look
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", name, v)
 	}

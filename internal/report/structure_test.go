@@ -17,6 +17,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
+	"github.com/dixit-bot/dixit/internal/tamperscan"
 )
 
 // outline is what a CommonMark (plus GFM tables) parser sees in a report.
@@ -150,6 +151,10 @@ func TestHostileTextStaysInert(t *testing.T) {
 	evil := "</code></td><script>alert(1)</script><img src=x onerror=alert(2)>"
 	res.Vetted[0].Content = []byte("package semver\n// </details>" + evil + "\n```\n~~~\n")
 	s.Comparison.Touched[0].Files[0].Path = "a|b" + evil + ".go"
+	// The tamper scan quotes a coder's path and line.
+	s.Comparison.Touched[0].Scan = &tamperscan.Scan{Findings: []tamperscan.Finding{{Path: "a|b" + evil + ".py", Line: 2, Found: "atexit",
+		Why: "runs code after the tests end", Text: "import atexit # " + evil + "`\n|`"}}}
+	s.Coders[0].Tampered = &orchestrate.Tamper{Test: "t1-1", Evidence: "tampered: " + evil}
 	coders := s.Comparison.Differential.Coders
 	answers := map[string][]differential.Answer{}
 	for i, c := range coders {
@@ -164,6 +169,7 @@ func TestHostileTextStaysInert(t *testing.T) {
 		assert.NotContains(t, page, bad, "untrusted text became markup")
 	}
 	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;", "it is shown, escaped")
+	assert.Contains(t, page, "runs code after the tests end", "the scan's finding is on the page")
 
 	o := parseOutline(t, Render(s, res, Options{}))
 	assert.Equal(t, o.details, o.closed, "a test's </details> does not close its block")

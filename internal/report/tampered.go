@@ -11,14 +11,18 @@ import (
 // tamperedSection names the coders a job of which came out tampered: the judge's own
 // checks in the test's process did not come out as they must. They had no vote on that
 // test, and are left out of the consensus and the pick; a human who accepts one anyway
-// should read the evidence first.
+// should read the evidence first, and the places the tamper scan found in its change.
 func tamperedSection(s runfile.Summary) string {
 	var rows []string
 	for _, c := range s.Coders {
 		if t := c.Tampered; t != nil {
 			// The evidence is the judge's line, but it sits in the test's output: shown as
 			// code, on one line, whole (a judge's line fits in escapeLine's 300 characters).
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |\n", plain(c.Name), code(t.Test), escapeLine(t.Evidence)))
+			look := firstPlaces(s.Comparison, c.Name, scanRows)
+			if look == "" {
+				look = "—" // not scanned: a summary from before the scan
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", plain(c.Name), code(t.Test), escapeLine(t.Evidence), look))
 		}
 	}
 	if len(rows) == 0 {
@@ -28,8 +32,9 @@ func tamperedSection(s runfile.Summary) string {
 	fmt.Fprintf(&b, "## Tampered: %s\n\n", words.Count(len(rows), "coder", "coders"))
 	b.WriteString("In a run of these coders' code, the judge's own checks in the same process did not come out as they must: " +
 		"something in the process changed what the test runner reports (docs/judge.md, \"tripwires\"). " +
-		"They had no vote on that test, and no tampered coder is a candidate for the pick, whatever its suite results.\n\n")
-	b.WriteString("| coder | first test | the judge's evidence |\n|---|---|---|\n")
+		"They had no vote on that test, and no tampered coder is a candidate for the pick, whatever its suite results. " +
+		"The first place to look is where the tamper scan of its change points (\"Tamper scan\" below).\n\n")
+	b.WriteString("| coder | first test | the judge's evidence | the first place to look |\n|---|---|---|---|\n")
 	b.WriteString(strings.Join(rows, ""))
 	b.WriteString("\n")
 	return b.String()

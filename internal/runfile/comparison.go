@@ -3,6 +3,7 @@ package runfile
 import (
 	"github.com/dixit-bot/dixit/internal/differential"
 	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/tamperscan"
 )
 
 // Comparison is how the implementations differ: in their code (diff stats) and in their
@@ -36,7 +37,15 @@ type CoderDiff struct {
 	// judge leaves them out): the size tie-break does not count them, so that a coder
 	// that writes tests is not the one that loses it.
 	OwnTests int `json:"own_tests,omitempty"`
+	// Scan is the tamper scan of the lines it added to files the judge runs: the places
+	// that reach into the test runner or the process. Evidence for a human, never a
+	// verdict; nil in a summary written before the scan existed.
+	Scan *tamperscan.Scan `json:"tamper_scan,omitempty"`
 }
+
+// Finding is one place the tamper scan found, named here so that readers of the
+// summary need not import the scan.
+type Finding = tamperscan.Finding
 
 // PairDiff is how far apart two implementations are.
 type PairDiff struct {

@@ -29,7 +29,13 @@ func (s *session) compare(ctx context.Context, sum *runfile.Summary, res *orches
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with the base: %w", coder.Name, err)
 		}
-		d := runfile.CoderDiff{Coder: coder.Name, Files: files}
+		change, err := s.ws.AddedLines(base, coder.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("scan %s's change from the base: %w", coder.Name, err)
+		}
+		// The files the judge leaves out (the coder's own tests) reach no runner.
+		scan := change.Without(s.contract.Private).Scan()
+		d := runfile.CoderDiff{Coder: coder.Name, Files: files, Scan: &scan}
 		for _, f := range files {
 			d.Added, d.Deleted = d.Added+f.Added, d.Deleted+f.Deleted
 			if s.contract.Private(f.Path) {

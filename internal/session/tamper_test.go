@@ -74,6 +74,20 @@ func TestATamperedCoderIsOutOfTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Tampered: 1 coder")
 	assert.Contains(t, string(md), "| d | `good-1` | `run 1 of 2: tampered: ")
+	// Beside it, where the tamper scan of d's change points first; the honest coders' changes
+	// hold nothing.
+	for _, d := range out.Summary.Comparison.Touched {
+		require.NotNil(t, d.Scan, d.Coder)
+		if d.Coder != "d" {
+			assert.Empty(t, d.Scan.Findings, d.Coder)
+			continue
+		}
+		require.NotEmpty(t, d.Scan.Findings)
+		first := d.Scan.Findings[0]
+		assert.Equal(t, [3]any{"calc.go", 18, "a test's name looked for"}, [3]any{first.Path, first.Line, first.Found})
+	}
+	assert.Contains(t, string(md), "| `calc.go:18` a test's name looked for; `calc.go:19` the runner's report words")
+	assert.Contains(t, string(md), "\nNo finding in the change of a, b and c.\n")
 
 	// d's tree as the patch under review of the same run: a failure that says why.
 	patch, err := gitstate.ReadDir(filepath.Join("testdata", "tamper", "coders", "d", "1"))
