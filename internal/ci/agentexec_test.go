@@ -231,3 +231,32 @@ func TestExecOverLimit(t *testing.T) {
 	assert.Equal(t, "output exceeded 65536 bytes", r.Note)
 	assert.Contains(t, r.Output, "flood\n")
 }
+
+// TestExecCachesStartFromTheSeed: every agent's private build cache starts from the
+// standard library the judge compiled once (a fresh directory's cache is not empty before
+// its first build), and no agent can change what the next one starts from.
+func TestExecCachesStartFromTheSeed(t *testing.T) {
+	l := newGoJudge(t, 10*time.Second, nil)
+	requireBwrap(t, l)
+	ctx := context.Background()
+	count := "find $GOCACHE -type f | wc -l"
+
+	// A hostile agent, before any build of its own, rewrites and deletes every file it
+	// finds in its cache: all of them are the seed's.
+	first := execDir(t)
+	r, err := l.Exec(ctx, first, count+`; for f in $(find $GOCACHE -type f); do chmod u+w "$f" 2>/dev/null; echo poison 2>/dev/null >"$f" && echo "wrote $f"; done; find $GOCACHE -type f -delete`, time.Minute)
+	require.NoError(t, err)
+	seeded := strings.Fields(r.Output)[0]
+	assert.NotEqual(t, "0", seeded, "a new directory's cache holds the seed before it builds:\n%s", r.Output)
+	assert.NotContains(t, r.Output, "wrote", "a seeded entry is read-only to the agent")
+	r, err = l.Exec(ctx, first, "go test -count=1 ./...", 3*time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Exit, "without the seed it compiles what it needs:\n%s", r.Output)
+
+	second := execDir(t)
+	r, err = l.Exec(ctx, second, count+"; go test -count=1 ./...", 3*time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Exit, r.Output)
+	assert.Equal(t, seeded, strings.Fields(r.Output)[0], "the next directory starts from the whole seed:\n%s", r.Output)
+	assert.Contains(t, r.Output, "ok ")
+}

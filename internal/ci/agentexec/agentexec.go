@@ -12,9 +12,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +49,9 @@ type Runner struct {
 	sb   *sandbox.Sandbox
 	deps *deps.Cache
 	log  *slog.Logger
+
+	seedMu     sync.Mutex // one seed build at a time (seed.go)
+	seedFailed bool       // building the seed failed once: not tried again
 }
 
 // New is a Runner on the judge's sandbox and dependency caches.
@@ -62,7 +67,8 @@ func New(sb *sandbox.Sandbox, d *deps.Cache, log *slog.Logger) *Runner {
 // files that existed keep their owner, new files belong to the caller (see lend).
 // Commands on one dir are serialized. Each dir gets a build cache of its own, never
 // the judge's: an agent must neither poison the judge's builds nor see what other
-// trees compiled. The first build in a dir therefore compiles the standard library.
+// trees compiled. It starts from a seed the judge built once, read-only (seed.go), so
+// the first build in a dir does not compile the standard library again.
 // Without bubblewrap every command is refused with ErrNoSandbox.
 //
 // The error is the judge's own failure (the sandbox did not start, the context
@@ -118,7 +124,7 @@ type agentCommand struct {
 // execIn runs a command in a sandbox of the judge's with the directory's own build cache
 // and a longer output tail, with the directory lent to the lane while it runs (as root).
 func (r *Runner) execIn(ctx context.Context, c agentCommand) (Result, error) {
-	cache, err := r.execCache(c.state, c.lane)
+	cache, err := r.execCache(ctx, c.state, c.lane)
 	if err != nil {
 		return Result{}, err
 	}
@@ -216,17 +222,32 @@ func dirKey(dir string) string {
 }
 
 // execCache is the dir's private build cache, given to the lane that runs the command;
-// "" when the toolchain has none.
-func (r *Runner) execCache(state string, lane sandbox.Lane) (string, error) {
+// "" when the toolchain has none. A new one starts from the seed, when there is one.
+func (r *Runner) execCache(ctx context.Context, state string, lane sandbox.Lane) (string, error) {
 	if r.sb.CacheDir() == "" {
 		return "", nil
 	}
 	cache := filepath.Join(state, r.sb.Toolchain().CacheSub)
+	if _, err := os.Stat(cache); errors.Is(err, fs.ErrNotExist) {
+		if seed := r.seed(ctx, lane); seed != "" {
+			planting := cache + ".planting"
+			err := treeperm.RemoveAll(planting)
+			if err == nil {
+				err = plant(seed, planting, r.sb.Root())
+			}
+			if err == nil {
+				err = os.Rename(planting, cache)
+			}
+			if err != nil { // the agent compiles what the seed would have given it
+				r.log.Warn("ci: cannot start an agent's build cache from the seed", "dir", cache, "err", err)
+			}
+		}
+	}
 	if err := os.MkdirAll(cache, 0o775); err != nil {
 		return "", fmt.Errorf("exec cache: %w", err)
 	}
 	if r.sb.Root() { // only this dir's commands use it, one at a time: the lane may own it
-		if err := sandbox.ChownTree(cache, lane.UID, lane.GID); err != nil {
+		if err := chownCache(cache, lane); err != nil {
 			return "", fmt.Errorf("exec cache: %w", err)
 		}
 	}

@@ -44,6 +44,10 @@ func goToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
 		CacheVar: "GOCACHE",
 		CacheSub: "go-build",
 		Check:    "go version",
+		// A module with a test: go vet and go test compile testing and what it imports.
+		ExecSeed: "printf 'module seed\\n' >go.mod && printf 'package seed\\n' >seed.go && " +
+			"printf 'package seed\\n\\nimport \"testing\"\\n\\nfunc TestSeed(t *testing.T) {}\\n' >seed_test.go && " +
+			"go vet ./... && go test -count=1 ./... >/dev/null",
 		// go mod download fetches through the module proxy and checks sum.golang.org;
 		// the builds then read only what it put in the cache.
 		PrepareEnv: map[string]string{"GOPROXY": goProxy(ctx, goBin), "GOMODCACHE": "{deps}/gomod", "GOFLAGS": "-mod=mod -modcacherw"},

@@ -40,6 +40,10 @@ type Toolchain struct {
 	// Seed is a host directory the prepare may take downloads from before the network
 	// (Go: the host's module cache as a file:// proxy), if the lanes can read it.
 	Seed string
+	// ExecSeed is a script that builds, in an empty directory, what an agent's first
+	// build compiles whatever its code (Go: the standard library a test links); its
+	// build cache is then shared read-only by every agent's private cache.
+	ExecSeed string
 	// Manifests names more manifests than the contract's patterns, as slash paths in
 	// the tree src, read from the judge's copy before anything of the tree runs: those
 	// the tree's own files call for (Go: the go.mod of each directory that go.mod
