@@ -1,7 +1,7 @@
 package ci
 
 import (
-	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	mathrand "math/rand/v2"
 	"path"
@@ -98,8 +98,15 @@ func (l *Local) arm(p contract.Placement, test Test) jobPlan {
 	if c.SkipTripwires || !known {
 		return plan
 	}
+	// Drawn from the judge's secret and the test: unknown to any coder before the test
+	// runs, and the same for every coder and every run of the same test in this judge,
+	// so the armed test compiles once for a tree (the build cache keys on its bytes).
+	h := sha256.New()
+	h.Write(l.wireKey[:])
+	fmt.Fprintf(h, "%s\x00", p.Rel)
+	h.Write(content)
 	var seed [32]byte
-	_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails on Linux
+	copy(seed[:], h.Sum(nil))
 	a := tripwire.Arm(p.Rel, content, mathrand.New(mathrand.NewChaCha8(seed)))
 	plan.content, plan.wires, plan.lead = a.Content, a.Wires, a.Lead
 	return plan

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,6 +31,8 @@ type Local struct {
 	deps   *deps.Cache       // the dependency caches prepared so far
 	suites *suites.Runner    // the trees' own tests (RunSuite, Affected)
 	cmds   *agentexec.Runner // the agents' commands (Exec)
+
+	wireKey [32]byte // this judge's secret, from which each test's tripwires are drawn (arm.go)
 }
 
 var _ Judge = (*Local)(nil)
@@ -52,8 +55,10 @@ func NewLocal(opts LocalOptions) (*Local, error) {
 	}
 	d := deps.New(deps.Config{Contract: opts.Contract, Runner: languages.RunnerCheck(opts.Contract), Sandbox: sb,
 		Limit: opts.CacheLimit, Logger: opts.Logger})
-	return &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d,
-		suites: suites.New(opts.Contract, sb, d, opts.Logger), cmds: agentexec.New(sb, d, opts.Logger)}, nil
+	l := &Local{contract: opts.Contract, sb: sb, log: opts.Logger, deps: d,
+		suites: suites.New(opts.Contract, sb, d, opts.Logger), cmds: agentexec.New(sb, d, opts.Logger)}
+	_, _ = rand.Read(l.wireKey[:]) // crypto/rand.Read never fails on Linux
+	return l, nil
 }
 
 // Close removes the judge's scratch directory (not CacheDir when one was given) and
