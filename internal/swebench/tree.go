@@ -3,6 +3,7 @@ package swebench
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -218,6 +219,42 @@ func (b *Bases) Base(inst *Instance) (*Tree, error) {
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: empty tree", where)
+	}
+	return &Tree{files: files}, nil
+}
+
+// BaseFiles reads only the named files of refs/bases/<id> (those that exist) into a
+// Tree: what a patch of them needs, without reading the thousands of others.
+func (b *Bases) BaseFiles(inst *Instance, paths []string) (*Tree, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	where := fmt.Sprintf("bases.git %s", inst.BaseRef)
+	ref, err := b.repo.Reference(plumbing.ReferenceName(inst.BaseRef), true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	commit, err := b.repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a commit: %w", where, err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	files := map[string]*file{}
+	for _, p := range paths {
+		f, err := tree.File(p)
+		if errors.Is(err, object.ErrFileNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", where, p, err)
+		}
+		data, err := f.Contents()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", where, p, err)
+		}
+		files[p] = newFile([]byte(data), f.Mode == filemode.Executable)
 	}
 	return &Tree{files: files}, nil
 }
