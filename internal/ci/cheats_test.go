@@ -63,6 +63,20 @@ func TestCodersCannotForgeAPass(t *testing.T) {
 			contract := cheatContract(t, preset)
 			tree, test := coderBase(preset)
 			jobs := []Job{{Coder: "honest", Tree: tree, Test: Test{ID: "honest", Content: []byte(test)}}}
+			// Honest code that reads its caller as loggers do passes like the plain one.
+			switch preset {
+			case "go":
+				jobs = append(jobs, Job{Coder: "honest_logger", Test: Test{ID: "logger", Content: []byte(test)}, Tree: tree.With("x.go",
+					"package x\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"runtime\"\n)\n\n"+
+						"// Add adds, and logs where it was called from.\nfunc Add(a, b int) int {\n"+
+						"\tif _, file, line, ok := runtime.Caller(1); ok {\n\t\tfmt.Fprintf(os.Stderr, \"add called at %s:%d\\n\", file, line)\n\t}\n"+
+						"\treturn a + b\n}\n")})
+			case "python":
+				jobs = append(jobs, Job{Coder: "honest_logger", Test: Test{ID: "logger", Content: []byte(test)}, Tree: tree.With("calc.py",
+					"import inspect\nimport sys\n\n\ndef add(a, b):\n    caller = inspect.stack()[1]\n"+
+						"    print(f\"add called at {caller.filename}:{caller.lineno}\", file=sys.stderr)\n    return a + b\n")})
+			}
+			honest := len(jobs) // the jobs above, before the cheats'
 			var mine []coderCheat
 			for _, c := range cheats {
 				if c.preset != preset {
@@ -79,15 +93,17 @@ func TestCodersCannotForgeAPass(t *testing.T) {
 			require.Equal(t, Pass, before[0].Outcome, "the honest coder, exit status only: %s", before[0].Output)
 			for _, sb := range []Sandbox{SandboxAuto, SandboxNone} {
 				vs := runCheats(t, contract, sb, 20, jobs)
-				require.Equal(t, Pass, vs[0].Outcome, "the honest coder (sandbox %s): %s", sb, vs[0].Output)
-				require.Equal(t, 20, vs[0].Runs, "the honest coder passes all 20 runs")
-				require.Empty(t, vs[0].Output, "a proven pass needs no note")
+				for i, v := range vs[:honest] {
+					require.Equal(t, Pass, v.Outcome, "honest coder %s (sandbox %s): %s", jobs[i].Coder, sb, v.Output)
+					require.Equal(t, 20, v.Runs, "honest coder %s passes all 20 runs", jobs[i].Coder)
+					require.Empty(t, v.Output, "a proven pass needs no note")
+				}
 				for i, c := range mine {
-					v := vs[i+1]
-					t.Logf("%-22s exit status only: %-5s  sandbox %s: %-5s %s", c.name, before[i+1].Outcome, sb, v.Outcome, lastLine(v.Output))
+					v := vs[i+honest]
+					t.Logf("%-22s exit status only: %-5s  sandbox %s: %-5s %s", c.name, before[i+honest].Outcome, sb, v.Outcome, lastLine(v.Output))
 					t.Run(fmt.Sprintf("%s/%s", c.name, sb), func(t *testing.T) {
 						if c.runner == "" {
-							assert.Equal(t, Pass, before[i+1].Outcome, "not a cheat: it fails even when the exit status decides\n%s", before[i+1].Output)
+							assert.Equal(t, Pass, before[i+honest].Outcome, "not a cheat: it fails even when the exit status decides\n%s", before[i+honest].Output)
 						}
 						checkCheat(t, c, v)
 					})
