@@ -166,18 +166,7 @@ func (b *Bases) Base(inst *Instance) (*Tree, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	where := fmt.Sprintf("bases.git %s", inst.BaseRef)
-	ref, err := b.repo.Reference(plumbing.ReferenceName(inst.BaseRef), true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	commit, err := b.repo.CommitObject(ref.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a commit: %w", where, err)
-	}
-	if got := commit.TreeHash.String(); got != inst.BaseTree {
-		return nil, fmt.Errorf("%s: tree %s, but the instance's base_tree is %s", where, got, inst.BaseTree)
-	}
-	tree, err := commit.Tree()
+	tree, err := b.tree(inst)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -223,21 +212,29 @@ func (b *Bases) Base(inst *Instance) (*Tree, error) {
 	return &Tree{files: files}, nil
 }
 
+// tree is the tree of refs/bases/<id>, checked to be the one the instance names.
+func (b *Bases) tree(inst *Instance) (*object.Tree, error) {
+	ref, err := b.repo.Reference(plumbing.ReferenceName(inst.BaseRef), true)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := b.repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("not a commit: %w", err)
+	}
+	if got := commit.TreeHash.String(); got != inst.BaseTree {
+		return nil, fmt.Errorf("tree %s, but the instance's base_tree is %s", got, inst.BaseTree)
+	}
+	return commit.Tree()
+}
+
 // BaseFiles reads only the named files of refs/bases/<id> (those that exist) into a
 // Tree: what a patch of them needs, without reading the thousands of others.
 func (b *Bases) BaseFiles(inst *Instance, paths []string) (*Tree, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	where := fmt.Sprintf("bases.git %s", inst.BaseRef)
-	ref, err := b.repo.Reference(plumbing.ReferenceName(inst.BaseRef), true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	commit, err := b.repo.CommitObject(ref.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a commit: %w", where, err)
-	}
-	tree, err := commit.Tree()
+	tree, err := b.tree(inst)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
