@@ -232,10 +232,17 @@ func TestCriticalPathIsTheSlowestAgentOfEachPhase(t *testing.T) {
 }
 
 // slowCoder takes a moment over each solve, as a model does, and gives up when its
-// context ends; brokenCoder cannot solve at all.
-type slowCoder struct{ *orchestratetest.Coder }
+// context ends; brokenCoder cannot solve at all, and fails once the others have begun
+// (entered counts them in), so the test does not hang on how goroutines are scheduled.
+type slowCoder struct {
+	*orchestratetest.Coder
+	entered *sync.WaitGroup
+}
 
 func (c slowCoder) Solve(ctx context.Context, t orchestrate.Turn) (string, error) {
+	if c.entered != nil {
+		c.entered.Done()
+	}
 	select {
 	case <-time.After(20 * time.Millisecond):
 		return c.Coder.Solve(ctx, t)
@@ -244,9 +251,15 @@ func (c slowCoder) Solve(ctx context.Context, t orchestrate.Turn) (string, error
 	}
 }
 
-type brokenCoder struct{ *orchestratetest.Coder }
+type brokenCoder struct {
+	*orchestratetest.Coder
+	others *sync.WaitGroup
+}
 
-func (brokenCoder) Solve(context.Context, orchestrate.Turn) (string, error) {
+func (c brokenCoder) Solve(context.Context, orchestrate.Turn) (string, error) {
+	if c.others != nil {
+		c.others.Wait()
+	}
 	return "", errors.New("the model endpoint is down")
 }
 
@@ -257,10 +270,15 @@ func TestAFailingAgentDoesNotWasteTheOthersWork(t *testing.T) {
 		calls := &orchestratetest.Calls{}
 		deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: journal,
 			Judge: orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool { return true }}}
+		var entered *sync.WaitGroup
+		if broken {
+			entered = &sync.WaitGroup{}
+			entered.Add(2)
+		}
 		for i := range 3 {
-			var c orchestrate.Coder = slowCoder{orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls)}
+			var c orchestrate.Coder = slowCoder{orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls), entered}
 			if broken && i == 1 {
-				c = brokenCoder{orchestratetest.NewCoder("c2", 1, calls)}
+				c = brokenCoder{orchestratetest.NewCoder("c2", 1, calls), entered}
 			}
 			deps.Coders = append(deps.Coders, c)
 		}
@@ -308,7 +326,7 @@ func TestParallelAgentsBoundsTheAgentsAtWork(t *testing.T) {
 		deps := orchestrate.Deps{Store: orchestratetest.Store{}, Journal: &orchestratetest.Journal{}, Reporter: seen,
 			Judge: orchestratetest.Judge{Calls: calls, Passes: func(test, tree string) bool { return true }}}
 		for i := range 5 {
-			deps.Coders = append(deps.Coders, slowCoder{orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls)})
+			deps.Coders = append(deps.Coders, slowCoder{Coder: orchestratetest.NewCoder(fmt.Sprintf("c%d", i+1), 1, calls)})
 		}
 		deps.Testers = []orchestrate.Tester{orchestratetest.NewTester("t1", calls)}
 		cfg := defaultSettings(5, 1)
