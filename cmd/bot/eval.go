@@ -42,7 +42,9 @@ With --corpus, on real instances (sympy issues with real agent patches and real
 LLM-written test patches, ../shared/data/swe-sympy's format): every instance's pass matrix
 with the real judge (cached in --matrices by its inputs), then the keep rules, bot vet's
 gate and the picks on panels drawn from it, beside HumanEval's recorded matrix when it is
-there (docs/real-patches.md).`,
+there (docs/real-patches.md). With --populations, writes each instance as a scripted
+population instead (real patches as coders and testers, more held out for bot vet), for
+bot run --population (docs/real-patches.md, "Whole runs").`,
 		Example: `  bot eval --protocols dixit,single
   OPENAI_API_KEY=sk-... bot eval --live
   OPENAI_BASE_URL=http://localhost:11434/v1 bot eval --live --model qwen2.5-coder:7b
@@ -73,6 +75,9 @@ there (docs/real-patches.md).`,
 	fl.StringVar(&f.corpus, "corpus", "", "measure the rules on a corpus of real instances in `DIR` (instances.jsonl, coders/, testers/, bases.git)")
 	fl.StringVar(&f.matrices, "matrices", "data/swe-sympy-matrix", "--corpus: where the instances' pass matrices are kept, a `DIR`")
 	fl.StringVar(&f.instances, "instances", "", "--corpus: only these instance ids, a comma-separated `LIST`")
+	fl.StringVar(&f.populations, "populations", "", "--corpus: write each instance as a scripted population under `DIR` instead of measuring")
+	fl.IntVar(&f.coders, "coders", 5, "--populations: coders per population, the first distinct agent patches of the instance")
+	fl.IntVar(&f.heldOut, "held-out", 2, "--populations: agent patches held out of the run for bot vet")
 	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, .dixit/eval/replay with --replay, .dixit/eval/rules with --corpus)")
 	return cmd
 }
@@ -82,6 +87,8 @@ type evalFlags struct {
 	judgeFlags
 	bench, protocols, data, out string
 	corpus, matrices, instances string // --corpus
+	populations                 string // --corpus --populations
+	coders, heldOut             int
 	sizes, thresholds           string // --replay
 	fresh, live, replay         bool
 	execute                     bool // --replay
@@ -144,6 +151,17 @@ func runCorpus(cmd *cobra.Command, f *evalFlags) error {
 	}
 	if err := existing("corpus", f.corpus, aDir); err != nil {
 		return fmt.Errorf("eval: %w", err)
+	}
+	if f.populations != "" {
+		if f.coders < 3 || f.heldOut < 0 {
+			return usagef(cmd, "--coders takes 3 or more and --held-out 0 or more (got %d and %d)", f.coders, f.heldOut)
+		}
+		pops := corpuseval.Populations{Corpus: f.corpus, Instances: splitList(f.instances), Matrices: f.matrices,
+			Out: f.populations, Coders: f.coders, HeldOut: f.heldOut}
+		if err := pops.Write(cmd.OutOrStdout()); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		return nil
 	}
 	if !cmd.Flags().Changed("sizes") {
 		f.sizes = "3,5,7"

@@ -24,8 +24,14 @@ func existingSection(s runfile.Summary, full bool) string {
 		return b.String()
 	}
 	scope := "the packages each change touches and those that depend on them"
-	if e.Mode == "all" {
+	switch {
+	case e.Mode == "all":
 		scope = "all of them"
+	case e.AsReached && e.Whole:
+		scope = "the test files each change reaches; a change reached them all, so the whole suite ran on the base"
+	case e.AsReached:
+		scope = fmt.Sprintf("the test files each change reaches, run on the base when a change first reached them: %s of the suite",
+			words.Count(len(e.Scope), "file", "files"))
 	}
 	runs := fmt.Sprintf("in every one of %d runs", e.Runs)
 	if e.Runs == 1 {
@@ -39,6 +45,12 @@ func existingSection(s runfile.Summary, full bool) string {
 			verb(len(e.Set.Flaky), "it guards", "they guard"), codeList(e.Set.Flaky))
 	}
 	b.WriteString("\n\n")
+	if e.AsReached && e.Output != "" {
+		b.WriteString("Some of the base's test files did not run, so their tests guard nothing.\n\n")
+		if full {
+			details(&b, "the base's suite output", "text", []byte(e.Output))
+		}
+	}
 	if len(e.Retired) > 0 {
 		fmt.Fprintf(&b, "Most coders' first solutions broke %s: the spec changes what %s, so %s nothing in this run.\n\n",
 			codeList(e.Retired), verb(len(e.Retired), "it checks", "they check"), verb(len(e.Retired), "it guarded", "they guarded"))

@@ -38,4 +38,10 @@ type Existing struct {
 	// Retired are the tests of the set the spec changes: most coders' first solutions
 	// broke them, so they guarded nothing in the run.
 	Retired []string `json:"retired,omitempty"`
+	// AsReached is set when the base's tests run only as coders' changes reach them (a
+	// Python suite under existing_tests: affected, which may take an hour whole): Scope
+	// lists the test files run on the base so far, Whole that the whole suite ran.
+	AsReached bool     `json:"as_reached,omitempty"`
+	Scope     []string `json:"scope,omitempty"`
+	Whole     bool     `json:"whole,omitempty"`
 }

@@ -102,6 +102,9 @@ func (s *session) ownTests(ctx context.Context, p *runfile.Preflight, files []gi
 		p.OwnTests = "none"
 		return nil
 	}
+	if s.ownAsReached {
+		return nil // the guard runs them on the base as changes reach them
+	}
 	contract, ok := s.contract.OwnTests()
 	if !ok {
 		p.OwnTests = "not run"

@@ -111,9 +111,12 @@ type session struct {
 	ws      *gitstate.Workshop
 	journal *timedJournal
 	local   *ci.Local
-	guard   *guard   // the repository's own tests, when they guard anything
-	inner   ci.Judge // what the cache asks: the local judge, or Options.Judge's
-	judge   *ci.Cached
+	guard   *guard // the repository's own tests, when they guard anything
+	// ownAsReached: the base's own tests run as changes reach them, not in the
+	// preflight (asReached).
+	ownAsReached bool
+	inner        ci.Judge // what the cache asks: the local judge, or Options.Judge's
+	judge        *ci.Cached
 	// base is the base revision's tree or commit, and probe writes the probe for
 	// differential testing: what compare needs once the protocol has ended.
 	base     string
@@ -229,6 +232,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 			return nil, err
 		}
 	}
+	s.ownAsReached = asReached(cfg)
 	pre, err := s.preflight(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.opts.RunID, err)
