@@ -129,7 +129,7 @@ func head(s runfile.Summary, opt Options) string {
 	}
 	b.WriteString(opt.Preface)
 	if s.Agents == "scripted" {
-		p("> Agents: a **scripted population** (hand-written coders and testers from %s); no LLM was called.\n\n", inlineCode(s.Population))
+		p("> Agents: a **scripted population** (coders and testers answering from the files of %s); no LLM was called.\n\n", inlineCode(s.Population))
 	}
 	if s.Protocol != "" && s.Protocol != "dixit" {
 		p("Protocol: **%s** (docs/protocols.md).\n\n", s.Protocol)

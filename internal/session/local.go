@@ -74,7 +74,7 @@ func RunLocal(ctx context.Context, l Local) (Ending, error) {
 				return Ended, err
 			}
 		}
-		fmt.Fprintf(l.Out, "Dixit %s — scripted population from %s: hand-written coders and testers stand in for the LLM; no model is called.\n", l.Command, opts.Population)
+		fmt.Fprintf(l.Out, "Dixit %s — scripted population from %s: coders and testers answer from its files (written by hand, or real agents' recorded patches) in place of an LLM; no model is called.\n", l.Command, opts.Population)
 		fmt.Fprintf(l.Out, "The judge is real: every verdict comes from running the tests in a sandbox.\n\n")
 		out, err = Run(ctx, opts)
 	case opts.Spec != "":
