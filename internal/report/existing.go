@@ -88,3 +88,13 @@ func codeList(names []string) string {
 	}
 	return strings.Join(quoted, ", ")
 }
+
+// OwnTestsOnBase is the progress line when the base runs the files of its own tests a
+// change reaches first (files 0: the whole suite, a change reached every test).
+func OwnTestsOnBase(files, runs int) string {
+	what := "the whole suite, which a change reaches all of"
+	if files > 0 {
+		what = words.Count(files, "test file", "test files") + " a change reaches first"
+	}
+	return fmt.Sprintf("the repository's own tests on the base revision: %s, %s", what, words.Count(runs, "run", "runs"))
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
 	"github.com/dixit-bot/dixit/internal/gitstate"
+	"github.com/dixit-bot/dixit/internal/report"
 	"github.com/dixit-bot/dixit/internal/runfile"
 	"github.com/dixit-bot/dixit/internal/vet"
 )
@@ -229,11 +230,7 @@ func (g *guard) baseSet(ctx context.Context, only []string) (ci.RegressionSet, e
 	}
 	if (only == nil && !e.Whole) || len(todo) > 0 {
 		start := time.Now()
-		what := fmt.Sprintf("test files a change reaches first: %d", len(todo))
-		if only == nil {
-			what = "the whole suite (a change reaches every test)"
-		}
-		g.s.progress("the repository's own tests on the base revision: %s, %d runs", what, e.Runs)
+		g.s.progress("%s", report.OwnTestsOnBase(len(todo), e.Runs))
 		job := ci.SuiteJob{Coder: ci.BaseName, Tree: baseTree{g.s.ws, g.s.base}, Only: todo}
 		results, err := g.s.local.RunSuite(ctx, e.Runs, []ci.SuiteJob{job})
 		if err != nil {
