@@ -2,7 +2,10 @@
 // a swe-sympy style corpus: the issue as the spec, sympy at the base revision as base/,
 // real agents' patches as the coders (one version each, a diff from base/), real LLM
 // test patches as the testers (one proposal each, a diff of an existing test file) and
-// a further agent patch held out of the run, for `bot vet`.
+// a further agent patch held out of the run, for `bot vet`. The patches left in the pool
+// after those become replacements (docs/decisions.md): a coder that a human replaces
+// is played by the next unused patch, a fresh independent agent, as a live run would
+// bring one in.
 //
 // Nothing is chosen by its label: the coders are the first distinct patches of the
 // instance in the corpus' order from sources that publish wrong patches too, and the
@@ -45,6 +48,9 @@ type Written struct {
 	Testers []string // the corpus' names of the test patches given to testers
 	Left    []string // test patches left out, each with why
 	HeldOut []string // the files under held-out/, relative to Dir
+	// Replacements are the corpus' names of the patches under replacements/, each named
+	// in the population after the coder it replaces.
+	Replacements []string
 }
 
 // Write makes the population of inst under r.Out. inst's patches must be loaded
@@ -58,7 +64,7 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	coders, held := choose(inst.Coders, r.Coders, r.HeldOut, base)
+	coders, held, spare := choose(inst.Coders, r.Coders, r.HeldOut, base)
 	if len(coders) < r.Coders {
 		return nil, fmt.Errorf("%s: %d distinct coder patches apply to the base, %d wanted", inst.ID, len(coders), r.Coders)
 	}
@@ -69,11 +75,19 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 		return nil, fmt.Errorf("write base/: %w", err)
 	}
 	w := &Written{Dir: dir}
-	for _, c := range coders {
-		if err := writeFile(filepath.Join(dir, "coders", agentName(c.Name), "1.diff"), c.Diff); err != nil {
+	for i, c := range coders {
+		name := agentName(c.Name)
+		if err := writeFile(filepath.Join(dir, "coders", name, "1.diff"), c.Diff); err != nil {
 			return nil, err
 		}
 		w.Coders = append(w.Coders, c.Name)
+		// The spare patches take turns: coder i's k-th replacement is spare i + k·n.
+		for k, j := 2, i; j < len(spare); k, j = k+1, j+len(coders) {
+			if err := writeFile(filepath.Join(dir, "replacements", fmt.Sprintf("%s_%d", name, k), "1.diff"), spare[j].Diff); err != nil {
+				return nil, err
+			}
+			w.Replacements = append(w.Replacements, spare[j].Name)
+		}
 	}
 	contract, _ := languages.Preset("python")
 	root, err := os.OpenRoot(filepath.Join(dir, "base"))
@@ -107,33 +121,34 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 	return w, nil
 }
 
-// choose returns the first n distinct coder patches that apply to the base and then
-// the next held ones, skipping sources that publish only resolved patches (a pool of
-// those would tell nothing) and patches the corpus marks as another's duplicate.
-func choose(all []swebench.Coder, n, held int, base *swebench.Tree) (coders, out []swebench.Coder) {
+// choose returns the first n distinct coder patches that apply to the base, the next
+// held ones, and the rest (spare), skipping sources that publish only resolved patches
+// (a pool of those would tell nothing) and patches the corpus marks as another's
+// duplicate.
+func choose(all []swebench.Coder, n, held int, base *swebench.Tree) (coders, out, spare []swebench.Coder) {
 	seen := map[string]bool{}
 	for _, c := range all {
-		if c.ResolvedOnlySource || c.DuplicateOf != "" || len(coders)+len(out) >= n+held {
+		if c.ResolvedOnlySource || c.DuplicateOf != "" {
 			continue
 		}
 		p, err := swebench.ParsePatch(c.Name, c.Diff)
-		if err != nil {
-			continue
-		}
-		if seen[p.Normalised()] {
+		if err != nil || seen[p.Normalised()] {
 			continue
 		}
 		if _, err := base.Patched(p); err != nil {
 			continue
 		}
 		seen[p.Normalised()] = true
-		if len(coders) < n {
+		switch {
+		case len(coders) < n:
 			coders = append(coders, c)
-		} else {
+		case len(out) < held:
 			out = append(out, c)
+		default:
+			spare = append(spare, c)
 		}
 	}
-	return coders, out
+	return coders, out, spare
 }
 
 // refused says why the judge would not take a test patch as a proposal, or "".
@@ -211,7 +226,7 @@ func (r Request) writeText(inst *swebench.Instance, w *Written) error {
 	for _, list := range []struct {
 		what  string
 		names []string
-	}{{"coders", w.Coders}, {"testers", w.Testers}, {"held out for bot vet", w.HeldOut}, {"test patches left out", w.Left}} {
+	}{{"coders", w.Coders}, {"testers", w.Testers}, {"held out for bot vet", w.HeldOut}, {"replacements (in turn)", w.Replacements}, {"test patches left out", w.Left}} {
 		fmt.Fprintf(&b, "- %s: %s\n", list.what, strings.Join(list.names, ", "))
 	}
 	if err := writeFile(filepath.Join(dir, "SOURCES.md"), []byte(b.String())); err != nil {
@@ -221,7 +236,7 @@ func (r Request) writeText(inst *swebench.Instance, w *Written) error {
 		return nil
 	}
 	labels := map[string]string{}
-	for _, n := range append(append([]string{}, w.Coders...), heldNames(w.HeldOut)...) {
+	for _, n := range append(append(append([]string{}, w.Coders...), heldNames(w.HeldOut)...), w.Replacements...) {
 		if res, ok := r.Labels[n]; ok {
 			labels[n] = map[bool]string{true: "resolved", false: "unresolved"}[res]
 		}

@@ -104,7 +104,7 @@ func Load(dir string) (*Population, error) {
 	}
 	for i := range p.Coders {
 		p.Coders[i].Base = filepath.Join(dir, "base")
-		if err := checkDiffs(p.Coders[i]); err != nil {
+		if err := checkDiffs(p.Coders[i], "coders"); err != nil {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
 		}
 	}
@@ -142,9 +142,13 @@ func Load(dir string) (*Population, error) {
 		if p.Replacements, err = loadScripts(filepath.Join(dir, "replacements"), true); err != nil {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
 		}
-		for _, r := range p.Replacements {
+		for i, r := range p.Replacements {
 			if !replacementName.MatchString(r.Name) {
 				return nil, fmt.Errorf("population %s: replacements/%s: a replacement is named after the coder it replaces, as dee_2 or dee_3", dir, r.Name)
+			}
+			p.Replacements[i].Base = filepath.Join(dir, "base")
+			if err := checkDiffs(p.Replacements[i], "replacements"); err != nil {
+				return nil, fmt.Errorf("population %s: %w", dir, err)
 			}
 		}
 	}
@@ -305,15 +309,16 @@ func readTestDiffs(s *Script, base string, c ci.Contract) error {
 	return nil
 }
 
-// checkDiffs applies every version of a coder that is a diff, so that one that does not
-// apply to base/ is said when the population loads, not in the middle of a run.
-func checkDiffs(s Script) error {
+// checkDiffs applies every version of a coder (under root: coders or replacements) that
+// is a diff, so that one that does not apply to base/ is said when the population loads,
+// not in the middle of a run.
+func checkDiffs(s Script, root string) error {
 	for k, v := range s.Versions {
 		if !strings.HasSuffix(v, ".diff") {
 			continue
 		}
 		if _, err := patchedFiles(s.Base, v); err != nil {
-			return fmt.Errorf("coders/%s/%d.diff: %w", s.Name, k+1, err)
+			return fmt.Errorf("%s/%s/%d.diff: %w", root, s.Name, k+1, err)
 		}
 	}
 	return nil
