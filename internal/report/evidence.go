@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strings"
+
 	"github.com/dixit-bot/dixit/internal/orchestrate"
 	"github.com/dixit-bot/dixit/internal/runfile"
 )
@@ -26,11 +28,12 @@ func evidence(res *orchestrate.Result) runfile.Evidence {
 }
 
 // stuckCoder finds the coder the run escalated on: the protocol brings coders up to the
-// suite in order and stops at the first that cannot, so it owns the last suite run.
+// suite in order and stops at the first that cannot, so it owns the last suite run, or
+// the last break of the repository's own tests when that is what it could not mend.
 func stuckCoder(events []orchestrate.Event) *runfile.StuckCoder {
 	var last *orchestrate.Event
 	for i := range events {
-		if events[i].Kind == orchestrate.EvSuite {
+		if events[i].Kind == orchestrate.EvSuite || breaksExisting(events[i]) {
 			last = &events[i]
 		}
 	}
@@ -38,6 +41,10 @@ func stuckCoder(events []orchestrate.Event) *runfile.StuckCoder {
 		return nil
 	}
 	st := &runfile.StuckCoder{Coder: last.Agent}
+	if last.Kind == orchestrate.EvExisting {
+		st.Failing = strings.Split(strings.TrimPrefix(last.Detail, existingBreaks), ", ")
+		return st
+	}
 	for _, ev := range events {
 		if ev.Kind == orchestrate.EvSuite && ev.Agent == last.Agent && ev.Round == last.Round {
 			st.Attempts = append(st.Attempts, ev.Cells)
@@ -49,6 +56,14 @@ func stuckCoder(events []orchestrate.Event) *runfile.StuckCoder {
 		}
 	}
 	return st
+}
+
+// existingBreaks starts the detail of an event that tells a coder which of the
+// repository's own tests its tree breaks.
+const existingBreaks = "breaks "
+
+func breaksExisting(ev orchestrate.Event) bool {
+	return ev.Kind == orchestrate.EvExisting && strings.HasPrefix(ev.Detail, existingBreaks)
 }
 
 func stackedTests(res *orchestrate.Result) []runfile.StackedTest {

@@ -97,3 +97,24 @@ func TestWriteProducesSummaryAndReport(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "summary.json.tmp"))
 	assert.True(t, os.IsNotExist(err), "writes are atomic")
 }
+
+// A coder stuck on the repository's own tests (the vetted suite may be empty) is named
+// in the evidence with the tests it breaks, and the report says so in those words.
+func TestACoderStuckOnTheRepositorysOwnTestsIsNamed(t *testing.T) {
+	res := &orchestrate.Result{
+		Outcome: orchestrate.CodersStuck, Reason: "coder dee still breaks the repository's test a.py::test_x after 1 retry", Rounds: 1,
+		Coders: []orchestrate.CoderState{{Name: "cy", Solves: 1, Commit: "c1"}, {Name: "dee", Solves: 2, Commit: "c2"}},
+		Events: []orchestrate.Event{
+			{Seq: 1, Round: 1, Kind: orchestrate.EvRound},
+			{Seq: 2, Round: 1, Kind: orchestrate.EvExisting, Agent: "cy", Detail: "keeps every existing test passing"},
+			{Seq: 3, Round: 1, Kind: orchestrate.EvExisting, Agent: "dee", Detail: "breaks a.py::test_x, a.py::test_y"},
+			{Seq: 4, Round: 1, Kind: orchestrate.EvEscalate, Outcome: orchestrate.CodersStuck, Detail: "coder dee still breaks"},
+		},
+	}
+	s := NewSummary("r1", res)
+	require.NotNil(t, s.Evidence.Stuck)
+	assert.Equal(t, "dee", s.Evidence.Stuck.Coder)
+	assert.Equal(t, []string{"a.py::test_x", "a.py::test_y"}, s.Evidence.Stuck.Failing)
+	md := evidenceSection(s, res)
+	assert.Contains(t, md, "**dee** still breaks 2 of the repository's own tests that pass on the base: `a.py::test_x`, `a.py::test_y`.")
+}

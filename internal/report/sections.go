@@ -22,6 +22,10 @@ func evidenceSection(s runfile.Summary, res *orchestrate.Result) string {
 	b.WriteString("## Why it stopped\n\n")
 	e := s.Evidence
 	switch {
+	case e.Stuck != nil && len(e.Stuck.Attempts) == 0: // it broke the repository's own tests
+		st := e.Stuck
+		p("**%s** still breaks %d of the repository's own tests that pass on the base: %s. Either %s is broken, or the spec changes what %s (the section on the repository's own tests shows the set).\n\n",
+			plain(st.Coder), len(st.Failing), codeList(st.Failing), plain(st.Coder), verb(len(st.Failing), "that test checks", "those tests check"))
 	case e.Stuck != nil:
 		st := e.Stuck
 		p("**%s** still failed %s after %d attempts in round %d. Its verdicts on the vetted suite, attempt by attempt:\n\n",
