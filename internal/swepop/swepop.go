@@ -162,19 +162,24 @@ func refused(t swebench.TestPatch, c ci.Contract, base fs.FS) string {
 	return ""
 }
 
-var notName = regexp.MustCompile(`[^a-z0-9_]+`)
+var (
+	notName    = regexp.MustCompile(`[^a-z0-9_]+`)
+	lastNumber = regexp.MustCompile(`_([0-9]+)$`)
+)
 
 // agentName is a population's name for a corpus patch: lower case, _ for the rest,
-// starting with a letter, at most 32 characters.
+// starting with a letter, at most 30 characters, and never ending in _<number>, which
+// is how replacements are named (agentless-gpt4o-2 is agentless_gpt4o2, whose fresh
+// successor is agentless_gpt4o2_2).
 func agentName(s string) string {
 	n := notName.ReplaceAllString(strings.ToLower(s), "_")
 	if n == "" || n[0] < 'a' || n[0] > 'z' {
 		n = "a_" + n
 	}
-	if len(n) > 32 {
-		n = n[:32]
+	if len(n) > 30 {
+		n = n[:30]
 	}
-	return strings.TrimRight(n, "_")
+	return lastNumber.ReplaceAllString(strings.TrimRight(n, "_"), "$1")
 }
 
 func writeFile(name string, data []byte) error {

@@ -60,7 +60,7 @@ func TestAnInstanceBecomesAPopulationThatLoads(t *testing.T) {
 		assert.NotEmpty(t, tester.Diffs[0].Select, "%s's proposal runs the functions it adds", tester.Name)
 	}
 	assert.Len(t, w.Replacements, 3, "the three patches after the held-out ones stand by as fresh coders")
-	_, ok := pop.Replacement("agentless_gpt4o_2_2")
+	_, ok := pop.Replacement("agentless_gpt4o2_2")
 	assert.True(t, ok, "a human's replace of the third coder brings in the next unused patch")
 	data, err := os.ReadFile(filepath.Join(w.Dir, "held-out", "labels.json"))
 	require.NoError(t, err)
