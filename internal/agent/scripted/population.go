@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/config"
@@ -57,8 +58,8 @@ type Script struct {
 	// its version directory, or "" when the file is at the top (the default place).
 	Places []string
 	// Base is the population's base/ for a coder: a version that is a diff
-	// (<k>.diff) is applied to it.
-	Base string
+	// (<k>.diff) is applied to it. Every coder shares one, read once.
+	Base *Base
 	// Diffs are a tester's versions given as diffs (<k>.diff), read against base/ when
 	// the population loads; nil for a version that is a file.
 	Diffs []*ci.DiffTest
@@ -102,8 +103,9 @@ func Load(dir string) (*Population, error) {
 	if p.Coders, err = loadScripts(filepath.Join(dir, "coders"), true); err != nil {
 		return nil, fmt.Errorf("population %s: %w", dir, err)
 	}
+	base := &Base{Dir: filepath.Join(dir, "base")}
 	for i := range p.Coders {
-		p.Coders[i].Base = filepath.Join(dir, "base")
+		p.Coders[i].Base = base
 		if err := checkDiffs(p.Coders[i], "coders"); err != nil {
 			return nil, fmt.Errorf("population %s: %w", dir, err)
 		}
@@ -146,7 +148,7 @@ func Load(dir string) (*Population, error) {
 			if !replacementName.MatchString(r.Name) {
 				return nil, fmt.Errorf("population %s: replacements/%s: a replacement is named after the coder it replaces, as dee_2 or dee_3", dir, r.Name)
 			}
-			p.Replacements[i].Base = filepath.Join(dir, "base")
+			p.Replacements[i].Base = base
 			if err := checkDiffs(p.Replacements[i], "replacements"); err != nil {
 				return nil, fmt.Errorf("population %s: %w", dir, err)
 			}
@@ -324,18 +326,44 @@ func checkDiffs(s Script, root string) error {
 	return nil
 }
 
+// Base is a population's base/, read once however many coder versions are diffs of it:
+// a big repository's tree (sympy: 25 MB) takes a second to read.
+type Base struct {
+	Dir string
+
+	once  sync.Once
+	files []gitstate.File
+	err   error
+}
+
+// Files are base/'s files; the caller must not change them.
+func (b *Base) Files() ([]gitstate.File, error) {
+	b.once.Do(func() {
+		snap, err := gitstate.ReadDir(b.Dir)
+		if err != nil {
+			b.err = fmt.Errorf("read base/: %w", err)
+			return
+		}
+		b.files = snap.Files()
+	})
+	return b.files, b.err
+}
+
 // patchedFiles is base with the diff in file applied: the coder's whole tree.
-func patchedFiles(base, file string) ([]gitstate.File, error) {
-	snap, err := gitstate.ReadDir(base)
+func patchedFiles(base *Base, file string) ([]gitstate.File, error) {
+	if base == nil {
+		return nil, errors.New("a diff needs the population's base/")
+	}
+	files, err := base.Files()
 	if err != nil {
-		return nil, fmt.Errorf("read base/: %w", err)
+		return nil, err
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	files, err := patchdiff.Apply(snap.Files(), f)
+	files, err = patchdiff.Apply(files, f)
 	if errors.Is(err, patchdiff.ErrNoDiff) {
 		return nil, errors.New("holds no diff")
 	}
