@@ -220,6 +220,12 @@ func (w *Workshop) Message(commit string) (string, error) {
 }
 
 func (w *Workshop) writeBlob(data []byte) (plumbing.Hash, error) {
+	// A tree written again mostly holds blobs the store has (a coder's version of a big
+	// repository changes a few files): hashing is far cheaper than compressing and
+	// writing each one again.
+	if h := plumbing.ComputeHash(plumbing.BlobObject, data); w.repo.Storer.HasEncodedObject(h) == nil {
+		return h, nil
+	}
 	obj := w.repo.Storer.NewEncodedObject()
 	obj.SetType(plumbing.BlobObject)
 	obj.SetSize(int64(len(data)))
