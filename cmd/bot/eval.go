@@ -77,6 +77,7 @@ bot run --population (docs/real-patches.md, "Whole runs").`,
 	fl.StringVar(&f.instances, "instances", "", "--corpus: only these instance ids, a comma-separated `LIST`")
 	fl.StringVar(&f.populations, "populations", "", "--corpus: write each instance as a scripted population under `DIR` instead of measuring")
 	fl.IntVar(&f.coders, "coders", 5, "--populations: coders per population, the first distinct agent patches of the instance")
+	fl.IntVar(&f.testers, "testers", 0, "--populations: at most `N` testers, the first distinct test patches (default: all)")
 	fl.IntVar(&f.heldOut, "held-out", 2, "--populations: agent patches held out of the run for bot vet")
 	fl.StringVar(&f.out, "out", "", "where to write the report, a `DIR` (default: .dixit/eval, .dixit/eval/replay with --replay, .dixit/eval/rules with --corpus)")
 	return cmd
@@ -88,7 +89,7 @@ type evalFlags struct {
 	bench, protocols, data, out string
 	corpus, matrices, instances string // --corpus
 	populations                 string // --corpus --populations
-	coders, heldOut             int
+	coders, testers, heldOut    int
 	sizes, thresholds           string // --replay
 	fresh, live, replay         bool
 	execute                     bool // --replay
@@ -153,11 +154,11 @@ func runCorpus(cmd *cobra.Command, f *evalFlags) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	if f.populations != "" {
-		if f.coders < 3 || f.heldOut < 0 {
-			return usagef(cmd, "--coders takes 3 or more and --held-out 0 or more (got %d and %d)", f.coders, f.heldOut)
+		if f.coders < 3 || f.heldOut < 0 || f.testers < 0 {
+			return usagef(cmd, "--coders takes 3 or more, --testers and --held-out 0 or more (got %d, %d and %d)", f.coders, f.testers, f.heldOut)
 		}
 		pops := corpuseval.Populations{Corpus: f.corpus, Instances: splitList(f.instances), Matrices: f.matrices,
-			Out: f.populations, Coders: f.coders, HeldOut: f.heldOut}
+			Out: f.populations, Coders: f.coders, Testers: f.testers, HeldOut: f.heldOut}
 		if err := pops.Write(cmd.OutOrStdout()); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}

@@ -17,6 +17,7 @@ type Populations struct {
 	Matrices  string   // where the pass matrices are, for the labels written beside
 	Out       string
 	Coders    int
+	Testers   int // 0: every test patch the judge takes
 	HeldOut   int
 }
 
@@ -38,7 +39,7 @@ func (p Populations) Write(stdout io.Writer) error {
 		if err := corpus.LoadPatches(inst); err != nil {
 			return fmt.Errorf("%s: %w", inst.ID, err)
 		}
-		req := swepop.Request{Corpus: corpus, Bases: bases, Coders: p.Coders, HeldOut: p.HeldOut, Out: p.Out,
+		req := swepop.Request{Corpus: corpus, Bases: bases, Coders: p.Coders, Testers: p.Testers, HeldOut: p.HeldOut, Out: p.Out,
 			Labels: swepop.Labels(filepath.Join(p.Matrices, inst.ID+".json"))}
 		w, err := req.Write(inst)
 		if err != nil {

@@ -34,6 +34,7 @@ type Request struct {
 	Corpus  *swebench.Corpus
 	Bases   *swebench.Bases
 	Coders  int    // coders of the run (3 or more)
+	Testers int    // at most this many testers, the first distinct test patches; 0: all
 	HeldOut int    // agent patches held out for bot vet
 	Out     string // the population is written to Out/<instance id>
 	// Labels are SWE-bench's labels of the instance's coder patches by name (true:
@@ -98,6 +99,10 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 	for _, t := range inst.Tests {
 		if why := refused(t, contract, root.FS()); why != "" {
 			w.Left = append(w.Left, t.Name+": "+why)
+			continue
+		}
+		if r.Testers > 0 && len(w.Testers) == r.Testers {
+			w.Left = append(w.Left, t.Name+": more testers than asked for")
 			continue
 		}
 		if err := writeFile(filepath.Join(dir, "testers", agentName(t.Name), "1.diff"), t.Diff); err != nil {
