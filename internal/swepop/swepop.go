@@ -77,7 +77,7 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 	}
 	w := &Written{Dir: dir}
 	for i, c := range coders {
-		name := agentName(c.Name)
+		name := AgentName(c.Name)
 		if err := writeFile(filepath.Join(dir, "coders", name, "1.diff"), c.Diff); err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 			w.Left = append(w.Left, t.Name+": more testers than asked for")
 			continue
 		}
-		if err := writeFile(filepath.Join(dir, "testers", agentName(t.Name), "1.diff"), t.Diff); err != nil {
+		if err := writeFile(filepath.Join(dir, "testers", AgentName(t.Name), "1.diff"), t.Diff); err != nil {
 			return nil, err
 		}
 		w.Testers = append(w.Testers, t.Name)
@@ -172,11 +172,11 @@ var (
 	lastNumber = regexp.MustCompile(`_([0-9]+)$`)
 )
 
-// agentName is a population's name for a corpus patch: lower case, _ for the rest,
+// AgentName is a population's name for a corpus patch: lower case, _ for the rest,
 // starting with a letter, at most 30 characters, and never ending in _<number>, which
 // is how replacements are named (agentless-gpt4o-2 is agentless_gpt4o2, whose fresh
 // successor is agentless_gpt4o2_2).
-func agentName(s string) string {
+func AgentName(s string) string {
 	n := notName.ReplaceAllString(strings.ToLower(s), "_")
 	if n == "" || n[0] < 'a' || n[0] > 'z' {
 		n = "a_" + n
