@@ -52,6 +52,8 @@ type Written struct {
 	// Replacements are the corpus' names of the patches under replacements/, each named
 	// in the population after the coder it replaces.
 	Replacements []string
+	// Names maps every coder's and replacement's name in the population to the corpus'.
+	Names map[string]string
 }
 
 // Write makes the population of inst under r.Out. inst's patches must be loaded
@@ -75,18 +77,21 @@ func (r Request) Write(inst *swebench.Instance) (*Written, error) {
 	if err := base.WriteTo(filepath.Join(dir, "base")); err != nil {
 		return nil, fmt.Errorf("write base/: %w", err)
 	}
-	w := &Written{Dir: dir}
+	w := &Written{Dir: dir, Names: map[string]string{}}
 	for i, c := range coders {
 		name := AgentName(c.Name)
 		if err := writeFile(filepath.Join(dir, "coders", name, "1.diff"), c.Diff); err != nil {
 			return nil, err
 		}
 		w.Coders = append(w.Coders, c.Name)
+		w.Names[name] = c.Name
 		// The spare patches take turns: coder i's k-th replacement is spare i + k·n.
 		for k, j := 2, i; j < len(spare); k, j = k+1, j+len(coders) {
-			if err := writeFile(filepath.Join(dir, "replacements", fmt.Sprintf("%s_%d", name, k), "1.diff"), spare[j].Diff); err != nil {
+			successor := fmt.Sprintf("%s_%d", name, k)
+			if err := writeFile(filepath.Join(dir, "replacements", successor, "1.diff"), spare[j].Diff); err != nil {
 				return nil, err
 			}
+			w.Names[successor] = spare[j].Name
 			w.Replacements = append(w.Replacements, spare[j].Name)
 		}
 	}
