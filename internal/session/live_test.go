@@ -246,8 +246,11 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 
 // One request in five to the model fails (a 500, a 429 with Retry-After, a 503, a dropped
 // connection, in turn): the run still completes with the same outcome and the same vetted
-// tests as a clean one, and every fault costs exactly one more request: no storm.
+// tests as a clean one, and every fault costs exactly one more request: no storm. The
+// faulty run finds the clean run's verdicts in their shared cache, as a server's runs
+// do: the faults are the model's, and the judge's work would be the same twice.
 func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
+	verdicts := t.TempDir()
 	run := func(faulty bool) (*session.Outcome, int, int) {
 		srv := llmtest.NewServer(t)
 		var faults atomic.Int32
@@ -274,6 +277,7 @@ func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 		require.NoError(t, err)
 		out, err := session.RunLive(context.Background(), session.Options{
 			Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache,
+			ResultCache: verdicts,
 		})
 		require.NoError(t, err, "faulty=%v", faulty)
 		return out, len(srv.Requests()), int(faults.Load())

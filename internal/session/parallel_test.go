@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -22,19 +23,34 @@ import (
 // lanes reads the lane of each record of a run's journal.
 func lanes(t *testing.T, stateDir, runID string) []string {
 	t.Helper()
+	out, err := journalLanes(stateDir, runID)
+	require.NoError(t, err)
+	return out
+}
+
+// journalLanes is lanes for a caller that checks the error itself.
+func journalLanes(stateDir, runID string) ([]string, error) {
 	ws, err := gitstate.Open(filepath.Join(stateDir, "runs", runID, "workshop.git"))
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	j, err := ws.Journal("refs/dixit/" + runID + "/journal")
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := j.Entries()
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, data := range entries {
 		var rec struct{ Lane string }
-		require.NoError(t, json.Unmarshal(data, &rec))
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, err
+		}
 		out = append(out, rec.Lane)
 	}
-	return out
+	return out, nil
 }
 
 // agentsAtOnce tells whether a journal holds an effect of one agent between two of another.
@@ -77,9 +93,15 @@ func TestALiveRunCutInsideItsParallelPhasesResumesToTheSameEnd(t *testing.T) {
 	require.NoError(t, err)
 	effects := whole.Result.Live
 	require.Greater(t, effects, 10)
-	atOnce := agentsAtOnce(lanes(t, state, "whole"))
+	worked := agentsAtOnce(lanes(t, state, "whole"))
 
-	for cut := 1; cut < effects; cut++ {
+	// The cuts are independent runs, a few at once (atOnce); each is checked in order.
+	type cutRun struct {
+		cutErr, lanesErr, err error
+		cutLanes              []string
+		resumed               *session.Outcome
+	}
+	runs := atOnce(1, effects, func(cut int) (run cutRun) {
 		o := opts
 		o.RunID = fmt.Sprintf("cut-%d", cut)
 		o.AfterAppend = func(seq int) error {
@@ -88,16 +110,26 @@ func TestALiveRunCutInsideItsParallelPhasesResumesToTheSameEnd(t *testing.T) {
 			}
 			return nil
 		}
-		_, err := session.RunLive(context.Background(), o)
-		require.ErrorIs(t, err, orchestrate.ErrInterrupted, "cut %d", cut)
-		cutLanes := lanes(t, state, o.RunID)
-		require.Len(t, cutLanes, cut, "cut %d: nothing reaches the journal after the kill", cut)
-		atOnce = atOnce || agentsAtOnce(cutLanes)
-
+		_, run.cutErr = session.RunLive(context.Background(), o)
+		if !errors.Is(run.cutErr, orchestrate.ErrInterrupted) {
+			return run
+		}
+		if run.cutLanes, run.lanesErr = journalLanes(state, o.RunID); run.lanesErr != nil {
+			return run
+		}
 		o.AfterAppend = nil
-		resumed, err := session.RunLive(context.Background(), o)
-		require.NoError(t, err, "cut %d", cut)
-		r := resumed.Result
+		run.resumed, run.err = whenFree(func() (*session.Outcome, error) { return session.RunLive(context.Background(), o) })
+		return run
+	})
+	for i, run := range runs {
+		cut := i + 1
+		require.ErrorIs(t, run.cutErr, orchestrate.ErrInterrupted, "cut %d", cut)
+		require.NoError(t, run.lanesErr, "cut %d", cut)
+		require.Len(t, run.cutLanes, cut, "cut %d: nothing reaches the journal after the kill", cut)
+		worked = worked || agentsAtOnce(run.cutLanes)
+
+		require.NoError(t, run.err, "cut %d", cut)
+		r := run.resumed.Result
 		assert.Equal(t, cut, r.Replayed, "cut %d: every journalled effect is replayed", cut)
 		assert.Equal(t, effects-cut, r.Live, "cut %d: only the rest is performed", cut)
 		assert.Equal(t, whole.Result.Outcome, r.Outcome, "cut %d", cut)
@@ -106,5 +138,5 @@ func TestALiveRunCutInsideItsParallelPhasesResumesToTheSameEnd(t *testing.T) {
 		assert.Equal(t, whole.Result.Testers, r.Testers, "cut %d", cut)
 		assert.Equal(t, orchestratetest.Unflagged(whole.Result.Events), orchestratetest.Unflagged(r.Events), "cut %d", cut)
 	}
-	assert.True(t, atOnce, "the agents of a phase worked at once")
+	assert.True(t, worked, "the agents of a phase worked at once")
 }

@@ -196,18 +196,37 @@ func TestRealRepositories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three real repositories end to end, dependency installs included")
 	}
-	t.Run("flect", testRealFlect)
-	t.Run("humanize", testRealHumanize)
-	t.Run("destr", testRealDestr)
+	// Each run has its own state and caches, and spends much of its time downloading and
+	// waiting on its toolchain: they run at once.
+	for _, sub := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"flect", testRealFlect},
+		{"flect without the regression guard, a failing prepare is a coder without a vote", testFlectUnguarded},
+		{"humanize", testRealHumanize},
+		{"destr", testRealDestr},
+	} {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			sub.test(t)
+		})
+	}
+}
+
+// requireFlect skips flect's runs where its toolchain or its registry is missing.
+func requireFlect(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	requireRegistry(t, "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.8.1.info")
 }
 
 // flect: a Go module with testify, a spec on its name package. eve's first go.mod
 // requires a module that does not exist; its second adds golang.org/x/text.
 func testRealFlect(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go is not on PATH")
-	}
-	requireRegistry(t, "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.8.1.info")
+	requireFlect(t)
 	r := runReal(t, "flect")
 	checkReal(t, r, realCase{
 		vetted: []string{
@@ -223,7 +242,6 @@ func testRealFlect(t *testing.T) {
 	for _, c := range r.cells("eve") {
 		assert.Equal(t, "pass", c.Outcome, "%s on eve: %s", c.Test, c.Output)
 	}
-	t.Run("without the regression guard, a failing prepare is a coder without a vote", testFlectUnguarded)
 	t.Run("a failing prepare is reported as such", func(t *testing.T) {
 		// eve's first go.mod requires github.com/gobuffalo/segments, which does not
 		// exist: the guard finds it in round 1 and eve hears once why.
@@ -270,6 +288,7 @@ func testRealDestr(t *testing.T) {
 // requires a module that does not exist, meets the classifications: there it is
 // prepare_failed with the installer's words, has no vote, and fails no test.
 func testFlectUnguarded(t *testing.T) {
+	requireFlect(t)
 	dir := filepath.Join(t.TempDir(), "flect-unguarded")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(realExamples, "flect"))))
 	settings := filepath.Join(dir, "dixit.yml")

@@ -3,10 +3,12 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,19 +166,34 @@ func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
 	effects := whole.Result.Replayed + whole.Result.Live
 	require.Greater(t, effects, 50)
 
-	for cut := 1; cut < effects; cut++ {
+	// The cuts are independent runs (a run id each, sharing only the verdict cache), so a
+	// few are run at once; each is then checked in order, as one after another would be.
+	type cutRun struct {
+		cutErr, err, removeErr error
+		resumed                *session.Outcome
+	}
+	runs := atOnce(1, effects, func(cut int) cutRun {
 		id := fmt.Sprintf("cut-%d-%d", os.Getpid(), cut)
-		_, err := runDemo(t, id, func(seq int) error {
+		_, cutErr := runDemo(t, id, func(seq int) error {
 			if seq == cut {
 				return orchestrate.ErrInterrupted
 			}
 			return nil
 		})
-		require.ErrorIs(t, err, orchestrate.ErrInterrupted, "cut %d", cut)
-
-		resumed, err := runDemo(t, id, nil)
-		require.NoError(t, err, "cut %d", cut)
-		r := resumed.Result
+		if !errors.Is(cutErr, orchestrate.ErrInterrupted) {
+			return cutRun{cutErr: cutErr}
+		}
+		resumed, err := whenFree(func() (*session.Outcome, error) { return runDemo(t, id, nil) })
+		if err != nil {
+			return cutRun{cutErr: cutErr, err: err}
+		}
+		return cutRun{cutErr: cutErr, resumed: resumed, removeErr: os.RemoveAll(resumed.RunDir)}
+	})
+	for i, run := range runs {
+		cut := i + 1
+		require.ErrorIs(t, run.cutErr, orchestrate.ErrInterrupted, "cut %d", cut)
+		require.NoError(t, run.err, "cut %d", cut)
+		r := run.resumed.Result
 		assert.Equal(t, cut, r.Replayed, "cut %d: every journalled effect is replayed", cut)
 		assert.Equal(t, effects-cut, r.Live, "cut %d: only the rest is performed", cut)
 		assert.Equal(t, whole.Result.Outcome, r.Outcome, "cut %d", cut)
@@ -184,8 +201,51 @@ func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
 		assert.Equal(t, whole.Result.Coders, r.Coders, "cut %d: same workspaces, commit for commit", cut)
 		assert.Equal(t, whole.Result.Testers, r.Testers, "cut %d", cut)
 		assert.Equal(t, orchestratetest.Unflagged(whole.Result.Events), orchestratetest.Unflagged(r.Events), "cut %d", cut)
-		require.NoError(t, os.RemoveAll(resumed.RunDir))
+		require.NoError(t, run.removeErr, "cut %d", cut)
 	}
+}
+
+// whenFree calls run again while it finds its run's lease still held (session.ErrRunBusy),
+// for at most a few seconds. With runs at once in one process, a child that another run
+// forks (for the sandbox) holds a copy of every open file, the lease of the run just cut
+// among them, until it execs: the lease is free a moment later.
+func whenFree(run func() (*session.Outcome, error)) (*session.Outcome, error) {
+	for range 100 {
+		out, err := run()
+		if !errors.Is(err, session.ErrRunBusy) {
+			return out, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return run()
+}
+
+// cutWorkers is how many cut runs atOnce runs at a time. A cut run waits on the sandbox's
+// builds and on the disk about as long as it computes, so on two cores four keep them busy.
+const cutWorkers = 4
+
+// atOnce calls do(i) for each i from first to before end, cutWorkers at a time, and returns
+// the results in the order of i. do must not stop the test (no require): its caller checks
+// the results.
+func atOnce[R any](first, end int, do func(i int) R) []R {
+	out := make([]R, max(end-first, 0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range cutWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i-first] = do(i)
+			}
+		}()
+	}
+	for i := first; i < end; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // TestAResumedRunReportsTheWholeRun cuts the demo, resumes it, and checks the report,
