@@ -216,6 +216,7 @@ func measure(ctx context.Context, methods []method, coders []*coder, rounds int)
 				return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 			}
 			walls[m.name] = append(walls[m.name], time.Since(start))
+			fmt.Fprintf(os.Stderr, "round %d: %s %.2fs\n", r+1, m.name, time.Since(start).Seconds())
 			results = append(results, verdicts{fmt.Sprintf("%s round %d", m.name, r+1), passing(coders, got)})
 		}
 	}
