@@ -25,7 +25,9 @@
 //	    out (the contract's exclude applied, the test file at its place), with the
 //	    judge's environment (PATH with the interpreter's directory first, a private HOME
 //	    and TMPDIR, LANG, the toolchain's and the contract's variables), coders spread
-//	    over the cores.
+//	    over the cores, each run in a session of its own as each of the judge's jobs is
+//	    (the kernel's autogroups share the CPU between sessions: under another load, runs
+//	    sharing one session got less of it, and the judge came out faster than the bound).
 //
 // All three run the test up to -reruns times per coder and stop a coder at its first
 // failing run. The rounds take turns across the methods (one untimed warm-up round each,
@@ -66,6 +68,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing/fstest"
 	"time"
 
@@ -419,6 +422,10 @@ func (b *bound) once(ctx context.Context, dir, tmp string) (bool, error) {
 	cmd.Dir = dir
 	cmd.Env = append(slices.Clip(b.env), "HOME="+tmp, "TMPDIR="+tmp, "PWD="+dir,
 		"dixit_report="+filepath.Join(tmp, "report.xml"))
+	// A session of its own, as each of the judge's jobs has: with the kernel's
+	// autogroups, the scheduler shares the CPU between sessions, so runs left in this
+	// process's session would get one share between them where the judge's get one each.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	err := cmd.Run()
 	if err != nil && cmd.ProcessState == nil {
