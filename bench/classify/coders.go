@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // coder is one implementation: a directory of files, usable as a ci.Tree.
@@ -168,5 +169,9 @@ func TestClamp(t *testing.T) {
 func execCommand(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	// A session of its own, as each judge job has: with the kernel's autogroups the
+	// scheduler shares the CPU by session, and baselines all in the benchmark's session
+	// would get less of a loaded machine than the judge.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
 }
