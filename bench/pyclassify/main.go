@@ -45,7 +45,7 @@
 // and removes the directory afterwards; that is part of what a classification costs, so
 // it is inside (a) and (b). The bound is what the issue names, pytest of the function on
 // each coder's tree: its trees are laid out once, before the warm-up, untimed (the time
-// it took is printed), and nothing the runs do changes them (PYTHONDONTWRITEBYTECODE=1,
+// it took is printed), and nothing the runs do changes them (bytecode goes to a cache outside the tree,
 // no cache provider, the report outside the tree). Charging the bound with a layout per
 // round would hide the judge's own copying in the ratio.
 //
@@ -358,7 +358,7 @@ func newBound(c ci.Contract, test ci.Test, reruns int, work string) (*bound, err
 		return nil, err
 	}
 	env := []string{"PATH=" + filepath.Dir(c.ToolchainPath) + ":/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
-		"LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"} // the python toolchain's variable
+		"LANG=C.UTF-8"}
 	for k, v := range c.Env {
 		env = append(env, k+"="+v)
 	}
@@ -401,14 +401,21 @@ func (b *bound) all(ctx context.Context, coders []*coder) ([]bool, error) {
 }
 
 // coder runs the test up to reruns times in dir and stops at the first failure, like
-// the judge; each run gets an empty HOME and TMPDIR, as in the sandbox.
+// the judge; each run gets an empty HOME and TMPDIR, as in the sandbox, and the runs
+// share one bytecode cache outside the tree, fresh for each coder, as the judge's runs of
+// one job share theirs (the python toolchain's PYTHONPYCACHEPREFIX).
 func (b *bound) coder(ctx context.Context, dir string) (bool, error) {
+	pyc, err := os.MkdirTemp(b.work, "pycache-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(pyc)
 	for i := 0; i < b.reruns; i++ {
 		tmp, err := os.MkdirTemp(b.work, "tmp-")
 		if err != nil {
 			return false, err
 		}
-		ok, err := b.once(ctx, dir, tmp)
+		ok, err := b.once(ctx, dir, tmp, pyc)
 		os.RemoveAll(tmp)
 		if !ok || err != nil {
 			return false, err
@@ -417,10 +424,10 @@ func (b *bound) coder(ctx context.Context, dir string) (bool, error) {
 	return true, nil
 }
 
-func (b *bound) once(ctx context.Context, dir, tmp string) (bool, error) {
+func (b *bound) once(ctx context.Context, dir, tmp, pyc string) (bool, error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", b.cmd)
 	cmd.Dir = dir
-	cmd.Env = append(slices.Clip(b.env), "HOME="+tmp, "TMPDIR="+tmp, "PWD="+dir,
+	cmd.Env = append(slices.Clip(b.env), "HOME="+tmp, "TMPDIR="+tmp, "PWD="+dir, "PYTHONPYCACHEPREFIX="+pyc,
 		"dixit_report="+filepath.Join(tmp, "report.xml"))
 	// A session of its own, as each of the judge's jobs has: with the kernel's
 	// autogroups, the scheduler shares the CPU between sessions, so runs left in this

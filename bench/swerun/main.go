@@ -58,9 +58,9 @@ type summary struct {
 		} `json:"stuck"`
 	} `json:"evidence"`
 	Existing *struct {
-		Scope   []string `json:"scope"`
+		Scope   []string                 `json:"scope"`
 		Set     struct{ Tests []string } `json:"set"`
-		Seconds float64  `json:"seconds"`
+		Seconds float64                  `json:"seconds"`
 	} `json:"existing_tests"`
 	Judge struct {
 		Executions int     `json:"executions"`
