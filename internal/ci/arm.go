@@ -74,16 +74,17 @@ func (p jobPlan) armed() bool { return len(p.wires) > 0 }
 // wire that must fail in the process, the runner cannot honestly have succeeded.
 const tamperedExit = 86
 
-// script wraps the contract's run command for an armed job. The runner exits 1 when a
-// test failed, which it must (a wire fails every time): that is the run going as it
-// should, so the wrapper sees 0 and goes on to the next rerun, while the reports decide
-// each run (a proposal that fails stops the reruns there, sandbox.Stopper). A runner
-// that exits 0 said no test failed: tamperedExit. Any other status stays as it was.
-func (p jobPlan) script(run string) string {
+// exitMap is what the sandbox's wrapper maps an armed run's status with
+// (sandbox.Invocation.Armed). The runner exits 1 when a test failed, which it must (a
+// wire fails every time): that is the run going as it should, so the wrapper sees 0 and
+// goes on to the next rerun, while the reports decide each run (a proposal that fails
+// stops the reruns there, sandbox.Stopper). A runner that exits 0 said no test failed:
+// tamperedExit. Any other status stays as it was. 0: the job is not armed.
+func (p jobPlan) exitMap() int {
 	if !p.armed() {
-		return run
+		return 0
 	}
-	return fmt.Sprintf("(%s\n)\ndixit_s=$?\ncase $dixit_s in 0) exit %d ;; 1) exit 0 ;; esac\nexit $dixit_s", run, tamperedExit)
+	return tamperedExit
 }
 
 // arm lays the wires into a test file whose runner the judge knows how to read them

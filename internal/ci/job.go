@@ -29,7 +29,8 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 		return v, err
 	}
 	inv := j.Invocation(lane, false)
-	inv.Script, inv.Runs, inv.Timeout = plan.script(p.Expand(plan.command(c.Run))), reruns, c.Timeout
+	inv.Script, inv.Runs, inv.Timeout = p.Expand(plan.command(c.Run)), reruns, c.Timeout
+	inv.Armed = plan.exitMap()
 	var reports sandbox.Reports
 	if ev != nil {
 		reports = ev

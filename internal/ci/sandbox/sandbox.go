@@ -71,6 +71,11 @@ type Invocation struct {
 	Script  string
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
 	Timeout time.Duration // per run
+	// Armed, when not 0, is the status a run that exits 0 gets, and a run that exits 1
+	// counts as 0: a test process with the judge's tripwires in it must report a failure
+	// (one wire fails every time), so 1 is the run going as it should and 0 is a forgery.
+	// The wrapper maps it, not a shell of the job's own: no extra process per run.
+	Armed int
 	// UnitCPU, when above the sandbox's CPU limit, is a process's CPU limit instead: a
 	// suite's runner runs many tests in one process (a pytest session over sympy's test
 	// files takes minutes of CPU), bounded by the unit's timeout rather than one test's.
@@ -110,8 +115,12 @@ func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 	if inv.Prepare {
 		umask = "022" // every lane reads what a prepare installs
 	}
+	armed := ""
+	if inv.Armed != 0 {
+		armed = strconv.Itoa(inv.Armed)
+	}
 	inner = append(inner, "/bin/sh", "-c", wrapperScript, "dixit",
-		inv.Script, strconv.Itoa(max(inv.Runs, 1)), marker, sweep, tmp, home, umask)
+		inv.Script, strconv.Itoa(max(inv.Runs, 1)), marker, sweep, tmp, home, umask, armed)
 
 	var argv []string
 	if s.bwrap == "" {

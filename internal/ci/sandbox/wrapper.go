@@ -16,7 +16,7 @@ import (
 // sandbox serves all the runs of a job, so starting it is paid once, not per rerun.
 // Arguments: $1 command, $2 runs, $3 output marker, $4 sweep (1: kill -9 -1 is safe,
 // the uid or pid namespace is the job's own), $5 $6 the private tmp and home to empty,
-// $7 a umask or "".
+// $7 a umask or "", $8 Invocation.Armed or "".
 //
 // On fd 3 it reports "x" when it starts (proving the sandbox works), "S i" when run i
 // starts, and "E i status" followed by the shell's "times" after it ends. Before that,
@@ -36,6 +36,9 @@ while [ "$i" -lt "$2" ]; do
 	printf 'S %d\n' "$i" >&3
 	(eval "$1") 3>&- </dev/null
 	s=$?
+	if [ -n "$8" ]; then
+		case "$s" in 0) s=$8 ;; 1) s=0 ;; esac
+	fi
 	[ "$4" = 1 ] && kill -9 -1 2>/dev/null
 	if [ -f "$dixit_report" ] && ! [ -L "$dixit_report" ]; then
 		printf 'R %d\n' "$i" >&3
