@@ -42,6 +42,30 @@ func TestLocalOutcomes(t *testing.T) {
 	}
 }
 `)},
+		{name: "tmp is emptied between runs but for the place kept for caches", want: []Outcome{Fail}, runs: 3, output: "kept for 3 runs",
+			test: goTest("os path/filepath strconv", `func TestKept(t *testing.T) {
+	tmp := os.Getenv("TMPDIR")
+	if _, err := os.Stat(filepath.Join(tmp, "left")); err == nil {
+		t.Fatal("a file of the run before survived in /tmp")
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "left"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(tmp, ".dixit-keep")
+	if err := os.MkdirAll(keep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(keep, "count"))
+	n, _ := strconv.Atoi(string(b))
+	n++
+	if err := os.WriteFile(filepath.Join(keep, "count"), []byte(strconv.Itoa(n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n == 3 {
+		t.Fatal("kept for 3 runs")
+	}
+}
+`)},
 		{name: "flaky test fails within 20 reruns", want: []Outcome{Fail}, output: "flaked",
 			test:  goTest("math/rand", "func TestFlaky(t *testing.T) {\n\tif rand.Intn(2) == 0 {\n\t\tt.Fatal(\"flaked\")\n\t}\n}\n"),
 			check: func(t *testing.T, v Verdict) { assert.LessOrEqual(t, v.Runs, 20) }},

@@ -86,11 +86,12 @@ func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error)
 	return sandbox.Toolchain{
 		Mounts: []string{out[0], out[1]},
 		Path:   []string{out[2]},
-		// Bytecode goes to the invocation's private /tmp, never into the tree: the runs
-		// of one job share it (sympy's modules compiled once, not on each of 20 runs),
-		// and no job sees another's. Code under test may rewrite it, but only runs after
-		// the first, which the verdict already needs to have passed on its own.
-		Env:   map[string]string{"PYTHONPYCACHEPREFIX": "/tmp/.dixit-pycache/"},
+		// Bytecode goes to the invocation's private /tmp, never into the tree, in the
+		// place the wrapper keeps between runs: the runs of one job share it (pytest's and
+		// sympy's modules compiled once, not on each of 20 runs), and no job sees
+		// another's. Code under test may rewrite it, but only for the runs after the
+		// first, which the verdict already needs to have passed on its own.
+		Env:   map[string]string{"PYTHONPYCACHEPREFIX": sandbox.KeepDir + "/pycache/"},
 		Check: "python3 -c pass && " + reportCheck,
 		// pip's own cache lives in the prepare's private HOME: only the venv is kept.
 		PrepareEnv: map[string]string{"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"},

@@ -25,8 +25,9 @@ import (
 // it could not read it), "R end". It
 // prints the marker on stdout after each run so the judge can tell the runs' output
 // apart. Between runs it kills what the run left behind and empties /tmp and HOME, so
-// every run starts as fresh as in a sandbox of its own. It stops at the first failing
-// run.
+// every run starts as fresh as in a sandbox of its own, but for /tmp/.dixit-keep (KeepDir):
+// caches the toolchain fills in the first run and the runs after it read, such as
+// Python's bytecode. It stops at the first failing run.
 const wrapperScript = `printf 'x\n' >&3 || exit 125
 exec 4>&-
 [ -n "$7" ] && umask "$7"
@@ -52,16 +53,21 @@ while [ "$i" -lt "$2" ]; do
 	for d in "$5" "$6"; do
 		case "$d" in /?*) ;; *) continue ;; esac
 		for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
+			[ "$f" = "$5/.dixit-keep" ] && continue
 			if [ -e "$f" ] || [ -L "$f" ]; then
-				chmod -R u+rwX "$d" 2>/dev/null
-				rm -rf "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null
-				break
+				chmod -R u+rwX "$f" 2>/dev/null
+				rm -rf "$f" 2>/dev/null
 			fi
 		done
 	done
 done
 exit "$s"
 `
+
+// KeepDir is the one place of a job's private /tmp that outlives a run: the wrapper
+// empties the rest between runs. What the code under test writes there can reach only the
+// job's later runs, and a job passes only if its first run passed on its own.
+const KeepDir = "/tmp/.dixit-keep"
 
 // newMarker is an unpredictable run separator for one Invocation's output.
 func newMarker() (string, error) {
