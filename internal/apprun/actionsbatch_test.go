@@ -121,9 +121,21 @@ func perRound(t *testing.T, journal []journalRecord, testers []string, runs []di
 // coders' suite runs of one step share one too. Each round dispatches at most one run per
 // step, fewer than one agent after the other did, and the run stops where it did.
 func TestActionsRunsPerRound(t *testing.T) {
-	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // examples/percent needs python3 with pytest
-	alone, othersAlone := actionsRounds(t, 1)
-	batched, others := actionsRounds(t, 0)
+	t.Parallel()
+	// The two runs are independent: they share only the build cache.
+	var alone, batched []roundFigures
+	var othersAlone, others int
+	t.Run("runs", func(t *testing.T) {
+		t.Run("one agent at a time", func(t *testing.T) {
+			t.Parallel()
+			alone, othersAlone = actionsRounds(t, 1)
+		})
+		t.Run("batched", func(t *testing.T) {
+			t.Parallel()
+			batched, others = actionsRounds(t, 0)
+		})
+	})
+	require.False(t, t.Failed())
 	assert.Equal(t, othersAlone, others, "the runs outside the rounds are the same")
 	require.Len(t, batched, len(alone), "the same rounds")
 	var before, after, steps []int

@@ -40,6 +40,9 @@ const demo = "../../examples/semver"
 var sharedResults string
 
 func TestMain(m *testing.M) {
+	// examples/percent needs python3 with pytest: Debian's, before a pyenv one without it.
+	// Set once here, so the tests that run it may run side by side.
+	os.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
 	if dir := os.Getenv("DIXIT_TEST_RESULTS"); dir != "" { // CI shares one across packages
 		sharedResults = dir
 		os.Exit(m.Run())
@@ -287,6 +290,7 @@ func (w *world) assertEscalated(t *testing.T) {
 // status comment, edited in place, the check run completes with the outcome, and the PR
 // is opened; the hidden work goes to the private workshop repository only.
 func TestLabelledIssueRunsToItsEscalationOnGitHub(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	s := w.server(t, "server-a", shareResults)
 	for _, id := range []string{"d1", "d1", "d2"} { // a redelivery, then a second label event
@@ -358,6 +362,7 @@ var midway = regexp.MustCompile(`working on this issue: round [2-9]`)
 // second server with an empty disk takes the run over from the workshop repository and
 // finishes it from where the first stopped, with one status comment and one PR.
 func TestARunMovesToAnotherServerMidway(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	// Server A is held after its 40th journal entry (in round 2), then stops there.
 	reached, stop := make(chan struct{}), make(chan struct{})
@@ -398,6 +403,7 @@ func TestARunMovesToAnotherServerMidway(t *testing.T) {
 // TestTwoServersNeverDriveTheSameRun: both servers get the delivery; one drives the run,
 // the other backs off until the run's lease is free, then finds the run finished.
 func TestTwoServersNeverDriveTheSameRun(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a, b := w.server(t, "server-a", shareResults), w.server(t, "server-b", shareResults)
 	w.deliver(t, a, "d1")
@@ -516,7 +522,7 @@ func TestTheContractTravelsToTheRunnersUnchanged(t *testing.T) {
 // (A Python population: the runners' work is judged from scratch, and Go builds would
 // make this test minutes long.)
 func TestAnIssueRunsWithTheActionsJudge(t *testing.T) {
-	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH")) // examples/percent needs python3 with pytest
+	t.Parallel()
 	w := newWorldOf(t, percent)
 	w.gh.State.SetPermission("Codertocat", "Hello-World", "maria", "write")
 	w.gh.State.SetFile("Codertocat", "Hello-World-dixit", "main", classify.WorkflowPath, string(classify.Workflow))

@@ -43,6 +43,7 @@ func (w *world) appClients(t *testing.T) func(*Executor) {
 // come, dropped connections, and answers lost after GitHub acted). The second run ends the
 // same way, with one status comment and one PR, and costs a bounded number of requests.
 func TestARunFinishesWhileGitHubFailsOneRequestInFive(t *testing.T) {
+	t.Parallel()
 	type result struct {
 		requests int
 		faults   map[string]int

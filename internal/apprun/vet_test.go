@@ -103,6 +103,7 @@ func (w *world) checkOn(t *testing.T, sha string) *github.CheckRun {
 // success. Another pull request whose first head is correct gets success. Nothing is
 // pushed to the target repository and no other pull request is opened.
 func TestAnAgentsPullRequestIsVettedOnGitHub(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	buggy := w.push(t, "main", buggyPatch)
 	w.gh.State.AddPull("Codertocat", "Hello-World", 2, ghtest.PullSpec{

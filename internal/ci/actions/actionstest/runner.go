@@ -9,13 +9,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
+	"github.com/dixit-bot/dixit/internal/ci"
 	"github.com/dixit-bot/dixit/internal/ci/classify"
 	"github.com/dixit-bot/dixit/internal/ghapp/ghtest"
 	"github.com/dixit-bot/dixit/internal/gitstate"
@@ -58,34 +61,60 @@ func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string)
 	if err := json.Unmarshal([]byte(d.Inputs["coders"]), &coders); err != nil {
 		return nil, fmt.Errorf("runner: coders: %w", err)
 	}
-	var arts []ghtest.Artifact
-	for _, c := range coders {
-		tree, err := gitstate.ReadRevision(repo, c.Ref)
-		if err != nil {
-			return nil, fmt.Errorf("runner: coder %s: %w", c.Name, err)
-		}
-		work, err := os.MkdirTemp(workDir, "job-")
-		if err != nil {
-			return nil, err
-		}
-		res, err := classify.Classify(ctx, classify.Options{
-			Run: d.Inputs["run_id"], Batch: d.Inputs["batch_id"], Coder: c.Name, Tree: tree, Tests: tests,
-			Reruns: reruns, Contract: contract, WorkDir: work, CacheDir: cacheDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("runner: classify %s: %w", c.Name, err)
-		}
-		data, err := res.Marshal()
-		if err != nil {
-			return nil, err
-		}
-		zipped, err := Zip(map[string]string{"results.json": string(data)})
-		if err != nil {
-			return nil, err
-		}
-		arts = append(arts, ghtest.Artifact{Name: ArtifactPrefix + c.Name, Zip: zipped})
+	// A matrix job per coder, as the workflow runs them: at once.
+	m := matrix{d: d, repo: repo, workDir: workDir, cacheDir: cacheDir, contract: contract, tests: tests, reruns: reruns}
+	arts := make([]ghtest.Artifact, len(coders))
+	errs := make([]error, len(coders))
+	var wg sync.WaitGroup
+	for i, c := range coders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			arts[i], errs[i] = m.runCoder(ctx, c.Name, c.Ref)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return arts, nil
+}
+
+// matrix is what every coder's job of one dispatch shares.
+type matrix struct {
+	d                       ghtest.Dispatch
+	repo, workDir, cacheDir string
+	contract                ci.Contract
+	tests                   []ci.Test
+	reruns                  int
+}
+
+// runCoder is one coder's matrix job: `bot classify` on its tree, the results zipped.
+func (m matrix) runCoder(ctx context.Context, name, ref string) (ghtest.Artifact, error) {
+	tree, err := gitstate.ReadRevision(m.repo, ref)
+	if err != nil {
+		return ghtest.Artifact{}, fmt.Errorf("runner: coder %s: %w", name, err)
+	}
+	work, err := os.MkdirTemp(m.workDir, "job-")
+	if err != nil {
+		return ghtest.Artifact{}, err
+	}
+	res, err := classify.Classify(ctx, classify.Options{
+		Run: m.d.Inputs["run_id"], Batch: m.d.Inputs["batch_id"], Coder: name, Tree: tree, Tests: m.tests,
+		Reruns: m.reruns, Contract: m.contract, WorkDir: work, CacheDir: m.cacheDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return ghtest.Artifact{}, fmt.Errorf("runner: classify %s: %w", name, err)
+	}
+	data, err := res.Marshal()
+	if err != nil {
+		return ghtest.Artifact{}, err
+	}
+	zipped, err := Zip(map[string]string{"results.json": string(data)})
+	if err != nil {
+		return ghtest.Artifact{}, err
+	}
+	return ghtest.Artifact{Name: ArtifactPrefix + name, Zip: zipped}, nil
 }
 
 // Zip packs files as upload-artifact does.
