@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -42,7 +43,7 @@ func NewCached(inner Judge, contract Contract, dir string, logger *slog.Logger) 
 		return nil, fmt.Errorf("contract fingerprint: %w", err)
 	}
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, ".locks"), 0o755); err != nil {
 			return nil, fmt.Errorf("verdict cache dir: %w", err)
 		}
 	}
@@ -70,16 +71,16 @@ func (c *Cached) Run(ctx context.Context, reruns int, jobs []Job) ([]Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	runs := 0
+	runs, executed := 0, 0
 	if len(b.misses) > 0 {
-		if runs, err = c.execute(ctx, reruns, b); err != nil {
+		if runs, executed, err = c.execute(ctx, reruns, b); err != nil {
 			return nil, err
 		}
 	}
 	c.mu.Lock()
-	c.stats.Executions += len(b.misses)
+	c.stats.Executions += executed
 	c.stats.Runs += runs
-	c.stats.CacheHits += b.hits
+	c.stats.CacheHits += b.hits + len(b.misses) - executed
 	c.stats.Seconds += time.Since(start).Seconds()
 	c.mu.Unlock()
 	return b.out, nil
@@ -123,32 +124,147 @@ func (c *Cached) plan(reruns int, jobs []Job) (cacheBatch, error) {
 }
 
 // execute has the inner judge run the misses, keeps their verdicts and puts them in
-// place; it returns the runs they took.
-func (c *Cached) execute(ctx context.Context, reruns int, b cacheBatch) (int, error) {
-	vs, err := c.inner.Run(ctx, reruns, b.misses)
+// place; it returns the runs they took and how many it executed. Judges that share the
+// cache's directory (servers, runs in one process) run each job once: a miss whose lock
+// another holds is being judged there, so it is waited for and read from the cache, and
+// run here only when that judge kept no verdict (it failed, or the prepare did).
+func (c *Cached) execute(ctx context.Context, reruns int, b cacheBatch) (int, int, error) {
+	got := make([]Verdict, len(b.misses))
+	locks := make([]*os.File, len(b.misses))
+	defer func() {
+		for _, l := range locks {
+			if l != nil {
+				l.Close()
+			}
+		}
+	}()
+	var mine, theirs []int
+	for m, k := range b.keys {
+		l, held := c.claim(k)
+		locks[m] = l
+		if held {
+			mine = append(mine, m)
+		} else {
+			theirs = append(theirs, m)
+		}
+	}
+	runs, err := c.runSome(ctx, reruns, b, mine, got)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, m := range mine {
+		locks[m].Close() // their verdicts are kept: the waiting judges may read them
+		locks[m] = nil
+	}
+	var left []int
+	for _, m := range theirs {
+		l, err := waitLock(ctx, c.lockPath(b.keys[m]))
+		if err != nil {
+			return 0, 0, err
+		}
+		locks[m] = l
+		if v, ok := c.lookup(b.keys[m]); ok {
+			v.Cached = true
+			got[m] = v
+			continue
+		}
+		left = append(left, m)
+	}
+	more, err := c.runSome(ctx, reruns, b, left, got)
+	if err != nil {
+		return 0, 0, err
+	}
+	executed := len(mine) + len(left)
+	seen := make([]bool, len(b.misses))
+	for i := range b.out {
+		if m := b.from[i]; m >= 0 {
+			b.out[i] = got[m]
+			b.out[i].Cached = b.out[i].Cached || seen[m] // a duplicate within the call did not execute
+			seen[m] = true
+		}
+	}
+	return runs + more, executed, nil
+}
+
+// runSome has the inner judge run the misses at indexes which, keeps their verdicts and
+// puts them in got; it returns the runs they took.
+func (c *Cached) runSome(ctx context.Context, reruns int, b cacheBatch, which []int, got []Verdict) (int, error) {
+	if len(which) == 0 {
+		return 0, nil
+	}
+	jobs := make([]Job, len(which))
+	for i, m := range which {
+		jobs[i] = b.misses[m]
+	}
+	vs, err := c.inner.Run(ctx, reruns, jobs)
 	if err != nil {
 		return 0, err
 	}
-	if len(vs) != len(b.misses) {
-		return 0, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(b.misses))
+	if len(vs) != len(jobs) {
+		return 0, fmt.Errorf("inner judge returned %d verdicts for %d jobs", len(vs), len(jobs))
 	}
 	runs := 0
-	for m, v := range vs {
+	for i, v := range vs {
+		m := which[i]
 		runs += v.Runs
+		got[m] = v
 		if v.Outcome == PrepareFailed {
 			continue // the environment's, not the test's: it must not outlive its fix
 		}
 		c.store(b.keys[m], v)
 	}
-	seen := make([]bool, len(b.misses))
-	for i := range b.out {
-		if m := b.from[i]; m >= 0 {
-			b.out[i] = vs[m]
-			b.out[i].Cached = seen[m] // a duplicate within the call did not execute
-			seen[m] = true
+	return runs, nil
+}
+
+// lockPath is where a job's lock lives: beside the verdicts, never among them.
+func (c *Cached) lockPath(key string) string { return filepath.Join(c.dir, ".locks", key) }
+
+// claim takes the lock of a job's key without waiting, and says whether this judge is to
+// run it: yes when it holds the lock, and when there is no directory or no lock to take
+// (a cache that cannot lock only costs a duplicate execution).
+func (c *Cached) claim(key string) (*os.File, bool) {
+	if c.dir == "" {
+		return nil, true
+	}
+	f, err := os.OpenFile(c.lockPath(key), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		c.log.Warn("ci: verdict cache lock failed", "key", key, "err", err)
+		return nil, true
+	}
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return f, true
+	}
+	f.Close()
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		c.log.Warn("ci: verdict cache lock failed", "key", key, "err", err)
+		return nil, true
+	}
+	return nil, false
+}
+
+// waitLock takes an exclusive flock on path, polling so ctx can end the wait.
+func waitLock(ctx context.Context, path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("verdict cache lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("verdict cache lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return runs, nil
 }
 
 func (c *Cached) key(j Job, reruns int) string {

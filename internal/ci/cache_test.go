@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,8 +146,8 @@ func TestCachedInnerErrorCachesNothing(t *testing.T) {
 	vs, err := c.Run(context.Background(), 1, cacheJobs("t"))
 	require.ErrorContains(t, err, "sandbox broke")
 	assert.Nil(t, vs)
-	files, _ := os.ReadDir(dir)
-	assert.Empty(t, files)
+	kept, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	assert.Empty(t, kept, "no verdict kept")
 	inner.err = nil
 	vs = run(t, c, 1, cacheJobs("t"))
 	assert.False(t, vs[0].Cached)
@@ -179,6 +180,64 @@ func TestAFailedPrepareIsNeverCached(t *testing.T) {
 		assert.False(t, vs[0].Cached)
 	}
 	assert.Equal(t, 4, inner.jobs, "once the environment is fixed, the jobs run")
-	entries, _ := os.ReadDir(dir)
-	assert.Empty(t, entries, "nothing on disk either")
+	kept, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	assert.Empty(t, kept, "nothing on disk either")
+}
+
+// slowJudge judges every job after a pause, counting them: long enough for another
+// judge to ask for the same jobs meanwhile.
+type slowJudge struct {
+	mu   sync.Mutex
+	jobs int
+}
+
+func (s *slowJudge) Run(_ context.Context, reruns int, jobs []Job) ([]Verdict, error) {
+	s.mu.Lock()
+	s.jobs += len(jobs)
+	s.mu.Unlock()
+	time.Sleep(300 * time.Millisecond)
+	out := make([]Verdict, len(jobs))
+	for i := range jobs {
+		out[i] = Verdict{Outcome: Pass, Runs: reruns, Seconds: 0.3}
+	}
+	return out, nil
+}
+
+// TestJudgesSharingACacheRunEachJobOnce: two judges (two servers, or two runs of one
+// process) asked for the same jobs at once execute each once; the second waits for the
+// first's verdicts and reports them as cached.
+func TestJudgesSharingACacheRunEachJobOnce(t *testing.T) {
+	dir := t.TempDir()
+	inner := &slowJudge{}
+	var judges [2]*Cached
+	for i := range judges {
+		c, err := NewCached(inner, shellContract(), dir, quietLogger())
+		require.NoError(t, err)
+		judges[i] = c
+	}
+	var got [2][]Verdict
+	var wg sync.WaitGroup
+	for i, c := range judges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vs, err := c.Run(context.Background(), 3, cacheJobs("shared"))
+			assert.NoError(t, err)
+			got[i] = vs
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 2, inner.jobs, "each of the two jobs ran once")
+	for i := range got {
+		require.Len(t, got[i], 2)
+		for _, v := range got[i] {
+			assert.Equal(t, Pass, v.Outcome)
+		}
+	}
+	cached := 0
+	for _, c := range judges {
+		cached += c.Stats().CacheHits
+		assert.Equal(t, 2, c.Stats().Executions+c.Stats().CacheHits)
+	}
+	assert.Equal(t, 2, cached, "the judge that waited read both verdicts from the cache")
 }
