@@ -21,6 +21,7 @@ import (
 // client, the cache, the judges' lanes) would show here, above all under -race.
 // The coders do not run commands, to keep the test short: bench/concurrent does.
 func TestConcurrentLiveRunsInOneProcess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("about one live run's judge work plus eight cached runs")
 	}

@@ -15,18 +15,12 @@ import (
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
-// pythonOnPath puts the system's python3 (Debian's, with pytest) first, as the python
-// preset's tests need.
-func pythonOnPath(t *testing.T) {
-	t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
-}
-
 // TestAHumansDecisionsCarryTheRunOn walks examples/percent through its three stops: every
 // tester asleep (woken), a broken coder (replaced, and the fresh one catches up), and a
 // test four coders got wrong (dropped, which releases the right coder); then the run ends
 // TESTERS_EXHAUSTED. Decisions that do not fit are refused and change nothing.
 func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
-	pythonOnPath(t)
+	t.Parallel()
 	state := t.TempDir()
 	opts := session.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache}
 	run := func() *session.Outcome {

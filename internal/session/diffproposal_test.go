@@ -19,7 +19,7 @@ import (
 // coder (the wrong coder fails it, by name, then fixes its code), vets it, and keeps what
 // it selects in summary.json; a whole-file proposal beside it is judged as before.
 func TestATestersDiffIsClassifiedByTheFunctionItAdds(t *testing.T) {
-	pythonOnPath(t)
+	t.Parallel()
 	pop := t.TempDir()
 	write := func(rel, content string) {
 		p := filepath.Join(pop, filepath.FromSlash(rel))

@@ -23,6 +23,7 @@ import (
 // copy runs anyway), and a tester's test placed in the package passes on the base, so it
 // guards existing behaviour, while the other tests the change.
 func TestExistingTestsGuardTheCoders(t *testing.T) {
+	t.Parallel()
 	const pop = "testdata/existing"
 	out, err := session.Run(context.Background(), session.Options{
 		Population: pop, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("existing-%d", os.Getpid()),
@@ -79,7 +80,7 @@ func TestExistingTestsGuardTheCoders(t *testing.T) {
 // changed module runs on the base, the unrelated one does not until a patch under review
 // changes its module, and a coder or a patch breaking a reached test is told which.
 func TestPythonBaseTestsRunAsChangesReachThem(t *testing.T) {
-	pythonOnPath(t)
+	t.Parallel()
 	pop := t.TempDir()
 	writeIn := func(root, rel, content string) {
 		p := filepath.Join(root, filepath.FromSlash(rel))

@@ -20,6 +20,7 @@ import (
 // one coder's first tree does not compile. Every one gets a verdict naming what happened,
 // the run reaches its escalation, and the journal holds every effect.
 func TestHostileTestsGetVerdictsAndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/hostile", StateDir: state, BuildCache: buildCache, RunID: "hostile",

@@ -110,6 +110,7 @@ func population(req llmtest.RecordedRequest) llmtest.Step {
 }
 
 func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Reply(population)
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
@@ -200,6 +201,7 @@ func writeSpec(t *testing.T) string {
 // TestAResumedRunKeepsItsSpec: an issue edited while its run was cut does not change
 // what the run's agents are told when it resumes.
 func TestAResumedRunKeepsItsSpec(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Reply(population)
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
@@ -250,6 +252,7 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 // faulty run finds the clean run's verdicts in their shared cache, as a server's runs
 // do: the faults are the model's, and the judge's work would be the same twice.
 func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
+	t.Parallel()
 	verdicts := t.TempDir()
 	run := func(faulty bool) (*session.Outcome, int, int) {
 		srv := llmtest.NewServer(t)

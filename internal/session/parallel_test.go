@@ -77,6 +77,7 @@ func agentsAtOnce(lanes []string) bool {
 // same outcome, vetted tests and numbers, workspaces and events; every journalled effect is
 // replayed, none is asked of the model again.
 func TestALiveRunCutInsideItsParallelPhasesResumesToTheSameEnd(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Reply(func(req llmtest.RecordedRequest) llmtest.Step {
 		step := population(req)

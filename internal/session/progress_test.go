@@ -16,6 +16,7 @@ import (
 // The demo's progress in a CI log or a pipe: the lines of each round and of the
 // comparison, and no control character a log viewer would show as garbage.
 func TestDemoProgressIsPlainOffATerminal(t *testing.T) {
+	t.Parallel()
 	var progress bytes.Buffer
 	_, err := session.Run(context.Background(), session.Options{
 		Population: demo, StateDir: sharedState, BuildCache: buildCache, RunID: fmt.Sprintf("progress-%d", os.Getpid()),

@@ -22,6 +22,7 @@ import (
 // corrections reach the fixer, the approved code's own tests run in the sandbox, and a
 // failing one goes back to the fixer until the code is accepted.
 func TestCriticsProtocolRunsWithTheRealJudge(t *testing.T) {
+	t.Parallel()
 	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/critics", StateDir: t.TempDir(), BuildCache: buildCache,
 	})
@@ -58,6 +59,7 @@ func TestCriticsProtocolRunsWithTheRealJudge(t *testing.T) {
 // the programmers; no candidate passes both at first, the navigator analyses the
 // failures, and the second iteration's candidate is accepted.
 func TestTDGProtocolRunsWithTheRealJudge(t *testing.T) {
+	t.Parallel()
 	out, err := session.Run(context.Background(), session.Options{
 		Population: "testdata/tdg", StateDir: t.TempDir(), BuildCache: buildCache,
 	})

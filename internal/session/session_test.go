@@ -32,6 +32,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The python preset's tests need Debian's python3 (with pytest) before a pyenv one
+	// without it. Set once here, so they may run side by side.
+	os.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
 	dir, err := os.MkdirTemp("", "dixit-session-")
 	if err != nil {
 		panic(err)
@@ -161,6 +164,7 @@ func TestDemoShowsTheWholeProtocol(t *testing.T) {
 // effect, starts it again, and checks it ends exactly as an uninterrupted run, paying only
 // for the effects that were not yet journalled.
 func TestDemoResumesAfterAnInterruptionAtEveryEffect(t *testing.T) {
+	t.Parallel()
 	whole, err := runDemo(t, fmt.Sprintf("whole-%d", os.Getpid()), nil)
 	require.NoError(t, err)
 	effects := whole.Result.Replayed + whole.Result.Live
@@ -252,6 +256,7 @@ func atOnce[R any](first, end int, do func(i int) R) []R {
 // the summary and the closing lines give the wall time and judge work of both
 // invocations, not the last start's alone.
 func TestAResumedRunReportsTheWholeRun(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir() // a verdict cache of its own: the first invocation's judge work is real
 	run := func(afterAppend func(int) error) (*session.Outcome, error) {
 		return session.Run(context.Background(), session.Options{

@@ -25,6 +25,7 @@ import (
 // picked, the report names it, the run stops on it saying it tampered; and d's tree vetted
 // as a patch fails with the reason naming the tampering.
 func TestATamperedCoderIsOutOfTheRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole run through the sandboxed judge")
 	}

@@ -23,6 +23,7 @@ import (
 // one compares version numbers as strings (the bug the issue is about), one is a consensus
 // implementation. The run, and so what was vetted, is the same for both.
 func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
+	t.Parallel()
 	id := fmt.Sprintf("vet-%d", os.Getpid())
 	// The run first, as bot demo makes it: vetting leaves its report as it wrote it.
 	run, err := runDemo(t, id, nil)
@@ -102,6 +103,7 @@ func TestVetNamesTheVettedTestThatCatchesAPlantedBug(t *testing.T) {
 // TestThePatchUnderReviewReachesNoAgent vets a patch carrying a canary with live agents
 // (the model faked over HTTP): no request to the model ever holds it.
 func TestThePatchUnderReviewReachesNoAgent(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Reply(population)
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
