@@ -82,6 +82,14 @@ type Invocation struct {
 	UnitCPU time.Duration
 }
 
+// armedArg is the wrapper's $8: Invocation.Armed, or "" when the job is not armed.
+func armedArg(armed int) string {
+	if armed == 0 {
+		return ""
+	}
+	return strconv.Itoa(armed)
+}
+
 // command builds the process for an Invocation; the caller wires stdio and fds 3 and 4.
 func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 	sealDescriptors()
@@ -115,12 +123,8 @@ func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 	if inv.Prepare {
 		umask = "022" // every lane reads what a prepare installs
 	}
-	armed := ""
-	if inv.Armed != 0 {
-		armed = strconv.Itoa(inv.Armed)
-	}
 	inner = append(inner, "/bin/sh", "-c", wrapperScript, "dixit",
-		inv.Script, strconv.Itoa(max(inv.Runs, 1)), marker, sweep, tmp, home, umask, armed)
+		inv.Script, strconv.Itoa(max(inv.Runs, 1)), marker, sweep, tmp, home, umask, armedArg(inv.Armed))
 
 	var argv []string
 	if s.bwrap == "" {
