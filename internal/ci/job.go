@@ -53,7 +53,7 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 		run, problem := ev.firstProblem(reruns)
 		v.Runs = run // the run after it may have begun before the sandbox was stopped
 		output := res.Output
-		if out, ok := res.Recent[run]; ok {
+		if out, ok := res.ByRun[run]; ok {
 			output = tripwire.Scrub(out, plan.wires)
 		}
 		v.Outcome, v.Output = reportVerdict(output, plan, run, reruns, problem)

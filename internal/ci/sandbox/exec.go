@@ -25,9 +25,9 @@ type Result struct {
 	Stopped bool
 	CPU     time.Duration // CPU time of the last finished run's processes
 	Output  []byte        // tail of the last run's output
-	// Recent holds the tails of the last few finished runs by number (as the output's
-	// separators counted them), for a verdict about a run other than the last.
-	Recent map[int][]byte
+	// ByRun holds the tails of the finished runs by number (as the output's separators
+	// counted them), for a verdict about a run other than the last.
+	ByRun map[int][]byte
 }
 
 // Passed reports whether every requested run, and no other, started and finished with
@@ -128,6 +128,7 @@ func (s *Sandbox) start(inv Invocation, marker string) (*running, error) {
 	r.flood = make(chan struct{})
 	r.out = newRunOutput(marker, s.limits.Output, cmp.Or(s.keep, MaxOutput), func() { close(r.flood) })
 	r.out.budget = s.limits.Output * int64(max(inv.Runs, 1))
+	r.out.runs = inv.Runs
 	r.prog = newProgress()
 	return r, nil
 }
@@ -256,7 +257,7 @@ func (r *running) result(res Result, oomKilled bool) (Result, error) {
 	if p.ends > 0 {
 		res.Exit = p.status
 	}
-	res.Output, res.Recent = r.out.last, r.out.recent
+	res.Output, res.ByRun = r.out.last, r.out.byRun
 	if !res.Stopped && (res.TimedOut || res.Flooded || p.ends < p.starts) {
 		res.Output = r.out.cur.Bytes() // killed in the middle of a run
 	}

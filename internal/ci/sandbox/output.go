@@ -52,14 +52,14 @@ type runOutput struct {
 	carry  []byte // bytes that may be the start of a marker
 	fired  bool
 	report Reports // takes each run's output for its report; nil: not read
-	// ended counts the markers seen, and recent keeps the tails of the last few runs
-	// by that count: a run stopped for its report may be a run or two behind (Stopper).
-	ended  int
-	recent map[int][]byte
+	// ended counts the markers seen, and byRun keeps the tails of the runs by that
+	// count, up to runs of them: the run a Stopper stops for may be any number of runs
+	// behind on a busy machine, since fast runs go on while its report is judged. A test
+	// can print the marker, so the runs past those requested keep nothing.
+	ended int
+	runs  int
+	byRun map[int][]byte
 }
-
-// recentRuns is how many finished runs' tails are kept.
-const recentRuns = 3
 
 func newRunOutput(marker string, limit int64, keep int, over func()) *runOutput {
 	return &runOutput{marker: []byte(marker), limit: limit, keep: keep, over: over, cur: newTail(keep)}
@@ -78,11 +78,12 @@ func (o *runOutput) write(p []byte) {
 		}
 		o.last = append([]byte(nil), o.cur.Bytes()...)
 		o.ended++
-		if o.recent == nil {
-			o.recent = map[int][]byte{}
+		if o.ended <= o.runs {
+			if o.byRun == nil {
+				o.byRun = map[int][]byte{}
+			}
+			o.byRun[o.ended] = o.last
 		}
-		o.recent[o.ended] = o.last
-		delete(o.recent, o.ended-recentRuns)
 		o.cur, o.count = newTail(o.keep), 0
 		data = data[i+len(o.marker):]
 	}

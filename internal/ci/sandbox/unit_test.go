@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,20 @@ func TestRunOutput(t *testing.T) {
 			assert.Equal(t, c.overFlowed, over)
 		})
 	}
+}
+
+// A run stopped for its report may be many runs behind the last one on a busy
+// machine: its own output must still be there, and forged markers keep nothing.
+func TestRunOutputKeepsEveryRequestedRun(t *testing.T) {
+	const m = "\x1eMARK\x1e"
+	o := newRunOutput(m, 100, MaxOutput, func() {})
+	o.runs = 20
+	for i := 1; i <= 25; i++ {
+		o.write([]byte(fmt.Sprintf("run %d", i) + m))
+	}
+	assert.Equal(t, "run 2", string(o.byRun[2]), "an early run's output is kept after 23 more")
+	assert.Equal(t, "run 20", string(o.byRun[20]))
+	assert.Len(t, o.byRun, 20, "markers past the requested runs are forged: nothing kept for them")
 }
 
 func TestChildTimes(t *testing.T) {
