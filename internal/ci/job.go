@@ -45,27 +45,17 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 	switch {
 	case plan.armed() && res.Exit == tamperedExit && res.Ends > 0 && !res.TimedOut && !res.Flooded:
 		v.Outcome, v.Output = exitedZero(res.Output, ev, plan, runs, reruns)
-	case res.Stopped: // a run's report showed it failed: the runs after it were not started
-		if o, note := l.sb.Outcome(res, c.Timeout, false); o != Fail && res.Exit != 0 {
-			v.Outcome, v.Output = o, sandbox.Clip(res.Output, fmt.Sprintf("run %d of %d: %s", runs, reruns, note), MaxOutput)
-			break // a limit ended the run: that, not its missing report, is why it failed
-		}
-		run, problem := ev.firstProblem(reruns)
-		v.Runs = run // the run after it may have begun before the sandbox was stopped
-		output := res.Output
-		if out, ok := res.ByRun[run]; ok {
-			output = tripwire.Scrub(out, plan.wires)
-		}
-		v.Outcome, v.Output = reportVerdict(output, plan, run, reruns, problem)
-	case !res.Passed(reruns):
-		o, note := l.sb.Outcome(res, c.Timeout, false)
-		v.Outcome = o
-		v.Output = sandbox.Clip(res.Output, fmt.Sprintf("run %d of %d: %s", runs, reruns, note), MaxOutput)
+	case res.Stopped || !res.Passed(reruns):
+		v = l.failedRuns(res, ev, plan, reruns)
 	case ev == nil:
 		v.Output = sandbox.Clip(nil, exitOnlyNote, MaxOutput)
 	default:
 		if run, problem := ev.firstProblem(reruns); problem != "" {
-			v.Outcome, v.Output = reportVerdict(res.Output, plan, run, reruns, problem)
+			status := "exit status 0 but "
+			if plan.armed() {
+				status = "" // the runner exits non-zero on every run: a wire fails
+			}
+			v.Outcome, v.Output = reportVerdict(res.Output, status, run, reruns, problem)
 		} else if len(plan.selected) > 0 {
 			// Say which tests passed: a diff's proposal is those tests, not its file.
 			v.Output = sandbox.Clip(nil, "ran only the tests the proposal's diff adds or changes, each reported passed in every run: "+
@@ -80,21 +70,45 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 // evidence of it when there is some.
 func exitedZero(output []byte, ev *evidence, plan jobPlan, runs, reruns int) (Outcome, string) {
 	if run, problem := ev.firstProblem(reruns); strings.HasPrefix(problem, tamperedPrefix) {
-		return reportVerdict(output, plan, run, reruns, problem)
+		return reportVerdict(output, "", run, reruns, problem)
 	}
 	return Tampered, sandbox.Clip(output, fmt.Sprintf("run %d of %d: tampered: the test process exited 0 though a check of the judge's own in it must fail: "+
 		"something in the process ended it early or rewrote its result", runs, reruns), MaxOutput)
 }
 
+// failedRuns is the verdict of runs that did not all pass: stopped when a run's report
+// showed it failed, or ended by a non-zero exit status or a limit. A limit says why it
+// failed; otherwise the report, when there is one, says what failed, whichever of the
+// report and the exit status the judge happened to see first.
+func (l *Local) failedRuns(res sandbox.Result, ev *evidence, plan jobPlan, reruns int) Verdict {
+	runs := min(res.Starts, reruns)
+	o, note := l.sb.Outcome(res, l.contract.Timeout, false)
+	if ev != nil && res.Ends > 0 && (o == Fail || res.Stopped && res.Exit == 0) {
+		if run, problem := ev.firstProblem(reruns); problem != "" {
+			output := res.Output
+			if out, ok := res.ByRun[run]; ok { // the runs after it may have gone on meanwhile
+				output = tripwire.Scrub(out, plan.wires)
+			}
+			status := "" // an armed runner exits non-zero on every run: a wire fails
+			switch {
+			case res.Exit != 0 && !res.Stopped:
+				status = fmt.Sprintf("exit status %d: ", res.Exit)
+			case res.Exit == 0 && !plan.armed():
+				status = "exit status 0 but "
+			}
+			outcome, text := reportVerdict(output, status, run, reruns, problem)
+			return Verdict{Outcome: outcome, Runs: run, Output: text}
+		}
+	}
+	return Verdict{Outcome: o, Runs: runs, Output: sandbox.Clip(res.Output, fmt.Sprintf("run %d of %d: %s", runs, reruns, note), MaxOutput)}
+}
+
 // reportVerdict is the verdict of a run whose report proves no pass: Tampered when the
-// judge's own checks say the report is not the runner's account, else Fail.
-func reportVerdict(output []byte, plan jobPlan, run, reruns int, problem string) (Outcome, string) {
+// judge's own checks say the report is not the runner's account, else Fail, its note
+// after status (what the exit status said, or "").
+func reportVerdict(output []byte, status string, run, reruns int, problem string) (Outcome, string) {
 	if why, ok := strings.CutPrefix(problem, tamperedPrefix); ok {
 		return Tampered, sandbox.Clip(output, fmt.Sprintf("run %d of %d: tampered: %s", run, reruns, why), MaxOutput)
-	}
-	status := "exit status 0 but "
-	if plan.armed() {
-		status = "" // the runner exits non-zero on every run: a wire fails
 	}
 	return Fail, sandbox.Clip(output, fmt.Sprintf("run %d of %d: %s%s", run, reruns, status, problem), MaxOutput)
 }
