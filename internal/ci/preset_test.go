@@ -47,6 +47,43 @@ func TestPresetPython(t *testing.T) {
 	})
 }
 
+// A Python job reads the interpreter's own compiled library (pytest, the standard
+// library) instead of compiling it before its first test, and cannot change it for the
+// jobs after it: the mirror of it is the judge's, read-only.
+func TestPythonRunsReadTheInterpretersOwnBytecode(t *testing.T) {
+	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
+		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
+		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+	}
+	l := presetJudge(t, "python", "python3", "-c", "import pytest")
+	if !l.sb.Bubblewrap() {
+		t.Skip("the mirror of the interpreter's bytecode needs bubblewrap's mounts")
+	}
+	test := `import importlib.util, json, os
+import _pytest
+
+
+def test_the_library_is_compiled_already():
+    for mod in (_pytest, json):
+        pyc = importlib.util.cache_from_source(mod.__file__)
+        assert pyc.startswith("/tmp/.dixit-keep/pycache/"), pyc
+        assert os.path.islink(pyc), pyc + " was compiled by this job"
+
+
+def test_no_job_can_change_it():
+    pyc = importlib.util.cache_from_source(json.__file__)
+    for attempt in (lambda: open(pyc, "ab"), lambda: os.replace(__file__, pyc), lambda: os.unlink(pyc)):
+        try:
+            attempt()
+        except OSError:
+            continue
+        raise AssertionError("a job changed " + pyc)
+`
+	runBatch(t, l, 2, []judgeCase{
+		{name: "mirror", tree: mapTree{"calc.py": "x = 1\n"}, want: []Outcome{Pass}, runs: 2, test: []byte(test)},
+	})
+}
+
 // TestPythonToolchain checks the interpreter is usable in the sandbox even without
 // pytest, with unittest.
 func TestPythonToolchain(t *testing.T) {

@@ -74,16 +74,29 @@ func goProxy(ctx context.Context, goBin string) string {
 	return out[0]
 }
 
+// pycacheUnder is where, below sandbox.KeepDir, Python's runs keep their bytecode.
+const pycacheUnder = "pycache"
+
 func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error) {
-	out, err := hostLines(ctx, cmp.Or(bin, "python3"), "-c",
-		"import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.dirname(sys.executable))")
+	// -I: the library as the runs see it (-P there), not the judge's own PYTHONPATH.
+	out, err := hostLines(ctx, cmp.Or(bin, "python3"), "-I", "-c",
+		"import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.dirname(sys.executable)); "+
+			"print(sys.implementation.cache_tag or ''); print('\\n'.join(p for p in sys.path if os.path.isabs(p)))")
 	if err != nil {
 		return sandbox.Toolchain{}, err
 	}
-	if len(out) != 3 {
+	if len(out) < 3 {
 		return sandbox.Toolchain{}, fmt.Errorf("python3: unexpected output %q", out)
 	}
+	var mirror sandbox.Mirror
+	if len(out) > 4 && out[3] != "" {
+		tag := out[3]
+		mirror = sandbox.Mirror{Dirs: out[4:], Cache: "__pycache__", Suffix: "." + tag + ".pyc", Under: pycacheUnder}
+	}
 	return sandbox.Toolchain{
+		// The interpreter's own library, compiled as it was installed (Debian compiles it
+		// at install time), for the runs that read bytecode under the prefix below.
+		Mirror: mirror,
 		Mounts: []string{out[0], out[1]},
 		Path:   []string{out[2]},
 		// Bytecode goes to the invocation's private /tmp, never into the tree, in the
@@ -91,7 +104,7 @@ func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error)
 		// sympy's modules compiled once, not on each of 20 runs), and no job sees
 		// another's. Code under test may rewrite it, but only for the runs after the
 		// first, which the verdict already needs to have passed on its own.
-		Env:   map[string]string{"PYTHONPYCACHEPREFIX": sandbox.KeepDir + "/pycache/"},
+		Env:   map[string]string{"PYTHONPYCACHEPREFIX": sandbox.KeepDir + "/" + pycacheUnder + "/"},
 		Check: "python3 -c pass && " + reportCheck,
 		// pip's own cache lives in the prepare's private HOME: only the venv is kept.
 		PrepareEnv: map[string]string{"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"},

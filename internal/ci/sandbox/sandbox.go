@@ -36,6 +36,7 @@ type Sandbox struct {
 	tc                      Toolchain
 	system                  []string // bwrap arguments exposing the host system read-only
 	mounts                  []string // toolchain paths bound read-only
+	mirror                  []string // bwrap arguments binding the toolchain's bytecode mirror (mirror.go)
 	cacheDir                string   // host directory of the toolchain's build cache, or ""
 	depsRoot                string   // host directory holding the prepared dependency caches
 	memory                  *memoryLimit
@@ -354,6 +355,9 @@ func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 		"--perms", "1777", "--tmpfs", "/tmp",
 		"--perms", "1777", "--tmpfs", boxHome,
 	)
+	if !inv.Prepare {
+		a = append(a, s.mirror...)
+	}
 	chdir := boxSrc
 	if inv.Prepare {
 		// The prepare sees the manifests it installs from (copied into the cache), never

@@ -186,6 +186,11 @@ func (s *Sandbox) setUp(ctx context.Context, cfg Config) error {
 	if err := s.choose(ctx, cfg); err != nil {
 		return err
 	}
+	if dir, err := s.mirrorDir(filepath.Dir(s.depsRoot)); err != nil {
+		cfg.Logger.Warn("ci: runs compile the toolchain's own library again in every job", "why", err.Error())
+	} else if s.mirror, err = mirrorArgs(dir, s.tc.Mirror.Under); err != nil {
+		cfg.Logger.Warn("ci: runs compile the toolchain's own library again in every job", "why", err.Error())
+	}
 	// The lanes must read the seed, or go fails the prepare instead of going on to the
 	// network. Bubblewrap shows them the module cache whatever the modes above it; without
 	// it they reach it on the host's paths (/root is usually closed to them).

@@ -15,6 +15,7 @@ type Toolchain struct {
 	CacheVar string            // variable naming the judge-owned build cache, if any
 	CacheSub string            // the cache's directory under CacheDir
 	Check    string            // a command that proves the toolchain works in the sandbox
+	Mirror   Mirror            // compiled files of its library the runs look for elsewhere
 
 	// With a prepared dependency cache ("{deps}" in values is where it is mounted,
 	// "{src}" the tree): PrepareEnv is set over Env while preparing (with network),

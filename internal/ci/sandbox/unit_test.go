@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,28 @@ func TestRunOutputKeepsEveryRequestedRun(t *testing.T) {
 	assert.Equal(t, "run 2", string(o.byRun[2]), "an early run's output is kept after 23 more")
 	assert.Equal(t, "run 20", string(o.byRun[20]))
 	assert.Len(t, o.byRun, 20, "markers past the requested runs are forged: nothing kept for them")
+}
+
+// A run counts as ended only once its CPU time is known: a caller stopping the sandbox
+// at that end must tell a run the CPU limit killed from a plain failure.
+func TestARunEndsWithItsCPUTime(t *testing.T) {
+	p := newProgress()
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	go func() { p.read(r); close(done) }()
+	for _, line := range []string{"x", "S 1", "E 1 137"} {
+		fmt.Fprintln(w, line)
+		<-p.notify // read and counted
+	}
+	assert.Equal(t, 1, p.snapshot().starts)
+	assert.Zero(t, p.snapshot().ends, "the run's times have not arrived")
+	fmt.Fprint(w, "0m0.01s 0m0.00s\n0m1.50s 0m0.25s\n")
+	w.Close()
+	<-done
+	got := p.snapshot()
+	assert.Equal(t, 1, got.ends)
+	assert.Equal(t, 137, got.status)
+	assert.Equal(t, 1750*time.Millisecond, got.cpu)
 }
 
 func TestChildTimes(t *testing.T) {

@@ -103,6 +103,7 @@ func (p *progress) snapshot() progress {
 func (p *progress) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	timesLines := 0 // "times" lines still expected after an "E" report
+	ending := 0     // the status the "E" report gave, for the run it ends
 	block := false  // inside a run's report: base64 lines until "R end"
 	for sc.Scan() {
 		line := sc.Text()
@@ -117,6 +118,11 @@ func (p *progress) read(r io.Reader) {
 			if timesLines == 0 { // the second line holds the children's times
 				now := childTimes(line)
 				p.cpu, p.total = now-p.total, now
+				// The run counts as ended only now: a caller that stops the sandbox at
+				// an end must know the run's CPU time, or a run the CPU limit killed
+				// would read as a plain failure.
+				p.ends++
+				p.status = ending
 			}
 		case line == "x":
 			p.started = true
@@ -126,9 +132,7 @@ func (p *progress) read(r io.Reader) {
 			f := strings.Fields(line)
 			if len(f) == 3 {
 				if st, err := strconv.Atoi(f[2]); err == nil {
-					p.ends++
-					p.status = st
-					timesLines = 2
+					ending, timesLines = st, 2
 				}
 			}
 		}
