@@ -184,7 +184,7 @@ func actionsRounds(t *testing.T, width int) ([]roundFigures, int) {
 		go func() {
 			defer wg.Done()
 			arts, err := actionstest.Run(context.Background(), d, w.git.Path("Hello-World-dixit"), t.TempDir(),
-				filepath.Join(os.TempDir(), "dixit-test-gocache"))
+				actionstest.Caches{Build: filepath.Join(os.TempDir(), "dixit-test-gocache"), Verdicts: sharedResults})
 			if !assert.NoError(t, err) {
 				w.gh.Actions().Finish(d.RunID, "failure", nil)
 				return

@@ -145,7 +145,7 @@ func requireSameVerdicts(t *testing.T, want, got []ci.Verdict) {
 
 // runner acts as the workflow's jobs (actionstest.Run) on what the judge pushed.
 func (e *env) runner(t *testing.T, d ghtest.Dispatch) []ghtest.Artifact {
-	arts, err := actionstest.Run(context.Background(), d, e.git.Path(workshop), t.TempDir(), "")
+	arts, err := actionstest.Run(context.Background(), d, e.git.Path(workshop), t.TempDir(), actionstest.Caches{})
 	require.NoError(t, err)
 	return arts
 }

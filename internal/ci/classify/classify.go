@@ -26,6 +26,10 @@ type Options struct {
 	CacheDir string
 	Parallel int
 	Logger   *slog.Logger
+	// Verdicts is a verdict cache directory (ci.NewCached) to answer jobs judged before
+	// from, or "" for none: a GitHub-hosted runner starts empty every time, a runner
+	// kept between workflow runs (or tests' stand-in for one) need not judge a job twice.
+	Verdicts string
 }
 
 // Classify runs every test against the tree with the local judge, exactly as `bot run`
@@ -57,11 +61,17 @@ func Classify(ctx context.Context, o Options) (Results, error) {
 	}
 	defer judge.Close()
 	res.Isolation = judge.Isolation()
+	var run ci.Judge = judge
+	if o.Verdicts != "" {
+		if run, err = ci.NewCached(judge, o.Contract, o.Verdicts, logger); err != nil {
+			return fail(fmt.Errorf("judge: %w", err))
+		}
+	}
 	jobs := make([]ci.Job, len(o.Tests))
 	for i, t := range o.Tests {
 		jobs[i] = ci.Job{Coder: o.Coder, Tree: o.Tree, Test: t}
 	}
-	verdicts, err := judge.Run(ctx, o.Reruns, jobs)
+	verdicts, err := run.Run(ctx, o.Reruns, jobs)
 	if err != nil {
 		return fail(fmt.Errorf("judge: %w", err))
 	}

@@ -116,3 +116,39 @@ func TestClassifyReportsAJudgeFailure(t *testing.T) {
 	_, err = Classify(context.Background(), Options{Batch: "b", Coder: "amber", Tree: tree, Tests: tests, Reruns: 0, Contract: c})
 	assert.ErrorContains(t, err, "reruns 0")
 }
+
+// With a verdict cache, a runner kept between workflow runs judges a job once: the
+// second classification of the same tree and test answers from the verdict the first
+// one wrote, and gives the same results.
+func TestClassifyAnswersFromAVerdictCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a Go test in the sandbox")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"go.mod": "module x\n\ngo 1.21\n", "x.go": "package x\n\nfunc One() int { return 1 }\n"})
+	tree, err := gitstate.ReadDir(dir)
+	require.NoError(t, err)
+	c, _ := languages.Preset("go")
+	tests := []ci.Test{{ID: "t1", Content: []byte("package x\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal()\n\t}\n}\n")}}
+	verdicts := t.TempDir()
+	classifyOnce := func() Results {
+		res, err := Classify(context.Background(), Options{Batch: "b", Coder: "amber", Tree: tree, Tests: tests,
+			Reruns: 2, Contract: c, WorkDir: t.TempDir(), Verdicts: verdicts})
+		require.NoError(t, err)
+		require.Len(t, res.Tests, 1)
+		return res
+	}
+	first := classifyOnce()
+	assert.Equal(t, ci.Pass, first.Tests[0].Outcome)
+	written, err := filepath.Glob(filepath.Join(verdicts, "*.json"))
+	require.NoError(t, err)
+	require.Len(t, written, 1, "the verdict is kept")
+	before, err := os.Stat(written[0])
+	require.NoError(t, err)
+
+	second := classifyOnce()
+	assert.Equal(t, first.Tests, second.Tests)
+	after, err := os.Stat(written[0])
+	require.NoError(t, err)
+	assert.Equal(t, before.ModTime(), after.ModTime(), "answered from the cache, not judged again")
+}

@@ -27,10 +27,16 @@ import (
 // ArtifactPrefix names each coder's artifact, as the workflow template does.
 const ArtifactPrefix = "dixit-results-"
 
+// Caches are what the stand-in runner keeps between dispatches, as a self-hosted runner
+// may: the toolchain's build cache (Build, "" for one under the work directory) and a
+// verdict cache (Verdicts, "" for none), so tests that judge the same jobs judge them once.
+type Caches struct {
+	Build, Verdicts string
+}
+
 // Run does what the workflow's jobs do for dispatch d on the bare repository at repo
-// (the workshop as the git server holds it), with scratch space under workDir and the
-// toolchain's build cache in cacheDir ("" for one under workDir).
-func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string) ([]ghtest.Artifact, error) {
+// (the workshop as the git server holds it), with scratch space under workDir.
+func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir string, caches Caches) ([]ghtest.Artifact, error) {
 	batchFiles, err := gitstate.ReadRevision(repo, d.Inputs["batch_ref"])
 	if err != nil {
 		return nil, fmt.Errorf("runner: batch: %w", err)
@@ -62,7 +68,7 @@ func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string)
 		return nil, fmt.Errorf("runner: coders: %w", err)
 	}
 	// A matrix job per coder, as the workflow runs them: at once.
-	m := matrix{d: d, repo: repo, workDir: workDir, cacheDir: cacheDir, contract: contract, tests: tests, reruns: reruns}
+	m := matrix{d: d, repo: repo, workDir: workDir, caches: caches, contract: contract, tests: tests, reruns: reruns}
 	arts := make([]ghtest.Artifact, len(coders))
 	errs := make([]error, len(coders))
 	var wg sync.WaitGroup
@@ -82,11 +88,12 @@ func Run(ctx context.Context, d ghtest.Dispatch, repo, workDir, cacheDir string)
 
 // matrix is what every coder's job of one dispatch shares.
 type matrix struct {
-	d                       ghtest.Dispatch
-	repo, workDir, cacheDir string
-	contract                ci.Contract
-	tests                   []ci.Test
-	reruns                  int
+	d             ghtest.Dispatch
+	repo, workDir string
+	caches        Caches
+	contract      ci.Contract
+	tests         []ci.Test
+	reruns        int
 }
 
 // runCoder is one coder's matrix job: `bot classify` on its tree, the results zipped.
@@ -101,7 +108,7 @@ func (m matrix) runCoder(ctx context.Context, name, ref string) (ghtest.Artifact
 	}
 	res, err := classify.Classify(ctx, classify.Options{
 		Run: m.d.Inputs["run_id"], Batch: m.d.Inputs["batch_id"], Coder: name, Tree: tree, Tests: m.tests,
-		Reruns: m.reruns, Contract: m.contract, WorkDir: work, CacheDir: m.cacheDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Reruns: m.reruns, Contract: m.contract, WorkDir: work, CacheDir: m.caches.Build, Verdicts: m.caches.Verdicts, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		return ghtest.Artifact{}, fmt.Errorf("runner: classify %s: %w", name, err)
