@@ -22,7 +22,7 @@ import (
 func TestAHumansDecisionsCarryTheRunOn(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	opts := session.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache}
+	opts := session.Options{Population: "../../examples/percent", StateDir: state, BuildCache: buildCache, ResultCache: sharedVerdicts()}
 	run := func() *session.Outcome {
 		out, err := session.Run(context.Background(), opts)
 		require.NoError(t, err)

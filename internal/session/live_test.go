@@ -118,7 +118,7 @@ func TestLiveRunOnARepositoryWithAFakeModel(t *testing.T) {
 	repo := calcRepo(t)
 	opts := session.Options{
 		Spec: writeSpec(t), Repo: repo, Client: client,
-		StateDir: t.TempDir(), BuildCache: buildCache,
+		StateDir: t.TempDir(), BuildCache: buildCache, ResultCache: sharedVerdicts(),
 	}
 	out, err := session.RunLive(context.Background(), opts)
 	require.NoError(t, err)
@@ -253,7 +253,7 @@ func TestAResumedRunKeepsItsSpec(t *testing.T) {
 // do: the faults are the model's, and the judge's work would be the same twice.
 func TestLiveRunSurvivesAFaultyModel(t *testing.T) {
 	t.Parallel()
-	verdicts := t.TempDir()
+	verdicts := sharedVerdicts()
 	run := func(faulty bool) (*session.Outcome, int, int) {
 		srv := llmtest.NewServer(t)
 		var faults atomic.Int32

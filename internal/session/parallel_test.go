@@ -87,7 +87,8 @@ func TestALiveRunCutInsideItsParallelPhasesResumesToTheSameEnd(t *testing.T) {
 	client, err := llm.NewOpenAI(llm.DefaultOpenAIConfig(srv.URL(), srv.APIKey()))
 	require.NoError(t, err)
 	state := t.TempDir() // shared: the cut runs' verdicts come from the cache
-	opts := session.Options{Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: state, BuildCache: buildCache}
+	opts := session.Options{Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: state, BuildCache: buildCache,
+		ResultCache: sharedVerdicts()}
 
 	opts.RunID = "whole"
 	whole, err := session.RunLive(context.Background(), opts)

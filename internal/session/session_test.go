@@ -50,6 +50,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// sharedVerdicts is the verdict cache of the tests that judge the same jobs (the demo,
+// the calc repository's live population, examples/percent): CI's across packages, else
+// this process's. A test that needs judge work of its own keeps its own state's cache.
+func sharedVerdicts() string { return filepath.Join(sharedState, "cache") }
+
 func runDemo(t *testing.T, runID string, afterAppend func(int) error) (*session.Outcome, error) {
 	t.Helper()
 	return session.Run(context.Background(), session.Options{

@@ -116,6 +116,7 @@ func TestThePatchUnderReviewReachesNoAgent(t *testing.T) {
 	require.NoError(t, err)
 	out, err := session.RunLive(context.Background(), session.Options{
 		Spec: writeSpec(t), Repo: calcRepo(t), Client: client, StateDir: t.TempDir(), BuildCache: buildCache, Patch: patch,
+		ResultCache: sharedVerdicts(),
 	})
 	require.NoError(t, err)
 	require.NotNil(t, out.Summary.Vet)
