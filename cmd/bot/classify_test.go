@@ -53,6 +53,7 @@ func TestFailsOnTheThirdRun(t *testing.T) {
 // `bot classify` gives the verdicts the local judge gives `bot demo` for the same coder
 // tree and tests: a pass, a failure at run 1, a build failure and a failure at run 3.
 func TestClassifyCommandEqualsTheLocalJudge(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs real tests")
 	}

@@ -56,6 +56,7 @@ func TestEvalReplaysTheMBPPCorpus(t *testing.T) {
 // bot eval on the bundled benchmark, one protocol: progress lines, the four files, and the
 // figures the population was written to give (docs/eval.md).
 func TestEvalRunsTheBenchmark(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "eval")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"eval", "--bench", "../../examples/bench", "--protocols", "single",

@@ -18,6 +18,7 @@ import (
 // It must end as the demo does with bubblewrap, printing one warning about isolation; then
 // `--sandbox none` must work the same way.
 func TestFirstRunWithoutBubblewrap(t *testing.T) {
+	t.Parallel() // the long tests of this package run side by side, after the others
 	if testing.Short() {
 		t.Skip("runs the demo twice in a subprocess")
 	}

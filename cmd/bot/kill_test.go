@@ -29,6 +29,7 @@ import (
 // as an uninterrupted one: same outcome, same vetted tests, same workspace commits, and
 // as many journal entries, so no finished effect was paid for twice.
 func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
+	t.Parallel()
 	bin := buildBot(t)
 
 	state := demoState(bin)

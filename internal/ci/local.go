@@ -142,6 +142,7 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 	if failure != "" {
 		return Verdict{Outcome: PrepareFailed, Output: failure, Seconds: time.Since(start).Seconds()}, nil
 	}
+	l.sb.SeedTree(ctx, dir, lane) // the first job of a judge compiles the tree once for all
 	v, err := l.execute(ctx, j, lane, reruns, plan)
 	l.sb.TrimCache()
 	if err != nil {

@@ -84,6 +84,50 @@ def test_no_job_can_change_it():
 	})
 }
 
+// A Python judge compiles the first tree it lays out once, and its later jobs read that
+// bytecode instead of compiling the tree's modules again; a module a job's tree changed
+// is its own, compiled from its own source.
+func TestPythonJobsReadTheTreesBytecodeCompiledOnce(t *testing.T) {
+	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
+		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
+		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+	}
+	l := presetJudge(t, "python", "python3", "-c", "import pytest")
+	if !l.sb.Bubblewrap() {
+		t.Skip("the seed of the tree's bytecode needs bubblewrap's mounts")
+	}
+	tree := mapTree{"calc.py": "def add(a, b):\n    return a + b\n", "other.py": "X = 1\n"}
+	changed := tree.With("calc.py", "def add(a, b):\n    return b + a  # a coder's own\n")
+	test := func(want string) []byte {
+		return []byte(`import importlib.util, os
+import calc, other
+
+
+def test_seeded():
+    pyc = importlib.util.cache_from_source(other.__file__)
+    assert os.path.exists(pyc)
+    with open(pyc, "rb") as f:
+        flags = int.from_bytes(f.read(8)[4:8], "little")
+    assert flags == 3, "checked-hash bytecode from the seed"
+    assert calc.add(2, 3) == 5
+    assert ("a coder" in open(calc.__file__).read()) == ` + want + `
+    try:
+        open(pyc, "ab")
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a job could change the seed")
+`)
+	}
+	runBatch(t, l, 2, []judgeCase{
+		{name: "first", tree: tree, want: []Outcome{Pass}, runs: 2, test: test("False")},
+	})
+	runBatch(t, l, 2, []judgeCase{
+		{name: "same tree", tree: tree, want: []Outcome{Pass}, runs: 2, test: test("False")},
+		{name: "a changed module", tree: changed, want: []Outcome{Pass}, runs: 2, test: test("True")},
+	})
+}
+
 // TestPythonToolchain checks the interpreter is usable in the sandbox even without
 // pytest, with unittest.
 func TestPythonToolchain(t *testing.T) {

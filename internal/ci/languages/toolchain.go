@@ -74,6 +74,25 @@ func goProxy(ctx context.Context, goBin string) string {
 	return out[0]
 }
 
+// pythonSeedTree compiles every module of the tree ({src}) to checked-hash bytecode,
+// which an interpreter uses only for a source of the same hash: one compile serves every
+// coder's tree, and a module a coder changed is compiled by its own jobs. Nothing of the
+// tree runs: -I keeps the tree off sys.path, and links are not followed.
+const pythonSeedTree = `python3 -I -W ignore -X pycache_prefix={out} -c '
+import os, sys, py_compile
+root, skip = sys.argv[1], sys.argv[2]
+mode = py_compile.PycInvalidationMode.CHECKED_HASH
+for d, dirs, files in os.walk(root):
+    dirs[:] = [x for x in dirs if x not in (skip, ".git")]
+    for f in files:
+        p = os.path.join(d, f)
+        if f.endswith(".py") and not os.path.islink(p):
+            try:
+                py_compile.compile(p, invalidation_mode=mode, doraise=True)
+            except Exception:
+                pass
+' "$PWD" {skip}`
+
 // pycacheUnder is where, below sandbox.KeepDir, Python's runs keep their bytecode.
 const pycacheUnder = "pycache"
 
@@ -96,9 +115,10 @@ func pythonToolchain(ctx context.Context, bin string) (sandbox.Toolchain, error)
 	return sandbox.Toolchain{
 		// The interpreter's own library, compiled as it was installed (Debian compiles it
 		// at install time), for the runs that read bytecode under the prefix below.
-		Mirror: mirror,
-		Mounts: []string{out[0], out[1]},
-		Path:   []string{out[2]},
+		Mirror:   mirror,
+		SeedTree: pythonSeedTree,
+		Mounts:   []string{out[0], out[1]},
+		Path:     []string{out[2]},
 		// Bytecode goes to the invocation's private /tmp, never into the tree, in the
 		// place the wrapper keeps between runs: the runs of one job share it (pytest's and
 		// sympy's modules compiled once, not on each of 20 runs), and no job sees

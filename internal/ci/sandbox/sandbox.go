@@ -34,11 +34,12 @@ type Sandbox struct {
 	limits                  Limits
 	buildTimeout            time.Duration
 	tc                      Toolchain
-	system                  []string // bwrap arguments exposing the host system read-only
-	mounts                  []string // toolchain paths bound read-only
-	mirror                  []string // bwrap arguments binding the toolchain's bytecode mirror (mirror.go)
-	cacheDir                string   // host directory of the toolchain's build cache, or ""
-	depsRoot                string   // host directory holding the prepared dependency caches
+	system                  []string  // bwrap arguments exposing the host system read-only
+	mounts                  []string  // toolchain paths bound read-only
+	mirror                  []string  // bwrap arguments binding the toolchain's bytecode mirror (mirror.go)
+	seed                    *treeSeed // the tree's own bytecode, compiled once (treeseed.go)
+	cacheDir                string    // host directory of the toolchain's build cache, or ""
+	depsRoot                string    // host directory holding the prepared dependency caches
 	memory                  *memoryLimit
 	seeded                  bool // the prepare reads the toolchain's seed (the lanes can)
 	keep                    int  // output tail kept per run; MaxOutput when 0
@@ -357,6 +358,7 @@ func (s *Sandbox) mountArgs(inv Invocation) ([]string, string) {
 	)
 	if !inv.Prepare {
 		a = append(a, s.mirror...)
+		a = append(a, s.seedBinds()...)
 	}
 	chdir := boxSrc
 	if inv.Prepare {

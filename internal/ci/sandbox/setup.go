@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{work: work, trim: &cacheTrim{limit: cfg.CacheLimit}, log: cfg.Logger}
+	s := &Sandbox{work: work, trim: &cacheTrim{limit: cfg.CacheLimit}, seed: &treeSeed{}, log: cfg.Logger}
 	if err := s.makeLanes(cfg.Parallel, cfg.UIDBase); err != nil {
 		os.RemoveAll(work)
 		return nil, err

@@ -16,6 +16,10 @@ type Toolchain struct {
 	CacheSub string            // the cache's directory under CacheDir
 	Check    string            // a command that proves the toolchain works in the sandbox
 	Mirror   Mirror            // compiled files of its library the runs look for elsewhere
+	// SeedTree compiles a tree's modules, writing what a run would look for under
+	// Mirror.Under to {out} as if that were the prefix, and skipping the directory {skip}
+	// (treeseed.go); "" when the toolchain has nothing to compile ahead.
+	SeedTree string
 
 	// With a prepared dependency cache ("{deps}" in values is where it is mounted,
 	// "{src}" the tree): PrepareEnv is set over Env while preparing (with network),
