@@ -14,8 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // Cached answers jobs it has seen from a verdict cache and passes the others to an inner
@@ -226,45 +227,21 @@ func (c *Cached) claim(key string) (*os.File, bool) {
 	if c.dir == "" {
 		return nil, true
 	}
-	f, err := os.OpenFile(c.lockPath(key), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := sandbox.TryLock(c.lockPath(key))
 	if err != nil {
 		c.log.Warn("ci: verdict cache lock failed", "key", key, "err", err)
 		return nil, true
 	}
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if err == nil {
-		return f, true
-	}
-	f.Close()
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
-		c.log.Warn("ci: verdict cache lock failed", "key", key, "err", err)
-		return nil, true
-	}
-	return nil, false
+	return f, f != nil
 }
 
-// waitLock takes an exclusive flock on path, polling so ctx can end the wait.
+// waitLock takes a job's lock once the judge holding it lets go.
 func waitLock(ctx context.Context, path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
+	f, err := sandbox.WaitLock(ctx, path, 100*time.Millisecond)
+	if err != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("verdict cache lock: %w", err)
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("verdict cache lock: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return f, err
 }
 
 func (c *Cached) key(j Job, reruns int) string {

@@ -152,11 +152,7 @@ func checkCheat(t *testing.T, c coderCheat, v Verdict) {
 func cheatContract(t *testing.T, preset string) Contract {
 	probe := map[string][]string{"go": {"go", "version"}, "python": {"python3", "-c", "import pytest"}, "node": {"node", "-e", "0"}}[preset]
 	if preset == "python" {
-		// CI installs Debian's python3-pytest; a python3 earlier on PATH may lack it.
-		if exec.Command("python3", "-c", "import pytest").Run() != nil &&
-			exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
-			t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
-		}
+		pytestFirst(t)
 	}
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		t.Skipf("%s cheats not run: %v is unavailable here", preset, probe)

@@ -2,8 +2,6 @@ package ci
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,10 +85,7 @@ func diffTest(t *testing.T, id, diff string) Test {
 // pythonJudge is the Python preset's judge, with a python3 that has pytest first on PATH.
 func pythonJudge(t *testing.T) *Local {
 	t.Helper()
-	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
-		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
-		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
-	}
+	pytestFirst(t)
 	return presetJudge(t, "python", "python3", "-c", "import pytest")
 }
 

@@ -27,12 +27,17 @@ func presetJudge(t *testing.T, name string, probe ...string) *Local {
 	return l
 }
 
-func TestPresetPython(t *testing.T) {
-	// CI installs Debian's python3-pytest; a python3 earlier on PATH (pyenv, say) may lack it.
+// pytestFirst puts Debian's python3, which CI gives pytest, first on PATH when the
+// python3 there now (pyenv's, say) cannot import it.
+func pytestFirst(t testing.TB) {
 	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
 		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
 		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
 	}
+}
+
+func TestPresetPython(t *testing.T) {
+	pytestFirst(t)
 	l := presetJudge(t, "python", "python3", "-c", "import pytest")
 	tree := mapTree{
 		"calc.py":         "def add(a, b):\n    return a + b\n",
@@ -51,10 +56,7 @@ func TestPresetPython(t *testing.T) {
 // library) instead of compiling it before its first test, and cannot change it for the
 // jobs after it: the mirror of it is the judge's, read-only.
 func TestPythonRunsReadTheInterpretersOwnBytecode(t *testing.T) {
-	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
-		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
-		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
-	}
+	pytestFirst(t)
 	l := presetJudge(t, "python", "python3", "-c", "import pytest")
 	if !l.sb.Bubblewrap() {
 		t.Skip("the mirror of the interpreter's bytecode needs bubblewrap's mounts")
@@ -88,10 +90,7 @@ def test_no_job_can_change_it():
 // bytecode instead of compiling the tree's modules again; a module a job's tree changed
 // is its own, compiled from its own source.
 func TestPythonJobsReadTheTreesBytecodeCompiledOnce(t *testing.T) {
-	if exec.Command("python3", "-c", "import pytest").Run() != nil &&
-		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
-		t.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
-	}
+	pytestFirst(t)
 	l := presetJudge(t, "python", "python3", "-c", "import pytest")
 	if !l.sb.Bubblewrap() {
 		t.Skip("the seed of the tree's bytecode needs bubblewrap's mounts")

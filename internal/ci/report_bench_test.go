@@ -2,7 +2,6 @@ package ci
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -61,9 +60,8 @@ func benchJudge(b *testing.B, c Contract) *Local {
 // benchContract is a preset with a short timeout, or a skip without its toolchain.
 func benchContract(b *testing.B, preset string) Contract {
 	probe := map[string][]string{"go": {"go", "version"}, "python": {"python3", "-c", "import pytest"}, "node": {"node", "-e", "0"}}[preset]
-	if preset == "python" && exec.Command("python3", "-c", "import pytest").Run() != nil &&
-		exec.Command("/usr/bin/python3", "-c", "import pytest").Run() == nil {
-		b.Setenv("PATH", "/usr/bin:"+os.Getenv("PATH"))
+	if preset == "python" {
+		pytestFirst(b)
 	}
 	if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
 		b.Skipf("%s: %v is unavailable here", preset, probe)

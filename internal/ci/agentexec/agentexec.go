@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dixit-bot/dixit/internal/ci/deps"
@@ -279,24 +278,12 @@ func (r *Runner) execJobDir(dir string, lane sandbox.Lane) (string, error) {
 
 // lockFile takes an exclusive flock on path, polling so ctx can end the wait.
 func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := sandbox.WaitLock(ctx, path, 50*time.Millisecond)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("exec lock: %w", err)
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if err != syscall.EWOULDBLOCK {
-			f.Close()
-			return nil, fmt.Errorf("exec lock: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return func() { f.Close() }, nil
 }

@@ -113,11 +113,24 @@ func mirrorArgs(dir, under string) ([]string, error) {
 		return nil, fmt.Errorf("bytecode mirror: %w", err)
 	}
 	at := path.Join(KeepDir, under)
-	a := []string{"--perms", "1777", "--dir", KeepDir, "--perms", "1777", "--dir", at}
+	a := keepDirArgs(at)
 	for _, e := range entries {
 		if e.IsDir() {
 			a = append(a, "--ro-bind", filepath.Join(dir, e.Name()), path.Join(at, e.Name()))
 		}
 	}
 	return a, nil
+}
+
+// keepDirArgs make the directories from KeepDir down to dir, in the sandbox's /tmp, for
+// every uid to write (the runs' own bytecode goes there) and to bind the judge's
+// read-only caches below.
+func keepDirArgs(dir string) []string {
+	var a []string
+	for _, d := range append(ancestors(dir), dir) {
+		if d == KeepDir || strings.HasPrefix(d, KeepDir+"/") {
+			a = append(a, "--perms", "1777", "--dir", d)
+		}
+	}
+	return a
 }

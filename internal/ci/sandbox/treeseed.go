@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -81,26 +83,19 @@ func (s *Sandbox) compileSeed(ctx context.Context, dir string, lane Lane) ([]str
 	}
 	if !res.Passed(1) {
 		_, note := s.Outcome(res, inv.Timeout, true)
-		return nil, &seedError{note: note}
+		return nil, fmt.Errorf("compiling the tree's modules: %s", note)
 	}
 	// What the command wrote for the tree at boxSrc is under out + boxSrc.
 	compiled := filepath.Join(out, filepath.FromSlash(boxSrc))
 	if fi, err := os.Lstat(compiled); err != nil || !fi.IsDir() {
-		return nil, &seedError{note: "no module compiled"}
+		return nil, errors.New("compiling the tree's modules: no module compiled")
 	}
 	seed := filepath.Join(s.work, name)
 	if err := os.Rename(compiled, seed); err != nil {
 		return nil, err
 	}
-	under := path.Join(KeepDir, s.tc.Mirror.Under)
-	at := path.Join(under, boxSrc)
-	a := []string{"--perms", "1777", "--dir", KeepDir, "--perms", "1777", "--dir", under}
-	for _, d := range ancestors(at) {
-		if strings.HasPrefix(d, under+"/") {
-			a = append(a, "--perms", "1777", "--dir", d)
-		}
-	}
-	return append(a, "--ro-bind", seed, at), nil
+	at := path.Join(KeepDir, s.tc.Mirror.Under, boxSrc)
+	return append(keepDirArgs(at), "--ro-bind", seed, at), nil
 }
 
 // seedBinds are the bwrap arguments that show the seed to a job, or nil.
@@ -112,7 +107,3 @@ func (s *Sandbox) seedBinds() []string {
 	defer s.seed.mu.Unlock()
 	return s.seed.binds
 }
-
-type seedError struct{ note string }
-
-func (e *seedError) Error() string { return "compiling the tree's modules: " + e.note }

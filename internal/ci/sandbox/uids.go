@@ -1,13 +1,11 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // uidSpan is how far above UIDBase lanes may be claimed.
@@ -32,18 +30,13 @@ func claimUIDs(dir string, base, n int) ([]int, []*os.File, error) {
 		if _, err := user.LookupGroupId(strconv.Itoa(uid)); err == nil {
 			continue // a real group
 		}
-		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(uid)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+		f, err := TryLock(filepath.Join(dir, strconv.Itoa(uid)+".lock"))
 		if err != nil {
 			releaseUIDs(locks)
-			return nil, nil, fmt.Errorf("uid locks: %w", err)
-		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				continue // another judge's lane
-			}
-			releaseUIDs(locks)
 			return nil, nil, fmt.Errorf("uid lock %d: %w", uid, err)
+		}
+		if f == nil {
+			continue // another judge's lane
 		}
 		uids = append(uids, uid)
 		locks = append(locks, f)
