@@ -130,14 +130,14 @@ func run(example, tester string, reruns, rounds int, cacheDir string) error {
 			return out, err
 		}},
 		{"naive", func(ctx context.Context) ([]bool, error) {
-			return perCoder(ctx, cpus, coders, test, work, func(dir string) (bool, error) {
+			return perCoder(cpus, coders, test, work, func(dir string) (bool, error) {
 				return rerun(reruns, func() (bool, error) {
 					return plain(ctx, dir, plainEnv, "go", "test", "-count=1", "-ldflags=-w", ".")
 				})
 			})
 		}},
 		{"bound", func(ctx context.Context) ([]bool, error) { // the contract's own commands
-			return perCoder(ctx, cpus, coders, test, work, func(dir string) (bool, error) {
+			return perCoder(cpus, coders, test, work, func(dir string) (bool, error) {
 				if ok, err := plain(ctx, dir, plainEnv, "/bin/sh", "-c", build); !ok || err != nil {
 					return false, err
 				}
@@ -266,8 +266,8 @@ func rerun(n int, once func() (bool, error)) (bool, error) {
 }
 
 // perCoder lays out each coder's tree plus the test afresh and runs fn on it, at most
-// par coders at a time.
-func perCoder(ctx context.Context, par int, coders []*coder, test []byte, work string, fn func(dir string) (bool, error)) ([]bool, error) {
+// par coders at a time; fn carries the context.
+func perCoder(par int, coders []*coder, test []byte, work string, fn func(dir string) (bool, error)) ([]bool, error) {
 	out := make([]bool, len(coders))
 	errs := make([]error, len(coders))
 	sem := make(chan struct{}, par)
@@ -297,7 +297,7 @@ func perCoder(ctx context.Context, par int, coders []*coder, test []byte, work s
 			return nil, err
 		}
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // plain runs a command in dir with the same build settings as the judge; a non-zero

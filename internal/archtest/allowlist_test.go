@@ -22,9 +22,5 @@ func knownFanOut() map[string]int {
 // knownLongSignatures: functions and methods ("package.Type.Method") that take more
 // than maxParams parameters.
 func knownLongSignatures() map[string]int {
-	return map[string]int{
-		"bench/classify.perCoder":                    6,
-		"internal/replay/rules/rulesreport.writeByK": 6,
-		"internal/session.session.compare":           6,
-	}
+	return map[string]int{}
 }

@@ -68,6 +68,21 @@ func checkSelect(c Contract, p contract.Placement, sel []string) error {
 // pyName is a Python identifier as a node id names a function or class.
 var pyName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// selectedFunctions names the module-level functions among node ids ("file::test_x"),
+// the tests that get twins; nil when nothing is selected (every test of the file runs).
+func selectedFunctions(ids []string) []string {
+	if ids == nil {
+		return nil
+	}
+	out := []string{}
+	for _, id := range ids {
+		if _, rest, ok := strings.Cut(id, "::"); ok && !strings.Contains(rest, "::") {
+			out = append(out, strings.SplitN(rest, "[", 2)[0])
+		}
+	}
+	return out
+}
+
 func (p jobPlan) armed() bool { return len(p.wires) > 0 }
 
 // tamperedExit is what an armed run's script exits with when the runner exited 0: with a
@@ -108,7 +123,7 @@ func (l *Local) arm(p contract.Placement, test Test) jobPlan {
 	h.Write(content)
 	var seed [32]byte
 	copy(seed[:], h.Sum(nil))
-	a := tripwire.Arm(p.Rel, content, mathrand.New(mathrand.NewChaCha8(seed)))
+	a := tripwire.Arm(p.Rel, content, mathrand.New(mathrand.NewChaCha8(seed)), selectedFunctions(test.Select))
 	plan.content, plan.wires, plan.lead = a.Content, a.Wires, a.Lead
 	return plan
 }

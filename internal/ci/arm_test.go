@@ -9,6 +9,8 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
+	"github.com/dixit-bot/dixit/internal/ci/tripwire"
 )
 
 // The wires of a test are the same for every coder and run in one judge (its armed file
@@ -32,4 +34,9 @@ func TestWiresAreDrawnFromTheJudgesSecretAndTheTest(t *testing.T) {
 	assert.Equal(t, first.content, one.arm(at, test).content, "the same test, armed again by the same judge")
 	assert.NotEqual(t, first.wires, one.arm(at, changed).wires, "another test draws other wires")
 	assert.NotEqual(t, first.wires, other.arm(at, test).wires, "another judge draws other wires")
+}
+
+// The wrapper names each run where the twins look for it.
+func TestTheTwinsReadTheRunWhereTheWrapperSetsIt(t *testing.T) {
+	assert.Equal(t, sandbox.RunEnv, tripwire.RunEnv)
 }

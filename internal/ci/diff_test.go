@@ -145,7 +145,7 @@ func TestDiffProposalEvidenceNamesEachSelectedTest(t *testing.T) {
 	e := expectation{selected: selectedTests([]string{"tests/test_calc.py::test_a", "tests/test_calc.py::TestK::test_b"})}
 	run := func(tests ...[3]string) string {
 		r := reportsRun(tests)
-		return e.problem(r)
+		return e.problem(r, 1)
 	}
 	assert.Empty(t, run([3]string{"tests.test_calc", "test_a", "pass"}, [3]string{"tests.test_calc.TestK", "test_b", "pass"}))
 	assert.Empty(t, run([3]string{"test_calc", "test_a[1]", "pass"}, [3]string{"tests.test_calc.TestK", "test_b", "pass"}), "a parametrized case, a shorter classname")

@@ -53,7 +53,7 @@ func (e *evidence) EndRun() {
 	defer e.mu.Unlock()
 	e.unframe.End(e.keep)
 	e.ended++
-	e.record(e.ended, e.judge())
+	e.record(e.ended, e.judge(e.ended))
 }
 
 // record keeps run's judgement.
@@ -105,7 +105,7 @@ func (e *evidence) EndBlock() {
 	if e.block == 0 {
 		return
 	}
-	problem := e.judge()
+	problem := e.judge(e.block)
 	if _, seen := e.problems[e.block]; seen {
 		problem = "the test report arrived twice: something other than the test runner wrote it"
 	}
@@ -121,9 +121,9 @@ func (e *evidence) keep(b []byte) {
 	e.cur = append(e.cur, b...)
 }
 
-// judge says why the report received so far does not prove a pass ("" when it does),
-// and starts afresh.
-func (e *evidence) judge() string {
+// judge says why the report received so far, of run, does not prove a pass ("" when it
+// does), and starts afresh.
+func (e *evidence) judge(run int) string {
 	defer func() { e.cur, e.over, e.broken, e.unread = e.cur[:0], false, false, false }()
 	switch {
 	case e.unread:
@@ -150,7 +150,7 @@ func (e *evidence) judge() string {
 	default:
 		return fmt.Sprintf("unknown report format %q", e.format)
 	}
-	return e.expect.problem(r)
+	return e.expect.problem(r, run)
 }
 
 // firstProblem returns the first of runs whose report does not prove a pass, with why;

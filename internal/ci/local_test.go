@@ -30,14 +30,9 @@ func TestLocalOutcomes(t *testing.T) {
 		{name: "fail", want: []Outcome{Fail}, runs: 1, output: "Add(2, 3) = 5, want 6",
 			test: goTest("", "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 6 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 6\", got)\n\t}\n}\n")},
 		{name: "early stop at the third run", want: []Outcome{Fail}, runs: 3, output: "run 3 of 20",
-			test: goTest("os strconv", `func TestThird(t *testing.T) {
-	b, _ := os.ReadFile("runs.count") // the tree persists across runs; /tmp does not
-	n, _ := strconv.Atoi(string(b))
-	n++
-	if err := os.WriteFile("runs.count", []byte(strconv.Itoa(n)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if n == 3 {
+			// Each run sees its number (the twins of package tripwire read it too).
+			test: goTest("os", `func TestThird(t *testing.T) {
+	if os.Getenv("DIXIT_RUN") == "3" {
 		t.Fatal("third run fails")
 	}
 }

@@ -108,20 +108,17 @@ const tamperedPrefix = "tampered: "
 
 // problem says why a report does not prove that the expected tests ran and passed,
 // none was skipped, and the report is complete; "" when it does.
-func (e expectation) problem(r reports.Run) string {
+func (e expectation) problem(r reports.Run, run int) string {
 	if r.Damaged != "" {
 		return "the test report is damaged: " + r.Damaged
 	}
 	if len(r.Tests) == 0 && len(r.Started) == 0 && !r.Complete {
 		return missingReport
 	}
-	if why := e.tampered(r); why != "" {
+	if why := e.tampered(r, run); why != "" {
 		return tamperedPrefix + why
 	}
-	wire := map[string]bool{}
-	for _, w := range e.wires {
-		wire[w.Name] = true
-	}
+	wire := e.wireTests(r)
 	for _, t := range r.Tests {
 		if wire[t.Name] {
 			continue
@@ -181,22 +178,24 @@ func (e expectation) allRan(r reports.Run, wire map[string]bool) string {
 // tampered says why the wires show that the report is not the runner's own account of
 // the tests, or "": a wire came out the other way, went missing while the proposal's
 // tests passed, or the closing result says all passed though a wire must fail.
-func (e expectation) tampered(r reports.Run) string {
+func (e expectation) tampered(r reports.Run, run int) string {
 	if len(e.wires) == 0 {
 		return ""
 	}
-	wire := map[string]bool{}
-	for _, w := range e.wires {
-		wire[w.Name] = true
-	}
+	wire := e.wireTests(r)
 	// A name reported twice counts as passed if either report says so: a forged pass
-	// beside the runner's failure is still a forged pass.
+	// beside the runner's failure is still a forged pass. So does a wire of which one
+	// parametrized case passed.
 	outcomes := map[string]string{}
 	passed := map[string]int{}
 	proposalPassed := true
 	for _, t := range r.Tests {
-		if prev, seen := outcomes[t.Name]; !seen || prev != "pass" {
-			outcomes[t.Name] = t.Outcome
+		name := t.Name
+		if w, own := e.wireOf(name); own {
+			name = w
+		}
+		if prev, seen := outcomes[name]; !seen || prev != "pass" {
+			outcomes[name] = t.Outcome
 		}
 		if wire[t.Name] {
 			continue
@@ -210,13 +209,43 @@ func (e expectation) tampered(r reports.Run) string {
 	if e.missing(r, passed, wire) != "" {
 		proposalPassed = false
 	}
-	if why := tripwire.Check(e.wires, outcomes, proposalPassed); why != "" {
+	if why := tripwire.Check(e.wires, outcomes, proposalPassed, run == 1); why != "" {
 		return why
 	}
 	if r.Summary == "pass" {
 		return "the runner's closing result says every test passed, though a check of the judge's own in the same process must fail"
 	}
 	return ""
+}
+
+// wireTests names the reported tests that are the judge's own: its wires, their
+// parametrized cases and their Go subtests (a twin copies the proposal's subtests).
+func (e expectation) wireTests(r reports.Run) map[string]bool {
+	wire := map[string]bool{}
+	for _, w := range e.wires {
+		wire[w.Name] = true
+	}
+	for _, t := range r.Tests {
+		if w, _ := e.wireOf(t.Name); w != "" {
+			wire[t.Name] = true
+		}
+	}
+	return wire
+}
+
+// wireOf names the wire a reported test belongs to, or "": the wire itself or one of its
+// parametrized cases ("w[1]", own: its outcome is the wire's), or a Go subtest of it
+// ("W/sub", whose outcome is not).
+func (e expectation) wireOf(name string) (wire string, own bool) {
+	for _, w := range e.wires {
+		switch {
+		case name == w.Name || strings.HasPrefix(name, w.Name+"["):
+			return w.Name, true
+		case strings.HasPrefix(name, w.Name+"/"):
+			return w.Name, false
+		}
+	}
+	return "", false
 }
 
 // ran reports whether a test the file defines is among the passing ones; pytest names

@@ -21,6 +21,9 @@ import (
 type def struct {
 	id    string
 	lines []string
+	// quoted marks the lines that continue a triple-quoted string: their text is the
+	// string's, so moving them changes the string.
+	quoted []bool
 }
 
 // text is the definition as code: blank lines, comment lines and trailing spaces do
@@ -62,13 +65,13 @@ func parse(src []byte) []def {
 		line = strings.TrimRight(line, "\r")
 		switch {
 		case inString != "":
-			r.more(line)
+			r.more(line, true)
 			if i := strings.Index(line, inString); i >= 0 {
 				inString, depth = scan(line[i+3:], depth)
 			}
 			continue
 		case depth > 0:
-			r.more(line)
+			r.more(line, false)
 		default:
 			r.line(line)
 		}
@@ -80,13 +83,18 @@ func parse(src []byte) []def {
 
 // more adds a line that continues the one before (a string, or brackets left open) to
 // what that line belonged to.
-func (r *reader) more(line string) {
+func (r *reader) more(line string, quoted bool) {
 	switch {
 	case r.cur != nil:
-		r.cur.lines = append(r.cur.lines, line)
+		r.cur.add(line, quoted)
 	case len(r.pending) > 0:
 		r.pending = append(r.pending, line)
 	}
+}
+
+func (d *def) add(line string, quoted bool) {
+	d.lines = append(d.lines, line)
+	d.quoted = append(d.quoted, quoted)
 }
 
 // line reads one line of code outside any string.
@@ -96,11 +104,11 @@ func (r *reader) line(line string) {
 	switch {
 	case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 		if r.cur != nil {
-			r.cur.lines = append(r.cur.lines, line)
+			r.cur.add(line, false)
 		}
 		return
 	case r.cur != nil && ind > r.curInd: // the body, or the def's own continuation
-		r.cur.lines = append(r.cur.lines, line)
+		r.cur.add(line, false)
 		return
 	}
 	r.close()
@@ -139,7 +147,8 @@ func (r *reader) member(line, trimmed, prefix string, ind int) {
 		r.pending = nil
 		return
 	}
-	r.cur = &def{id: prefix + m[1], lines: append(r.pending, line)}
+	lines := append(r.pending, line)
+	r.cur = &def{id: prefix + m[1], lines: lines, quoted: make([]bool, len(lines))}
 	r.curInd, r.pending = ind, nil
 }
 
@@ -193,6 +202,25 @@ func Defs(src []byte) map[string]bool {
 		defs[d.id] = true
 	}
 	return defs
+}
+
+// Function is a module-level function as written: its lines, decorators first, and
+// which of them continue a triple-quoted string.
+type Function struct {
+	Name   string
+	Lines  []string
+	Quoted []bool
+}
+
+// Functions lists the module-level functions in the order they appear.
+func Functions(src []byte) []Function {
+	var out []Function
+	for _, d := range parse(src) {
+		if !strings.Contains(d.id, "::") {
+			out = append(out, Function{Name: d.id, Lines: d.lines, Quoted: d.quoted})
+		}
+	}
+	return out
 }
 
 // Collected reports whether pytest's default rules collect a definition Defs names: a

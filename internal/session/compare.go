@@ -21,7 +21,8 @@ import (
 // compare measures how the implementations differ, from the base revision and from
 // each other, runs the probe on those that pass the whole vetted suite, and picks the
 // one the pull request is built from. None of it changes a verdict.
-func (s *session) compare(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int, base string, probe cast.Prober) (*runfile.Comparison, error) {
+func (s *session) compare(ctx context.Context, sum *runfile.Summary, res *orchestrate.Result, reruns int) (*runfile.Comparison, error) {
+	base, probe := s.base, s.probe
 	s.stage("comparing the implementations")
 	c := &runfile.Comparison{PickRule: s.pickRule}
 	for _, coder := range res.Coders {

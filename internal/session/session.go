@@ -270,7 +270,7 @@ func (s *session) execute(ctx context.Context, cfg config.Settings, c *cast.Cast
 	describe(&sum)
 	// The report's commands name this state dir; its code blocks take the tests' language.
 	sum.StateDir, sum.TestPath = s.opts.StateDir, cfg.Test.Path
-	cmp, err := s.compare(ctx, &sum, res, cfg.Reruns, s.base, s.probe)
+	cmp, err := s.compare(ctx, &sum, res, cfg.Reruns)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: compare the implementations: %w (the same command retries)", s.opts.RunID, err)
 	}

@@ -27,7 +27,8 @@ import (
 // apart. Between runs it kills what the run left behind and empties /tmp and HOME, so
 // every run starts as fresh as in a sandbox of its own, but for /tmp/.dixit-keep (KeepDir):
 // caches the toolchain fills in the first run and the runs after it read, such as
-// Python's bytecode. It stops at the first failing run.
+// Python's bytecode. It stops at the first failing run. Each run's command sees its
+// number in RunEnv.
 const wrapperScript = `printf 'x\n' >&3 || exit 125
 exec 4>&-
 [ -n "$7" ] && umask "$7"
@@ -35,7 +36,7 @@ i=0 s=0 dixit_report="$5/.dixit-report"
 while [ "$i" -lt "$2" ]; do
 	i=$((i+1))
 	printf 'S %d\n' "$i" >&3
-	(eval "$1") 3>&- </dev/null
+	(DIXIT_RUN=$i; export DIXIT_RUN; eval "$1") 3>&- </dev/null
 	s=$?
 	if [ -n "$8" ]; then
 		case "$s" in 0) s=$8 ;; 1) s=0 ;; esac
@@ -63,6 +64,10 @@ while [ "$i" -lt "$2" ]; do
 done
 exit "$s"
 `
+
+// RunEnv holds the number of the run in every run's environment ("1" for the first):
+// the judge's twins of a test run in the first run only (package tripwire).
+const RunEnv = "DIXIT_RUN"
 
 // KeepDir is the one place of a job's private /tmp that outlives a run: the wrapper
 // empties the rest between runs. What the code under test writes there can reach only the

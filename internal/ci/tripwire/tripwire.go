@@ -10,6 +10,14 @@
 // imports, one test that must fail through that library. A report in which a wire is
 // missing while the proposal passed, or a wire came out the other way, was tampered with.
 //
+// Code can also change the report only for the tests that call it, leaving the wires,
+// which call nothing of the coder's, alone. So each of the proposal's tests also gets a
+// twin: a copy of it under another name that must fail whatever its body does (a Go
+// deferred failure, a Python finally). A twin calls the coder's code exactly as its
+// original does, so what hides the original's failure hides the twin's too. Twins run
+// in a job's first run only (RunEnv says which run it is): a job passes only if that run
+// passes, so code that behaves differently in later runs gains nothing.
+//
 // What the wires cannot prove: code that recognises them (by name, by body, by position)
 // and behaves honestly whenever one runs. Their names and bodies vary per job to make
 // that harder, not impossible (docs/judge.md).
@@ -36,7 +44,14 @@ type Wire struct {
 	// Via names the assertion library the wire fails through ("" for the language's
 	// own failure: t.Error, assert).
 	Via string
+	// Twin names the proposal's test this wire copies ("" for the others). A twin
+	// must fail in a job's first run and is not checked in the later ones.
+	Twin string
 }
+
+// RunEnv is the variable the sandbox's wrapper sets to the number of the run ("1" for
+// the first): twins return at once in the other runs.
+const RunEnv = "DIXIT_RUN"
 
 // Armed is a test file with its wires laid in.
 type Armed struct {
@@ -47,18 +62,19 @@ type Armed struct {
 	Lead int
 }
 
-// Arm lays wires into the test file at rel (its extension says the language). A
-// language without wires yet, or a file the wires cannot be laid into (it does not
-// parse), comes back as it was with no wires: the judge then decides as before, and
+// Arm lays wires into the test file at rel (its extension says the language). only
+// names the tests of a Python file the run selects by node id ("test_x"); nil: all of
+// them. A language without wires yet, or a file the wires cannot be laid into (it does
+// not parse), comes back as it was with no wires: the judge then decides as before, and
 // the file's own failure to build is reported as such.
-func Arm(rel string, content []byte, rng *rand.Rand) Armed {
+func Arm(rel string, content []byte, rng *rand.Rand, only []string) Armed {
 	switch path.Ext(rel) {
 	case ".go":
 		if a, ok := armGo(content, rng); ok {
 			return a
 		}
 	case ".py":
-		if a, ok := armPython(content, rng); ok {
+		if a, ok := armPython(content, rng, only); ok {
 			return a
 		}
 	}
@@ -69,9 +85,13 @@ func Arm(rel string, content []byte, rng *rand.Rand) Armed {
 // "skip"; absent when not reported) with the wires. It returns "" when every wire came
 // out as it must, else why the run was tampered with. proposalPassed says whether the
 // report claims the proposal's tests passed: a wire that did not report at all is
-// tampering only then (a run that crashed early fails on its own).
-func Check(wires []Wire, outcomes map[string]string, proposalPassed bool) string {
+// tampering only then (a run that crashed early fails on its own). Twins are checked in
+// the first run only.
+func Check(wires []Wire, outcomes map[string]string, proposalPassed, firstRun bool) string {
 	for _, w := range wires {
+		if w.Twin != "" && !firstRun {
+			continue
+		}
 		got, reported := outcomes[w.Name]
 		if !reported {
 			if proposalPassed {
@@ -85,6 +105,10 @@ func Check(wires []Wire, outcomes map[string]string, proposalPassed bool) string
 				return fmt.Sprintf("a check of the judge's own (%s) was skipped: something in the process decides which tests run", w.Name)
 			}
 			continue
+		}
+		if w.Twin != "" {
+			return fmt.Sprintf("a copy of %s made by the judge (%s), which must fail, was reported as %s: "+
+				"something in the test's process changes what the runner reports for the tests that call the code under test", w.Twin, w.Name, got)
 		}
 		via := ""
 		if w.Via != "" {

@@ -38,9 +38,10 @@ func TestGoWiresComeOutAsTheyMust(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
-	armed := Arm("calc_test.go", []byte(goProposal), rng(1))
-	require.Len(t, armed.Wires, 5, "two before, one through testify, two after")
+	armed := Arm("calc_test.go", []byte(goProposal), rng(1), nil)
+	require.Len(t, armed.Wires, 6, "two before, one through testify, a twin of TestAdd, two after")
 	assert.Equal(t, "github.com/stretchr/testify/assert", armed.Wires[2].Via)
+	assert.Equal(t, "TestAdd", armed.Wires[3].Twin)
 
 	dir := t.TempDir()
 	sum, err := os.ReadFile(filepath.Join(moduleRoot(t), "go.sum"))
@@ -49,9 +50,32 @@ func TestGoWiresComeOutAsTheyMust(t *testing.T) {
 	write(t, dir, "go.sum", string(sum))
 	write(t, dir, "calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
 	write(t, dir, "calc_test.go", string(armed.Content))
+	outcomes, out := goTestOutcomes(t, dir, "1")
+	require.Equal(t, "pass", outcomes["TestAdd"], "the proposal's own test; go test said:\n%s", out)
+	for _, w := range armed.Wires {
+		assert.Equal(t, w.Want, outcomes[w.Name], "wire %s (via %q)", w.Name, w.Via)
+	}
+	assert.Empty(t, Check(armed.Wires, outcomes, true, true))
+
+	// In a later run the twin returns at once, and is not checked.
+	later, out := goTestOutcomes(t, dir, "2")
+	require.Equal(t, "pass", later[armed.Wires[3].Name], "go test said:\n%s", out)
+	assert.Empty(t, Check(armed.Wires, later, true, false))
+	assert.Contains(t, Check(armed.Wires, later, true, true), "a copy of TestAdd made by the judge")
+
+	forged := map[string]string{"TestAdd": "pass"}
+	for _, w := range armed.Wires {
+		forged[w.Name] = "pass"
+	}
+	assert.Contains(t, Check(armed.Wires, forged, true, true), "must fail")
+}
+
+// goTestOutcomes runs go test in dir as run number run and reads each test's outcome.
+func goTestOutcomes(t *testing.T, dir, run string) (map[string]string, []byte) {
+	t.Helper()
 	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", RunEnv+"="+run)
 	out, _ := cmd.Output() // failing wires make go test exit 1
 	outcomes := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
@@ -61,17 +85,7 @@ func TestGoWiresComeOutAsTheyMust(t *testing.T) {
 			outcomes[ev.Test] = ev.Action
 		}
 	}
-	require.Equal(t, "pass", outcomes["TestAdd"], "the proposal's own test; go test said:\n%s", out)
-	for _, w := range armed.Wires {
-		assert.Equal(t, w.Want, outcomes[w.Name], "wire %s (via %q)", w.Name, w.Via)
-	}
-	assert.Empty(t, Check(armed.Wires, outcomes, true))
-
-	forged := map[string]string{"TestAdd": "pass"}
-	for _, w := range armed.Wires {
-		forged[w.Name] = "pass"
-	}
-	assert.Contains(t, Check(armed.Wires, forged, true), "must fail")
+	return outcomes, out
 }
 
 const pyProposal = `# -*- coding: utf-8 -*-
@@ -96,8 +110,9 @@ func TestPythonWiresComeOutAsTheyMust(t *testing.T) {
 	if exec.Command(python, "-c", "import pytest").Run() != nil {
 		t.Skip("Debian's python3 with pytest is not installed")
 	}
-	armed := Arm("tests/test_calc.py", []byte(pyProposal), rng(2))
-	require.Len(t, armed.Wires, 6, "two before, pytest.raises, raises, two after")
+	armed := Arm("tests/test_calc.py", []byte(pyProposal), rng(2), nil)
+	require.Len(t, armed.Wires, 7, "two before, pytest.raises, raises, a twin of test_add, two after")
+	assert.Equal(t, "test_add", armed.Wires[4].Twin)
 	content := string(armed.Content)
 	assert.True(t, strings.HasPrefix(content, "# -*- coding: utf-8 -*-\n\"\"\"Tests of calc.\"\"\"\nfrom __future__ import annotations\n"), content)
 
@@ -117,7 +132,7 @@ func TestPythonWiresComeOutAsTheyMust(t *testing.T) {
 	for _, w := range armed.Wires {
 		assert.Equal(t, w.Want, outcomes[w.Name], "wire %s (via %q)", w.Name, w.Via)
 	}
-	assert.Empty(t, Check(armed.Wires, outcomes, true))
+	assert.Empty(t, Check(armed.Wires, outcomes, true, true))
 }
 
 func TestCheck(t *testing.T) {
@@ -137,7 +152,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Check(wires, c.outcomes, c.passed)
+			got := Check(wires, c.outcomes, c.passed, true)
 			if c.want == "" {
 				assert.Empty(t, got)
 			} else {
@@ -155,7 +170,7 @@ func TestArmLeavesWhatItCannotArm(t *testing.T) {
 		{"calc_test.go", "package calc\nfunc {\n"},
 		{"test_calc.py", "def test_x():\n    pass\x00\n"},
 	} {
-		a := Arm(c.rel, []byte(c.content), rng(3))
+		a := Arm(c.rel, []byte(c.content), rng(3), nil)
 		assert.Equal(t, c.content, string(a.Content), c.rel)
 		assert.Empty(t, a.Wires, c.rel)
 	}
@@ -164,8 +179,8 @@ func TestArmLeavesWhatItCannotArm(t *testing.T) {
 // TestNamesVaryAndNeverCollide: two jobs get different wire names, and a wire never
 // takes a name the proposal defines.
 func TestNamesVaryAndNeverCollide(t *testing.T) {
-	a := Arm("calc_test.go", []byte(goProposal), rng(4))
-	b := Arm("calc_test.go", []byte(goProposal), rng(5))
+	a := Arm("calc_test.go", []byte(goProposal), rng(4), nil)
+	b := Arm("calc_test.go", []byte(goProposal), rng(5), nil)
 	assert.NotEqual(t, Names(a.Wires), Names(b.Wires))
 	for _, w := range append(a.Wires, b.Wires...) {
 		assert.NotEqual(t, "TestAdd", w.Name)
@@ -255,4 +270,163 @@ func TestScrubLeavesTheProposalsLines(t *testing.T) {
 	assert.Contains(t, got, "E       assert -1 == 5")
 	assert.Contains(t, got, "FAILED test_calc.py::test_add")
 	assert.Equal(t, pyOut, string(Scrub([]byte(pyOut), nil)), "no wires, nothing taken")
+}
+
+// A test module with the shapes a twin must copy right: decorators with parametrize, a
+// fixture, a signature over two lines with a comment, an early return, a triple-quoted
+// string whose lines start at column 0, a nested helper and a test on its def's line.
+const pyShapes = `import pytest
+
+from calc import add
+
+
+@pytest.mark.parametrize("a,b,want", [
+    (2, 3, 5),
+    (1, 1, 2),
+])
+def test_param(a, b, want):  # a comment: with a colon
+    assert add(a, b) == want
+
+
+@pytest.fixture
+def two():
+    return 2
+
+
+def test_fixture_and_return(two,
+                            tmp_path):
+    if two == 2:
+        return
+    assert False
+
+
+def test_text():
+    text = """first
+second line at column 0
+"""
+    def helper(x):
+        return add(x, 1)
+    assert text.splitlines()[1].startswith("second")
+    assert helper(1) == 2
+
+
+def test_one_line(): assert add(1, 2) == 3
+`
+
+// TestPythonTwinsFailInTheFirstRunOnly runs the twins of every shape under real pytest:
+// each twin's every case fails in the first run and passes in a later one, while the
+// originals pass in both; a test whose body is on its def's line gets no twin; a run
+// that selects tests gets twins of those only.
+func TestPythonTwinsFailInTheFirstRunOnly(t *testing.T) {
+	python := "/usr/bin/python3"
+	if exec.Command(python, "-c", "import pytest").Run() != nil {
+		t.Skip("Debian's python3 with pytest is not installed")
+	}
+	armed := Arm("test_calc.py", []byte(pyShapes), rng(7), nil)
+	var twins []Wire
+	for _, w := range armed.Wires {
+		if w.Twin != "" {
+			twins = append(twins, w)
+		}
+	}
+	require.Equal(t, []string{"test_param", "test_fixture_and_return", "test_text"},
+		[]string{twins[0].Twin, twins[1].Twin, twins[2].Twin}, "no twin of test_one_line")
+	require.Len(t, twins, 3)
+
+	dir := t.TempDir()
+	write(t, dir, "calc.py", "def add(a, b):\n    return a + b\n")
+	write(t, dir, "test_calc.py", string(armed.Content))
+	for _, run := range []string{"1", "2"} {
+		report := filepath.Join(t.TempDir(), "report.xml")
+		cmd := exec.Command(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml="+report, "test_calc.py")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), RunEnv+"="+run)
+		out, _ := cmd.CombinedOutput()
+		cases := junitOutcomes(t, report)
+		for _, name := range []string{"test_param[2-3-5]", "test_param[1-1-2]", "test_fixture_and_return", "test_text", "test_one_line"} {
+			require.Equal(t, "pass", cases[name], "run %s: %s; pytest said:\n%s\n%s", run, name, out, armed.Content)
+		}
+		want := map[string]string{"1": "fail", "2": "pass"}[run]
+		for _, w := range twins {
+			for name, got := range cases {
+				if name == w.Name || strings.HasPrefix(name, w.Name+"[") {
+					assert.Equal(t, want, got, "run %s: %s, the twin of %s", run, name, w.Twin)
+				}
+			}
+		}
+		assert.Len(t, cases, 5+4+5, "the originals' cases, the twins' and the other wires (two before, pytest.raises, two after)")
+	}
+
+	picked := Arm("test_calc.py", []byte(pyShapes), rng(7), []string{"test_text"})
+	var of []string
+	for _, w := range picked.Wires {
+		if w.Twin != "" {
+			of = append(of, w.Twin)
+		}
+	}
+	assert.Equal(t, []string{"test_text"}, of)
+}
+
+// A Go test file with the shapes a twin must copy right: a test on one line, a
+// *testing.T by another name, subtests, an early return, a t.Fatal, a panic the test
+// recovers from, and a test whose *testing.T is unnamed (no twin).
+const goShapes = `package calc
+
+import "testing"
+
+func TestOneLine(t *testing.T) { if Add(1, 2) != 3 { t.Fatal("1+2") } }
+
+func TestOtherName(tt *testing.T) {
+	for _, c := range []struct{ a, b, want int }{{1, 1, 2}, {2, 3, 5}} {
+		tt.Run("case", func(t *testing.T) {
+			if Add(c.a, c.b) != c.want {
+				t.Errorf("Add(%d, %d)", c.a, c.b)
+			}
+		})
+	}
+}
+
+func TestEarlyReturn(t *testing.T) {
+	if Add(0, 0) == 0 {
+		return
+	}
+	t.Fatal("never")
+}
+
+func TestRecovers(t *testing.T) {
+	defer func() { _ = recover() }()
+	panic("handled")
+}
+
+func TestUnnamed(*testing.T) {}
+`
+
+// TestGoTwinsFailInTheFirstRunOnly runs the twins of every shape under the real go test:
+// each fails in the first run and passes in a later one, while the originals pass.
+func TestGoTwinsFailInTheFirstRunOnly(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	armed := Arm("calc_test.go", []byte(goShapes), rng(8), nil)
+	twins := map[string]string{}
+	for _, w := range armed.Wires {
+		if w.Twin != "" {
+			twins[w.Twin] = w.Name
+		}
+	}
+	require.Len(t, twins, 4, "every test but the one with an unnamed *testing.T: %v", twins)
+	dir := t.TempDir()
+	write(t, dir, "go.mod", "module example.com/calc\n\ngo 1.22\n")
+	write(t, dir, "calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+	write(t, dir, "calc_test.go", string(armed.Content))
+	for run, want := range map[string]string{"1": "fail", "2": "pass"} {
+		outcomes, out := goTestOutcomes(t, dir, run)
+		for _, name := range []string{"TestOneLine", "TestOtherName", "TestEarlyReturn", "TestRecovers", "TestUnnamed"} {
+			require.Equal(t, "pass", outcomes[name], "run %s: %s; go test said:\n%s", run, name, out)
+		}
+		for of, twin := range twins {
+			assert.Equal(t, want, outcomes[twin], "run %s: the twin of %s", run, of)
+		}
+		assert.Empty(t, Check(armed.Wires, outcomes, true, run == "1"))
+	}
 }

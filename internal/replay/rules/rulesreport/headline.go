@@ -18,22 +18,22 @@ func writeHeadline(b *strings.Builder, rep *rules.Report) {
 	fmt.Fprintf(b, "### Headline: %s\n\n", corpusName(rep))
 	ks := sizes(rep)
 	b.WriteString("Gate, all panels: unresolved caught / resolved failed (no verdict: share of held-out pairs with an empty suite or an env cell).\n\n")
-	writeByK(b, rep, ks, "rule", ruleNames(rep), func(row *rules.Row, name string) string {
+	writeByK(b, rep, "rule", ruleNames(rep), func(row *rules.Row, name string) string {
 		f, _ := row.Rule(rules.Rule(name))
 		return fmt.Sprintf("%s / %s (no verdict %s)", pct(f.Caught), pct(f.ResolvedFailed), bare(f.NoVerdict))
 	})
 	b.WriteString("Vetted suite, all panels: kept tests per panel; share passing on the gold; share failing on the base; P(resolved | passes the suite).\n\n")
-	writeByK(b, rep, ks, "rule", ruleNames(rep), func(row *rules.Row, name string) string {
+	writeByK(b, rep, "rule", ruleNames(rep), func(row *rules.Row, name string) string {
 		f, _ := row.Rule(rules.Rule(name))
 		return fmt.Sprintf("%s; %s; %s; %s", count(f.Kept), pct(f.GoldPrecision), pct(f.FailsOnBase), pct(f.ResolvedIfPasses))
 	})
 	b.WriteString("Picks, all panels: how often the picked coder resolves.\n\n")
-	writeByK(b, rep, ks, "pick", headlinePicks, func(row *rules.Row, name string) string {
+	writeByK(b, rep, "pick", headlinePicks, func(row *rules.Row, name string) string {
 		p, _ := row.Pick(name)
 		return pct(p.Correct)
 	})
 	b.WriteString("Picks on the panels holding at least one resolved coder (where a pick can be right).\n\n")
-	writeByK(b, rep, ks, "pick", headlinePicks[:len(headlinePicks)-1], func(row *rules.Row, name string) string {
+	writeByK(b, rep, "pick", headlinePicks[:len(headlinePicks)-1], func(row *rules.Row, name string) string {
 		p, _ := row.Pick(name)
 		return pct(p.Solvable)
 	})
@@ -51,7 +51,8 @@ func ruleNames(rep *rules.Report) []string {
 }
 
 // writeByK is a table with one line per name and one column per K.
-func writeByK(b *strings.Builder, rep *rules.Report, ks []int, what string, names []string, cell func(*rules.Row, string) string) {
+func writeByK(b *strings.Builder, rep *rules.Report, what string, names []string, cell func(*rules.Row, string) string) {
+	ks := sizes(rep)
 	fmt.Fprintf(b, "| %s |", what)
 	for _, k := range ks {
 		fmt.Fprintf(b, " K=%d |", k)
