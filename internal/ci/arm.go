@@ -6,6 +6,7 @@ import (
 	mathrand "math/rand/v2"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dixit-bot/dixit/internal/ci/contract"
@@ -84,6 +85,12 @@ func selectedFunctions(ids []string) []string {
 }
 
 func (p jobPlan) armed() bool { return len(p.wires) > 0 }
+
+// twins reports whether the first run also runs the judge's copies of the proposal's
+// tests (tripwire.Wire.Twin), and so takes up to twice as long.
+func (p jobPlan) twins() bool {
+	return slices.ContainsFunc(p.wires, func(w tripwire.Wire) bool { return w.Twin != "" })
+}
 
 // tamperedExit is what an armed run's script exits with when the runner exited 0: with a
 // wire that must fail in the process, the runner cannot honestly have succeeded.

@@ -31,6 +31,9 @@ func (l *Local) execute(ctx context.Context, j deps.JobDir, lane sandbox.Lane, r
 	inv := j.Invocation(lane, false)
 	inv.Script, inv.Runs, inv.Timeout = p.Expand(plan.command(c.Run)), reruns, c.Timeout
 	inv.Armed = plan.exitMap()
+	if plan.twins() {
+		inv.FirstRun = 2 * c.Timeout
+	}
 	var reports sandbox.Reports
 	if ev != nil {
 		reports = ev

@@ -59,23 +59,20 @@ type reader struct {
 // parse lists the module's definitions in the order they appear.
 func parse(src []byte) []def {
 	r := &reader{classInd: -1}
-	inString := "" // the triple quote that opened a string still open
-	depth := 0     // brackets still open: the line continues the one before
+	var st lexState
 	for _, line := range strings.Split(string(src), "\n") {
 		line = strings.TrimRight(line, "\r")
 		switch {
-		case inString != "":
+		case st.open != "":
 			r.more(line, true)
-			if i := strings.Index(line, inString); i >= 0 {
-				inString, depth = scan(line[i+3:], depth)
-			}
+			st = st.closeString(line)
 			continue
-		case depth > 0:
+		case st.depth > 0 || st.joined:
 			r.more(line, false)
 		default:
 			r.line(line)
 		}
-		inString, depth = scan(line, depth)
+		st = scan(line, st.depth)
 	}
 	r.close()
 	return r.defs
@@ -159,15 +156,22 @@ func (r *reader) close() {
 	}
 }
 
-// scan reads one line of code and returns the triple quote of a string it leaves open
-// ("" for none) and how many brackets are open after it, depth before. Comments and
-// one-line strings (with their escapes) are passed over.
-func scan(line string, depth int) (string, int) {
+// lexState is what a line leaves open for the next: a string, brackets, or a backslash
+// that joins the next line to it.
+type lexState struct {
+	open   string // the quote of a string still open: a triple quote, or a quote whose line ended in a backslash
+	depth  int    // brackets still open
+	joined bool   // the line ended in a backslash outside any string
+}
+
+// scan reads one line of code from its start, depth brackets open before it, and says
+// what it leaves open. Comments and strings (with their escapes) are passed over.
+func scan(line string, depth int) lexState {
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch c {
 		case '#':
-			return "", depth
+			return lexState{depth: depth}
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
@@ -175,22 +179,49 @@ func scan(line string, depth int) (string, int) {
 		case '"', '\'':
 			q := string(c)
 			if strings.HasPrefix(line[i:], q+q+q) {
-				tq := q + q + q
-				end := strings.Index(line[i+3:], tq)
-				if end < 0 {
-					return tq, depth
-				}
-				i += 3 + end + 2
-				continue
+				q += q + q
 			}
-			for i++; i < len(line) && line[i] != c; i++ {
-				if line[i] == '\\' {
-					i++
-				}
+			end := stringEnd(line[i+len(q):], q)
+			if end < 0 {
+				return openString(line, q, depth)
 			}
+			i += len(q) + end - 1
 		}
 	}
-	return "", depth
+	return lexState{depth: depth, joined: strings.HasSuffix(line, "\\")}
+}
+
+// openString is the state after a line that leaves a string open: a triple-quoted one
+// goes on; a one-line string goes on only past a backslash at the line's end.
+func openString(line, q string, depth int) lexState {
+	if len(q) == 3 || strings.HasSuffix(line, "\\") {
+		return lexState{open: q, depth: depth}
+	}
+	return lexState{depth: depth}
+}
+
+// closeString reads a line inside the string st left open.
+func (st lexState) closeString(line string) lexState {
+	end := stringEnd(line, st.open)
+	if end < 0 {
+		return openString(line, st.open, st.depth)
+	}
+	return scan(line[end:], st.depth)
+}
+
+// stringEnd is the index just past the quote q that closes a string in s, escapes
+// respected, or -1.
+func stringEnd(s, q string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if strings.HasPrefix(s[i:], q) {
+			return i + len(q)
+		}
+	}
+	return -1
 }
 
 // Defs lists what pytest can select by name in a module: module-level functions

@@ -179,12 +179,13 @@ func (r *running) read(s *Sandbox, inv Invocation, reports Reports) {
 // over its limit or the context to end, and says which of the limits ended it.
 func (r *running) wait(ctx context.Context, inv Invocation, stopper Stopper) Result {
 	var res Result
-	timer := time.NewTimer(inv.Timeout)
+	first := max(inv.FirstRun, inv.Timeout)
+	timer := time.NewTimer(first)
 	defer timer.Stop()
 	// The reports that restart the timer come from inside the sandbox, and a test can
 	// forge them (the wrapper runs as its uid): the whole invocation gets at most its runs'
 	// timeouts plus one for the wrapper's own work, whatever it reports.
-	deadline := time.NewTimer(time.Duration(max(inv.Runs, 1)+1) * inv.Timeout)
+	deadline := time.NewTimer(time.Duration(max(inv.Runs, 1)+1)*inv.Timeout + first - inv.Timeout)
 	defer deadline.Stop()
 	seen, judged := 0, 0 // reports seen; runs whose report was found to pass
 	for {
@@ -195,7 +196,11 @@ func (r *running) wait(ctx context.Context, inv Invocation, stopper Stopper) Res
 			p := r.prog.snapshot()
 			if p.starts+p.ends != seen {
 				seen = p.starts + p.ends
-				timer.Reset(inv.Timeout)
+				if p.ends == 0 {
+					timer.Reset(first)
+				} else {
+					timer.Reset(inv.Timeout)
+				}
 			}
 			// After the last run the process ends by itself, with its own status.
 			for stopper != nil && judged < p.ends && p.ends < inv.Runs {

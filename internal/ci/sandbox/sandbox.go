@@ -73,6 +73,9 @@ type Invocation struct {
 	Script  string
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
 	Timeout time.Duration // per run
+	// FirstRun, when above Timeout, is the first run's timeout: the judge's twins of the
+	// proposal's tests run in the first run only, so it runs those tests twice.
+	FirstRun time.Duration
 	// Armed, when not 0, is the status a run that exits 0 gets, and a run that exits 1
 	// counts as 0: a test process with the judge's tripwires in it must report a failure
 	// (one wire fails every time), so 1 is the run going as it should and 0 is a forgery.

@@ -136,19 +136,22 @@ func TestPythonWiresComeOutAsTheyMust(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	wires := []Wire{{Name: "a", Want: MustPass}, {Name: "b", Want: MustFail, Via: "lib"}}
+	wires := []Wire{{Name: "a", Want: MustPass}, {Name: "b", Want: MustFail, Via: "lib"}, {Name: "c", Want: MustFail, Twin: "t"}}
 	cases := []struct {
 		name     string
 		outcomes map[string]string
 		passed   bool
 		want     string
 	}{
-		{"all as they must", map[string]string{"a": "pass", "b": "fail"}, true, ""},
+		{"all as they must", map[string]string{"a": "pass", "b": "fail", "c": "fail"}, true, ""},
 		{"a failing wire passed", map[string]string{"a": "pass", "b": "pass"}, true, "must fail through lib (b) was reported as pass"},
 		{"a passing wire failed", map[string]string{"a": "fail", "b": "fail"}, true, "must pass (a) was reported as fail"},
 		{"a wire skipped", map[string]string{"a": "skip", "b": "fail"}, true, "was skipped"},
 		{"a wire missing while the test passed", map[string]string{"a": "pass"}, true, "(b) never reported"},
 		{"a wire missing while the test failed", map[string]string{"a": "pass"}, false, ""},
+		{"a twin passed", map[string]string{"a": "pass", "b": "fail", "t": "pass", "c": "pass"}, true, "a copy of t made by the judge (c)"},
+		{"a twin and its original skipped", map[string]string{"a": "pass", "b": "fail", "t[1]": "skip", "c": "skip"}, false, ""},
+		{"a twin skipped alone", map[string]string{"a": "pass", "b": "fail", "t": "pass", "c": "skip"}, true, "(c) was skipped"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
