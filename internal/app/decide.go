@@ -8,14 +8,14 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/dixit-bot/dixit/internal/commands"
-	"github.com/dixit-bot/dixit/internal/report"
+	"github.com/dixit-bot/dixit/internal/ghreport"
 	"github.com/dixit-bot/dixit/internal/session"
 )
 
 // refused tells the commenter their decision changed nothing. The error may echo their
 // own words (a test id, a reason): quoted inertly, so "/dixit drop @team" pings no one.
 func refused(user string, err error) string {
-	return fmt.Sprintf("@%s I did not change anything: %s.", user, report.Inert(err.Error()))
+	return fmt.Sprintf("@%s I did not change anything: %s.", user, ghreport.Inert(err.Error()))
 }
 
 // decide relays a decision command (`/dixit drop t2 wrong expectation`) from someone with

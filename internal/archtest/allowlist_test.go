@@ -10,9 +10,7 @@ func knownFanOut() map[string]int {
 	return map[string]int{
 		"cmd/bot":          14, // the binary wires every command; bot eval alone brings six
 		"internal/agent":   9,
-		"internal/app":     9,
 		"internal/apprun":  10,
-		"internal/ci":      9, // its eight parts and treeperm
 		"internal/eval":    10,
 		"internal/server":  10,
 		"internal/session": 10,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci/citest"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // testdataTree reads a directory of testdata/deps as a tree.
@@ -431,7 +432,7 @@ func TestGoPrepareTakesWhatTheHostDownloadedFirst(t *testing.T) {
 	// which the sandbox replaces with its own.)
 	host, err := os.MkdirTemp("/var/tmp", "dixit-host-modcache-")
 	require.NoError(t, err)
-	t.Cleanup(func() { removeAll(host) })
+	t.Cleanup(func() { sandbox.RemoveJobDir(host) })
 	require.NoError(t, os.Chmod(host, 0o755))
 	dl := exec.Command("go", "mod", "download", "github.com/google/go-cmp@v0.6.0")
 	dl.Env = append(os.Environ(), "GOMODCACHE="+host, "GOFLAGS=-modcacherw")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dixit-bot/dixit/internal/ci/citest"
 	"github.com/dixit-bot/dixit/internal/ci/languages"
+	"github.com/dixit-bot/dixit/internal/ci/sandbox"
 )
 
 // sharedCache is one Go build cache for the package's tests. It outlives the test
@@ -44,7 +45,7 @@ func warmUp() error {
 	if err != nil {
 		return err
 	}
-	defer removeAll(work)
+	defer sandbox.RemoveJobDir(work)
 	l, err := NewLocal(LocalOptions{Contract: c, WorkDir: work, CacheDir: sharedCache, Parallel: 1, Logger: quietLogger()})
 	if err != nil {
 		return err

@@ -224,7 +224,7 @@ func newServerFiles(t *testing.T) serverFiles {
 	t.Setenv("DIXIT_TEST_SECRET", "hunter2")
 	state, err := os.MkdirTemp("", "dixit-state-")
 	require.NoError(t, err)
-	t.Cleanup(func() { removeAll(state) })
+	t.Cleanup(func() { sandbox.RemoveJobDir(state) })
 	require.NoError(t, os.Chmod(state, 0o755))
 	secrets := citest.OpenDir(t)
 	s := serverFiles{state: state, accepted: &atomic.Int32{}}

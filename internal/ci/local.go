@@ -126,7 +126,7 @@ func (l *Local) runJob(ctx context.Context, lane sandbox.Lane, reruns int, job J
 		return Verdict{}, fmt.Errorf("job dir: %w", err)
 	}
 	defer func() {
-		if err := removeAll(dir); err != nil {
+		if err := sandbox.RemoveJobDir(dir); err != nil {
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()

@@ -56,7 +56,7 @@ func (l *Local) Observe(ctx context.Context, job Job) (Observation, error) {
 		return Observation{}, fmt.Errorf("observe %s: job dir: %w", job.Coder, err)
 	}
 	defer func() {
-		if err := removeAll(dir); err != nil {
+		if err := sandbox.RemoveJobDir(dir); err != nil {
 			l.log.Warn("ci: cannot remove job directory", "dir", dir, "err", err)
 		}
 	}()

@@ -289,3 +289,7 @@ func cut(s string, limit int) string {
 	}
 	return text + note
 }
+
+// Inert makes text from outside (an error quoting what a person wrote) safe to post in a
+// comment: no mention, link or markup of its own takes effect.
+func Inert(s string) string { return report.Inert(s) }

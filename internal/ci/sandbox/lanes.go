@@ -67,6 +67,10 @@ func (s *Sandbox) Close() error {
 	return treeperm.RemoveAll(s.work)
 }
 
+// RemoveJobDir deletes a job directory even after the code under test made parts of it
+// read-only. The coders' working copies are reset with the same removal.
+func RemoveJobDir(dir string) error { return treeperm.RemoveAll(dir) }
+
 // WorkDir is the scratch directory, where job directories go.
 func (s *Sandbox) WorkDir() string { return s.work }
 
