@@ -74,7 +74,8 @@ type Invocation struct {
 	Runs    int           // runs of Script in this sandbox, stopping at the first failure
 	Timeout time.Duration // per run
 	// FirstRun, when above Timeout, is the first run's timeout: the judge's twins of the
-	// proposal's tests run in the first run only, so it runs those tests twice.
+	// proposal's tests run in the first run only, so it runs those tests twice. The
+	// processes' CPU limit grows by the same ratio (it is one limit for every run).
 	FirstRun time.Duration
 	// Armed, when not 0, is the status a run that exits 0 gets, and a run that exits 1
 	// counts as 0: a test process with the judge's tripwires in it must report a failure
@@ -194,6 +195,10 @@ func (s *Sandbox) invLimits(inv Invocation) Limits {
 		l.CPU = max(l.CPU, inv.Timeout)
 	}
 	l.CPU = max(l.CPU, inv.UnitCPU)
+	if inv.FirstRun > inv.Timeout && inv.Timeout > 0 {
+		// A process of the first run does more by the same measure (the twins).
+		l.CPU = time.Duration(float64(l.CPU) * float64(inv.FirstRun) / float64(inv.Timeout))
+	}
 	if s.memory.active() {
 		l.Memory = 0
 	}

@@ -170,3 +170,14 @@ func TestJITRuntimesAreToldWhenTheAddressSpaceIsBounded(t *testing.T) {
 	s.limits.Memory = 0
 	assert.NotContains(t, s.Environ(Invocation{Dir: "/job"}), "NODE_OPTIONS=--disable-wasm-trap-handler", "nothing bounds it")
 }
+
+// A job whose first run does twice the work (the judge's twins) gets twice the CPU for
+// its processes, as it gets twice the first run's timeout.
+func TestAFirstRunWithTwinsGetsTheCPUToMatch(t *testing.T) {
+	s := &Sandbox{limits: Limits{CPU: 60 * time.Second}}
+	plain := Invocation{Runs: 20, Timeout: 30 * time.Second}
+	assert.Equal(t, 60*time.Second, s.invLimits(plain).CPU)
+	twins := plain
+	twins.FirstRun = 60 * time.Second
+	assert.Equal(t, 120*time.Second, s.invLimits(twins).CPU)
+}
