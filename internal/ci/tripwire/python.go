@@ -87,11 +87,16 @@ func armPython(content []byte, rng *rand.Rand, only []string) (Armed, bool) {
 }
 
 // pythonTests lists the module-level test functions pytest collects, or of those the
-// ones named in only.
+// ones named in only; a name defined twice is its last definition, as Python binds it.
 func pythonTests(content []byte, only []string) []pytouch.Function {
+	fs := pytouch.Functions(content)
+	last := map[string]int{}
+	for i, f := range fs {
+		last[f.Name] = i
+	}
 	var out []pytouch.Function
-	for _, f := range pytouch.Functions(content) {
-		if only == nil && pytouch.Collected(f.Name) || slices.Contains(only, f.Name) {
+	for i, f := range fs {
+		if last[f.Name] == i && (only == nil && pytouch.Collected(f.Name) || slices.Contains(only, f.Name)) {
 			out = append(out, f)
 		}
 	}
