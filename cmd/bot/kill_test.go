@@ -77,6 +77,27 @@ func TestKilledDemoResumesToTheSameEnd(t *testing.T) {
 	}
 	t.Logf("%d kills", kills)
 	assert.Greater(t, kills, 0)
+	assert.Empty(t, leftovers(state, 5*time.Second), "processes of killed runs still alive (their command lines name the run's state)")
+}
+
+// leftovers lists the processes whose command line names dir, once none is left or
+// after wait: a killed bot must not leave its sandboxes running (or waiting) behind it.
+func leftovers(dir string, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	for {
+		var found []string
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			b, err := os.ReadFile(p)
+			if err == nil && bytes.Contains(b, []byte(dir)) {
+				found = append(found, fmt.Sprintf("%s: %.200s", filepath.Base(filepath.Dir(p)), bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+			}
+		}
+		if len(found) == 0 || time.Now().After(deadline) {
+			return found
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // buildBot builds this command once per test binary.
@@ -131,7 +152,10 @@ func kill(t *testing.T, cmd *exec.Cmd, delay time.Duration) bool {
 		require.True(t, ended(err), "%v\n%s", err, output.String())
 		return false
 	case <-time.After(delay):
-		require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL))
+		// ESRCH: the run ended just as the delay did, and nothing was left to kill.
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			require.NoError(t, err)
+		}
 		return !ended(<-done)
 	}
 }

@@ -152,6 +152,11 @@ func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 	} else {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
+	// A judge killed outright must not leave its sandboxes behind: bwrap waits for its
+	// child's signal while it sets the sandbox up, and one whose judge died then waited
+	// for ever. The kernel sends this when the thread that started it ends (Judged keeps
+	// that thread until the process is gone).
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	// bwrap's own pid 1 keeps the environment it was started with: scrub it here too.
 	cmd.Env = env
 	return cmd
