@@ -148,18 +148,24 @@ func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 		if inv.Prepare {
 			cmd.Dir = inv.Deps
 		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	} else {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
-	// A judge killed outright must not leave its sandboxes behind: bwrap waits for its
-	// child's signal while it sets the sandbox up, and one whose judge died then waited
-	// for ever. The kernel sends this when the thread that started it ends (Judged keeps
-	// that thread until the process is gone).
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr = s.procAttr()
 	// bwrap's own pid 1 keeps the environment it was started with: scrub it here too.
 	cmd.Env = env
 	return cmd
+}
+
+// procAttr starts a sandbox in a process group of its own, or without bubblewrap in a
+// session of its own, and has the kernel kill it when the judge dies: a judge killed
+// outright must not leave its sandboxes behind (bwrap waits for its child's signal while
+// it sets the sandbox up, and one whose judge died then waited for ever). The signal
+// comes when the thread that started it ends; Judged keeps that thread until the process
+// is gone.
+func (s *Sandbox) procAttr() *syscall.SysProcAttr {
+	if s.bwrap == "" {
+		return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // sealDescriptors marks every descriptor of this process above stderr close-on-exec, so
