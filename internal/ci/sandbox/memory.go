@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // memoryLimit bounds the resident memory of each lane's invocations with a cgroup of
@@ -52,8 +54,9 @@ func newMemoryLimit(bytes int64, lanes int, tag string) (*memoryLimit, error) {
 var laneCgroup = regexp.MustCompile(`^dixit-ci-.*-pid(\d+)-lane\d+$`)
 
 // sweepCgroups removes the lanes' cgroups left under base by judges whose process is
-// gone (killed, or a test that never closed its judge). A cgroup still holding a process
-// cannot be removed, so nothing running is touched.
+// gone (killed, or a test that never closed its judge), and ends the processes still in
+// them: they are that judge's sandboxes, and one whose judge was killed while bubblewrap
+// set it up waits for ever on a signal that will not come.
 func sweepCgroups(base string) {
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -67,8 +70,31 @@ func sweepCgroups(base string) {
 		if _, err := os.Stat(filepath.Join("/proc", m[1])); err == nil {
 			continue // its judge's process lives
 		}
-		os.Remove(filepath.Join(base, e.Name()))
+		dir := filepath.Join(base, e.Name())
+		// A cgroup empties as its processes die: give them a moment before its rmdir.
+		for wait := killCgroup(dir); os.Remove(dir) != nil && wait > 0; wait-- {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+}
+
+// killCgroup sends SIGKILL to every process in the cgroup dir, and says how many 10 ms
+// waits its removal may take (none when there was nothing to kill).
+func killCgroup(dir string) int {
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return 0
+	}
+	killed := 0
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		return 0
+	}
+	return 50
 }
 
 // ownMemoryCgroup finds the directory of this process's memory cgroup: the unified
