@@ -111,7 +111,7 @@ func TestClassifyCommandEqualsTheLocalJudge(t *testing.T) {
 	require.NoError(t, err)
 	for i := range tests {
 		assert.Equal(t, want[i].Outcome, got[i].Outcome, tests[i].ID)
-		assert.Equal(t, want[i].Runs, got[i].Runs, tests[i].ID)
+		assert.Equal(t, want[i].Runs, got[i].Runs, "%s: %s", tests[i].ID, got[i].Output)
 	}
 	assert.Equal(t, 1, res.Tests[1].FailedRun)
 	assert.Equal(t, 3, res.Tests[3].FailedRun)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -78,10 +77,6 @@ func (s *Sandbox) Judged(ctx context.Context, inv Invocation, reports Reports) (
 		return Result{}, err
 	}
 	ooms := s.memory.ooms(inv.Lane)
-	// The process' parent-death signal is tied to the thread that starts it: keep that
-	// thread until the process is gone, or Go could retire it and kill the sandbox.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r, err := s.start(inv, marker)
 	if err != nil {
 		return Result{}, err

@@ -156,16 +156,13 @@ func (s *Sandbox) command(inv Invocation, marker string) *exec.Cmd {
 }
 
 // procAttr starts a sandbox in a process group of its own, or without bubblewrap in a
-// session of its own, and has the kernel kill it when the judge dies: a judge killed
-// outright must not leave its sandboxes behind (bwrap waits for its child's signal while
-// it sets the sandbox up, and one whose judge died then waited for ever). The signal
-// comes when the thread that started it ends; Judged keeps that thread until the process
-// is gone.
+// session of its own. What a judge killed outright leaves behind the next judge ends with
+// its lanes' cgroups (sweepCgroups).
 func (s *Sandbox) procAttr() *syscall.SysProcAttr {
 	if s.bwrap == "" {
-		return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+		return &syscall.SysProcAttr{Setsid: true}
 	}
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true}
 }
 
 // sealDescriptors marks every descriptor of this process above stderr close-on-exec, so
