@@ -3,7 +3,6 @@ package swebench
 import (
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,20 +67,7 @@ func TestEveryArmedLLMTestPatchCompiles(t *testing.T) {
 			}
 		}
 	}
-	script := `import os, sys
-bad = []
-for d, _, names in os.walk(sys.argv[1]):
-    for n in names:
-        p = os.path.join(d, n)
-        try:
-            compile(open(p, encoding="utf-8").read(), p, "exec")
-        except SyntaxError as e:
-            bad.append("%s: %s" % (os.path.relpath(p, sys.argv[1]), e))
-print("\n".join(bad))
-`
-	got, err := exec.Command("/usr/bin/python3", "-c", script, out).CombinedOutput()
-	require.NoError(t, err, "%s", got)
-	assert.Empty(t, strings.TrimSpace(string(got)), "armed test files that do not compile")
+	assert.Empty(t, uncompiled(t, out), "armed test files that do not compile")
 	assert.Equal(t, touched, twins, "every touched test function gets a twin")
 	t.Logf("%d files of %d test patches armed: %d touched test functions, %d twins (%d touched methods get none)", n, patches, touched, twins, methods)
 }
